@@ -1,0 +1,112 @@
+"""Loading and validating court spec files (JSON, schema in schema/court_spec.schema.json)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+
+from court_specs.model import CORNERS, CourtSpec, Zone
+
+SPEC_DIR = Path(__file__).resolve().parent
+SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
+
+
+class SpecError(ValueError):
+    """A court spec file is missing, malformed or inconsistent; names the file and field."""
+
+
+def available_specs() -> list[str]:
+    """Ids of the bundled specs (one JSON file each in court_specs/)."""
+    return sorted(p.stem for p in SPEC_DIR.glob("*.json"))
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+
+
+def _field_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path_str: str, mtime_ns: int) -> CourtSpec:
+    return _parse(Path(path_str))
+
+
+def load_spec_file(path) -> CourtSpec:
+    """Load and validate one spec file; raise SpecError naming the file and the bad field."""
+    path = Path(path)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read ({exc.strerror})") from None
+    return _load_cached(str(path.resolve()), mtime)
+
+
+def load_spec(sport_or_path: str) -> CourtSpec:
+    """A bundled spec by id ('tennis') or any spec file by path."""
+    p = Path(sport_or_path)
+    if p.suffix == ".json" or p.exists():
+        return load_spec_file(p)
+    path = SPEC_DIR / f"{sport_or_path}.json"
+    if not path.exists():
+        raise SpecError(f"unknown sport {sport_or_path!r}; available: "
+                        f"{', '.join(available_specs())}")
+    return load_spec_file(path)
+
+
+def _parse(path: Path) -> CourtSpec:
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise SpecError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise SpecError(f"{path}: field {_field_path(e.absolute_path)}: {e.message}")
+
+    def bad(field: str, msg: str):
+        raise SpecError(f"{path}: field {field}: {msg}")
+
+    if data["default_plane"] not in data["planes"]:
+        bad("default_plane", f"{data['default_plane']!r} is not one of planes "
+                             f"({', '.join(data['planes'])})")
+    if abs(data["planes"][data["default_plane"]]) > 1e-12:
+        bad("planes", "the default plane (the playing surface) must be z = 0")
+    for c in CORNERS:
+        if c not in data["keypoints"]:
+            bad(f"keypoints.{c}", "missing (every spec names its four outer corners)")
+    L, W = data["length_m"], data["width_m"]
+    expect = {"far_left_corner": (0, 0), "far_right_corner": (0, W),
+              "near_left_corner": (L, 0), "near_right_corner": (L, W)}
+    for c, (x, y) in expect.items():
+        kx, ky, kz = data["keypoints"][c]
+        if abs(kx - x) > 1e-6 or abs(ky - y) > 1e-6 or abs(kz) > 1e-6:
+            bad(f"keypoints.{c}", f"expected ({x}, {y}, 0) for a {L} x {W} court, got "
+                                  f"({kx}, {ky}, {kz})")
+    names = [z["name"] for z in data["zones"]]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        bad("zones", f"duplicate zone name(s): {', '.join(sorted(dup))}")
+    if data["net"] is not None:
+        for k in ("post_left_top", "post_right_top"):
+            if abs(data["net"][k][0] - data["net"]["x_m"]) > 1e-6:
+                bad(f"net.{k}", "post is not on the net line x = net.x_m")
+    zones = [Zone(name=z["name"], label=z["label"], half=z.get("half"),
+                  polygon=np.asarray(z["polygon"], float)) for z in data["zones"]]
+    return CourtSpec(
+        id=data["id"], name=data["name"], length_m=float(L), width_m=float(W),
+        planes={k: float(v) for k, v in data["planes"].items()},
+        default_plane=data["default_plane"],
+        keypoints={k: np.asarray(v, float) for k, v in data["keypoints"].items()},
+        lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
+        zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
+        notes=data.get("notes", ""), source=str(path), raw=data)

@@ -1,0 +1,155 @@
+"""Court calibration: named clicks on a sport's keypoints -> a metric camera with diagnostics.
+
+This is where court knowledge meets the solver: names are checked against the spec, the
+camera must end up on the near side of the court (x > L/2, conventions.md), and the doctor's
+findings are attached. ``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from court_specs import CourtSpec
+from geometry.calibration import CameraFit, check_correspondences, solve_camera
+from geometry.camera import Camera
+from geometry.doctor import LabelFix, LeaveOneOut, find_suspects, leave_one_out, \
+    suggest_labelling_fixes
+from geometry.errors import CalibrationError
+from geometry.uncertainty import ParamCovariance
+
+CAMERA_FORMAT = "courtstudio.camera"
+CAMERA_FORMAT_VERSION = 1
+HIGH_RMS_PX = 3.0
+
+
+@dataclass(frozen=True)
+class CourtCalibration:
+    """A solved court camera. names/clicks in the order used; loo and fixes from the doctor."""
+
+    spec_id: str
+    fit: CameraFit
+    names: list[str]
+    clicks_uv: np.ndarray  # (N, 2) pixels
+    loo: LeaveOneOut
+    fixes: list[LabelFix]
+    click_sigma_px: float
+    suspects: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def camera(self) -> Camera:
+        return self.fit.camera
+
+    @property
+    def param_covariance(self) -> ParamCovariance:
+        return ParamCovariance(self.fit.model, self.fit.theta, self.fit.covariance)
+
+    def to_json(self) -> dict:
+        cam = self.camera
+        f = self.fit
+
+        def num(v):
+            return None if not np.isfinite(v) else round(float(v), 4)
+
+        return {
+            "format": CAMERA_FORMAT,
+            "format_version": CAMERA_FORMAT_VERSION,
+            "sport": self.spec_id,
+            "model": f.model.name,
+            "radial": f.model.radial,
+            **cam.to_dict(),
+            "rms_px": round(f.rms_px, 4),
+            "residuals_px": {n: round(float(r), 4) for n, r in zip(self.names, f.residuals_px)},
+            "residual_vectors_px": {n: [round(float(a), 4) for a in v]
+                                    for n, v in zip(self.names, f.residuals_uv)},
+            "loo_residuals_px": {n: num(r) for n, r in zip(self.names, self.loo.residual_px)},
+            "loo_z": {n: num(z) for n, z in zip(self.names, self.loo.z)},
+            "suspects": self.suspects,
+            "focal_sigma_pct": round(f.focal_sigma_pct, 5),
+            "camera_centre_sigma_m": [round(float(s), 5) for s in f.camera_centre_sigma_m],
+            "parameter_sigmas": {k: float(v) for k, v in f.parameter_sigmas().items()},
+            "click_sigma_px": self.click_sigma_px,
+            "sigma_px_used": round(f.sigma_px, 4),
+            "covariance": self.param_covariance.to_dict(),
+            "points": {n: [float(u), float(v)] for n, (u, v) in zip(self.names, self.clicks_uv)},
+            "warnings": list(self.warnings),
+            "suggestions": [fx.to_dict() for fx in self.fixes],
+        }
+
+
+def check_names(spec: CourtSpec, names) -> None:
+    """Raise CalibrationError for a name the spec lacks, suggesting the closest ones."""
+    for n in names:
+        if n not in spec.keypoints:
+            close = difflib.get_close_matches(n, spec.keypoint_names, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else \
+                f"; `courtstudio specs {spec.id}` lists them"
+            raise CalibrationError(f"{spec.id} has no keypoint {n!r}{hint}")
+
+
+def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "simple",
+                    radial: bool = False, click_sigma_px: float = 1.0,
+                    diagnose: bool = True, theta0=None) -> CourtCalibration:
+    """Calibrate from named clicks.
+
+    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). Raises CalibrationError for
+    unknown names, degenerate input, or clicks that put the camera on the far side (with the
+    relabelling that would fix it, when the doctor finds one).
+    """
+    names = list(clicks)
+    check_names(spec, names)
+    X = np.array([spec.keypoints[n] for n in names])
+    uv = np.array([np.asarray(clicks[n], float) for n in names]).reshape(-1, 2)
+    kw = {k: v for k, v in spec.keypoints.items()}
+    half = spec.length_m / 2
+    check_correspondences(X, uv, image_size, names)  # input errors are reported as they are
+    try:
+        fit = solve_camera(X, uv, image_size, model=model, radial=radial,
+                           click_sigma_px=click_sigma_px, names=names, theta0=theta0)
+    except CalibrationError as exc:
+        if not diagnose:
+            raise
+        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
+                                        spec.symmetry_maps(), None, click_sigma_px, half)
+        raise CalibrationError(_with_fix_hint(str(exc), fixes)) from None
+    cx = fit.camera.camera_centre_world[0]
+    if cx <= half:
+        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
+                                        spec.symmetry_maps(), fit, click_sigma_px, half)
+        raise CalibrationError(_with_fix_hint(
+            f"the clicks put the camera on the far side of the court (x = {cx:.2f} m, the "
+            f"near half starts at x = {half:.2f} m): near/far labels look swapped", fixes))
+    warnings = []
+    if cx <= spec.length_m:
+        warnings.append(f"camera centre x = {cx:.2f} m is not behind the near baseline "
+                        f"(x = {spec.length_m:g} m): fine for a side view, unusual otherwise")
+    if fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
+        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for {click_sigma_px:g} px "
+                        "click noise: check the suspects and suggestions")
+    suspects: list[str] = []
+    if diagnose:
+        loo = leave_one_out(fit, X, uv, click_sigma_px)
+        suspects = find_suspects(fit, X, uv, names, click_sigma_px)
+        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
+                                        spec.symmetry_maps(), fit, click_sigma_px, half)
+    else:
+        loo = LeaveOneOut(np.full(len(names), np.nan), np.full(len(names), np.nan))
+        fixes = []
+    if suspects:
+        warnings.append("suspect click(s): " + ", ".join(
+            f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
+            if n in suspects))
+    return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
+                            warnings)
+
+
+def _with_fix_hint(message: str, fixes: list[LabelFix]) -> str:
+    if not fixes:
+        return message + "; no relabelling explains the clicks: check each click"
+    fx = fixes[0]
+    pairs = ", ".join(f"{a} -> {b}" for a, b in list(fx.mapping.items())[:6])
+    more = "" if len(fx.mapping) <= 6 else f" (+{len(fx.mapping) - 6} more)"
+    return f"{message}. Suggested fix: {fx.message}: {pairs}{more}"

@@ -1,0 +1,31 @@
+"""The one helper that validates array arguments at public entry points."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from geometry.errors import GeometryError
+
+
+def as_array(name: str, value, shape: Sequence[int | None], *, finite: bool = True) -> np.ndarray:
+    """Return ``value`` as a float64 array of ``shape`` (``None`` = any length), or raise.
+
+    Raises ``GeometryError`` naming ``name``, the expected shape and the shape it got, or the
+    first non-finite entry.
+
+    >>> as_array("uv", [[1, 2]], (None, 2)).shape
+    (1, 2)
+    """
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name}: not a numeric array ({exc})") from None
+    want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ")"
+    if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+        raise GeometryError(f"{name}: expected shape {want}, got {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise GeometryError(f"{name}: non-finite value at index {tuple(int(i) for i in bad)}")
+    return arr

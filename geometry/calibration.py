@@ -1,0 +1,331 @@
+"""Metric camera from 2D-3D correspondences: focal-free initialisation + least squares.
+
+``solve_camera`` is the only entry point. It needs no focal-length guess:
+
+1. If four or more points lie on one horizontal plane (the court, the table top), the plane's
+   homography gives the focal length in closed form (orthogonality and equal norm of the first
+   two rotation columns), and IPPE gives both planar pose candidates for that focal length.
+2. Otherwise, or if that fails, a log-spaced sweep of focal lengths with SQPnP picks starts.
+3. Every start is refined by Levenberg-Marquardt over all points; candidates that put a point
+   behind the camera are discarded; the lowest cost wins.
+
+Degenerate input raises ``CalibrationError`` naming the cause (docs/solver.md lists them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from geometry.arrays import as_array
+from geometry.camera import Camera, image_centre_uv
+from geometry.camera_params import ParamModel, camera_centre_jacobian
+from geometry.errors import CalibrationError
+from geometry.levenberg_marquardt import LMResult, refine
+
+MIN_POINTS = 4
+DUPLICATE_PX = 1.0
+COLLINEAR_RATIO = 2e-3
+SWEEP_FOCALS_REL = np.geomspace(0.25, 25.0, 24)
+FOCAL_RANGE_REL = (0.05, 100.0)
+
+
+@dataclass(frozen=True)
+class CameraFit:
+    """A solved camera and its statistics. N points, P parameters (``model.names``)."""
+
+    camera: Camera
+    model: ParamModel
+    theta: np.ndarray  # (P,)
+    covariance: np.ndarray  # (P, P), units of theta squared
+    residuals_uv: np.ndarray  # (N, 2) pixels, projected - clicked
+    jacobian: np.ndarray  # (2N, P)
+    sigma_px: float  # click noise used for the covariance, px
+    iterations: int
+
+    @property
+    def residuals_px(self) -> np.ndarray:
+        """(N,) reprojection error per point, pixels."""
+        return np.linalg.norm(self.residuals_uv, axis=1)
+
+    @property
+    def rms_px(self) -> float:
+        return float(np.sqrt(np.mean(np.sum(self.residuals_uv ** 2, axis=1))))
+
+    @property
+    def focal_sigma_pct(self) -> float:
+        """1-sigma of f (fx for 'full') relative to its value, percent."""
+        return float(100 * np.sqrt(self.covariance[6, 6]) / self.theta[6])
+
+    @property
+    def camera_centre_covariance(self) -> np.ndarray:
+        """(3, 3) m^2, world frame."""
+        Jc = camera_centre_jacobian(self.model, self.theta)
+        return Jc @ self.covariance @ Jc.T
+
+    @property
+    def camera_centre_sigma_m(self) -> np.ndarray:
+        """(3,) 1-sigma of the camera centre along world x, y, z, metres."""
+        return np.sqrt(np.diag(self.camera_centre_covariance))
+
+    def parameter_sigmas(self) -> dict[str, float]:
+        return {n: float(np.sqrt(self.covariance[i, i])) for i, n in enumerate(self.model.names)}
+
+
+def check_correspondences(points_world, uv, image_size, names=None, min_points=MIN_POINTS):
+    """Validate inputs; return (points_world (N, 3), uv (N, 2), names). Raise CalibrationError.
+
+    Checks: shapes, NaN, count, points outside the image, duplicated clicks, collinear clicks
+    or collinear world points.
+    """
+    try:
+        X = as_array("points_world", points_world, (None, 3))
+        x = as_array("uv", uv, (None, 2))
+    except ValueError as exc:
+        raise CalibrationError(str(exc)) from None
+    n = len(X)
+    names = list(names) if names is not None else [f"point {i}" for i in range(n)]
+    if len(x) != n or len(names) != n:
+        raise CalibrationError(f"got {n} world points, {len(x)} clicks and {len(names)} names")
+    if n < min_points:
+        raise CalibrationError(f"too few points: {n} given, at least {min_points} needed")
+    w, h = image_size
+    for i in range(n):
+        u, v = x[i]
+        if not (-0.5 <= u <= w - 0.5 and -0.5 <= v <= h - 0.5):
+            raise CalibrationError(
+                f"click {names[i]!r} at ({u:.1f}, {v:.1f}) is outside the {w}x{h} image")
+    d = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=2)
+    iu = np.triu_indices(n, 1)
+    close = np.nonzero(d[iu] < DUPLICATE_PX)[0]
+    if close.size:
+        i, j = iu[0][close[0]], iu[1][close[0]]
+        raise CalibrationError(
+            f"duplicated click: {names[i]!r} and {names[j]!r} are {d[i, j]:.2f} px apart")
+    dw = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
+    close = np.nonzero(dw[iu] < 1e-6)[0]
+    if close.size:
+        i, j = iu[0][close[0]], iu[1][close[0]]
+        raise CalibrationError(f"{names[i]!r} and {names[j]!r} are the same world point")
+    if _collinear(x):
+        raise CalibrationError("the clicks are (nearly) collinear: they cannot fix a camera")
+    if _collinear(X):
+        raise CalibrationError("the chosen keypoints are collinear in the world: add points "
+                               "off that line")
+    return X, x, names
+
+
+def _collinear(points: np.ndarray) -> bool:
+    c = points - points.mean(axis=0)
+    s = np.linalg.svd(c, compute_uv=False)
+    return bool(s[0] == 0 or s[1] / s[0] < COLLINEAR_RATIO)
+
+
+def focal_from_plane_homography(H: np.ndarray, image_size: tuple[int, int]) -> float | None:
+    """Focal length (px) from a plane-to-image homography H (3, 3), square pixels, principal
+    point at the image centre. None when the plane's geometry does not determine it (e.g. a
+    fronto-parallel plane) or the constraints are inconsistent (negative f^2)."""
+    c = image_centre_uv(image_size)
+    s = float(max(image_size))
+    T = np.array([[1 / s, 0, -c[0] / s], [0, 1 / s, -c[1] / s], [0, 0, 1.0]])
+    Hn = T @ H
+    Hn = Hn / np.linalg.norm(Hn)
+    h1, h2 = Hn[:, 0], Hn[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    denom = float(a @ a)
+    if denom < 1e-18:
+        return None
+    w_inv_f2 = -float(a @ b) / denom
+    if not np.isfinite(w_inv_f2) or w_inv_f2 <= 0:
+        return None
+    return float(s / np.sqrt(w_inv_f2))
+
+
+def _simple_K(f: float, image_size) -> np.ndarray:
+    c = image_centre_uv(image_size)
+    return np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1.0]])
+
+
+def _planar_subset(X: np.ndarray) -> np.ndarray | None:
+    """Indices of the largest set of >= 4 points sharing one height z, or None."""
+    zs = np.round(X[:, 2], 6)
+    vals, counts = np.unique(zs, return_counts=True)
+    k = int(np.argmax(counts))
+    if counts[k] < 4:
+        return None
+    idx = np.nonzero(zs == vals[k])[0]
+    if _collinear(X[idx]):
+        return None
+    return idx
+
+
+def initial_candidates(X: np.ndarray, x: np.ndarray, image_size) -> list[np.ndarray]:
+    """Starting thetas of the simple model (rvec, t, f) from the plane homography."""
+    idx = _planar_subset(X)
+    if idx is None:
+        return []
+    H, _ = cv2.findHomography(X[idx, :2], x[idx], 0)
+    if H is None:
+        return []
+    f = focal_from_plane_homography(H, image_size)
+    if f is None:
+        return []
+    K = _simple_K(f, image_size)
+    cands = []
+    try:
+        n_sol, rvecs, tvecs, _ = cv2.solvePnPGeneric(
+            X[idx].astype(np.float64), x[idx].astype(np.float64), K, None,
+            flags=cv2.SOLVEPNP_IPPE)
+    except cv2.error:
+        n_sol, rvecs, tvecs = 0, [], []
+    for k in range(n_sol):
+        cands.append(np.concatenate([rvecs[k].ravel(), tvecs[k].ravel(), [f]]))
+    return cands
+
+
+def sweep_candidates(X: np.ndarray, x: np.ndarray, image_size, keep: int = 3) -> list[np.ndarray]:
+    """Starting thetas from SQPnP at log-spaced focal lengths; the `keep` best by RMS."""
+    scored = []
+    for rel in SWEEP_FOCALS_REL:
+        f = rel * max(image_size)
+        K = _simple_K(f, image_size)
+        try:
+            ok, rvec, tvec = cv2.solvePnP(X, x, K, None, flags=cv2.SOLVEPNP_SQPNP)
+        except cv2.error:
+            continue
+        if not ok:
+            continue
+        theta = np.concatenate([rvec.ravel(), tvec.ravel(), [f]])
+        pred = cv2.projectPoints(X, rvec, tvec, K, None)[0].reshape(-1, 2)
+        scored.append((float(np.sum((pred - x) ** 2)), theta))
+    scored.sort(key=lambda s: s[0])
+    return [t for _, t in scored[:keep]]
+
+
+def _all_in_front(model: ParamModel, theta: np.ndarray, X: np.ndarray, image_size) -> bool:
+    R = cv2.Rodrigues(np.asarray(theta[:3], float))[0]
+    return bool(np.all(X @ R[2] + theta[5] > 1e-6))
+
+
+def _best_refined(model, starts, X, x, image_size) -> LMResult | None:
+    best = None
+    for th in starts:
+        if not _all_in_front(model, th, X, image_size):
+            continue
+        res = refine(model, th, X, x, image_size)
+        if not np.isfinite(res.cost) or not _all_in_front(model, res.theta, X, image_size):
+            continue
+        if best is None or res.cost < best.cost:
+            best = res
+    return best
+
+
+def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bool = False,
+                 click_sigma_px: float = 1.0, names=None, theta0=None) -> CameraFit:
+    """Solve a metric camera from N correspondences.
+
+    points_world: (N, 3) metres, world frame. uv: (N, 2) pixels. image_size: (w, h).
+    model: 'simple' (f, centred principal point, no distortion) or 'full' (fx, fy, cx, cy and,
+    with radial=True, k1, k2). click_sigma_px: assumed 1-sigma click noise; the covariance uses
+    max(this, the residuals' own estimate). theta0: optional simple-model start (rvec, t, f),
+    e.g. the previous solution while a keypoint is dragged; the focal-free initialisation is
+    used when it is absent or fails.
+
+    Raises CalibrationError for degenerate input or an undeterminable/implausible solution.
+    """
+    image_size = (int(image_size[0]), int(image_size[1]))
+    X, x, names = check_correspondences(points_world, uv, image_size, names)
+    simple = ParamModel("simple")
+    full = ParamModel(model, radial) if model == "full" else None
+    if model not in ("simple", "full"):
+        raise CalibrationError(f"model: expected 'simple' or 'full', got {model!r}")
+
+    best = None
+    if theta0 is not None:
+        best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size)
+    if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
+        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size)
+        best = _pick(best, cand)
+    if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
+        cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size)
+        best = _pick(best, cand)
+    if best is None:
+        raise CalibrationError("no camera puts every clicked point in front of it; check that "
+                               "the clicks match their keypoint names")
+    fit_model, res = simple, best
+    if full is not None:
+        p = full.size
+        if 2 * len(X) <= p:
+            raise CalibrationError(
+                f"the full model has {p} parameters and needs at least {p // 2 + 1} points; "
+                f"got {len(X)}. Use --model simple or click more keypoints")
+        th = np.concatenate([best.theta[:6], [best.theta[6], best.theta[6]],
+                             image_centre_uv(image_size)] + ([[0.0, 0.0]] if radial else []))
+        res = refine(full, th, X, x, image_size)
+        if not _all_in_front(full, res.theta, X, image_size):
+            raise CalibrationError("the full-model solution puts points behind the camera; "
+                                   "use --model simple")
+        fit_model = full
+    fit = _make_fit(fit_model, res, X, image_size, click_sigma_px)
+    _check_plausible(fit, image_size)
+    if full is not None:
+        _check_full_determined(fit, image_size)
+    return fit
+
+
+def _rms(res: LMResult) -> float:
+    return float(np.sqrt(res.cost / max(len(res.residuals), 1)))
+
+
+def _pick(a: LMResult | None, b: LMResult | None) -> LMResult | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if a.cost <= b.cost else b
+
+
+def _make_fit(model, res: LMResult, X, image_size, click_sigma_px) -> CameraFit:
+    n, p = len(X), model.size
+    dof = 2 * n - p
+    sigma = float(click_sigma_px)
+    if dof > 0:
+        sigma = max(sigma, float(np.sqrt(res.cost / dof)))
+    JtJ = res.jacobian.T @ res.jacobian
+    try:
+        cov = sigma ** 2 * np.linalg.inv(JtJ)
+    except np.linalg.LinAlgError:
+        cov = np.full((p, p), np.inf)
+    return CameraFit(camera=model.to_camera(res.theta, image_size), model=model,
+                     theta=res.theta, covariance=cov, residuals_uv=res.residuals,
+                     jacobian=res.jacobian, sigma_px=sigma, iterations=res.iterations)
+
+
+def _check_plausible(fit: CameraFit, image_size) -> None:
+    size = max(image_size)
+    lo, hi = FOCAL_RANGE_REL
+    for name, f in (("fx", fit.camera.K[0, 0]), ("fy", fit.camera.K[1, 1])):
+        if not (lo * size <= f <= hi * size):
+            raise CalibrationError(
+                f"implausible focal length {name} = {f:.0f} px for a {image_size[0]}x"
+                f"{image_size[1]} image (RMS {fit.rms_px:.1f} px): check the clicks")
+    if not np.all(np.isfinite(fit.covariance)):
+        raise CalibrationError("the points do not determine the camera (singular Jacobian): "
+                               "add points spread over the court")
+
+
+def _check_full_determined(fit: CameraFit, image_size) -> None:
+    """Refuse a full-model fit whose extra parameters the points do not pin down."""
+    diag = float(np.hypot(*image_size))
+    s = fit.parameter_sigmas()
+    limits = {"cx": 0.025 * diag, "cy": 0.025 * diag, "fx": 0.05 * fit.theta[6],
+              "fy": 0.05 * fit.theta[7], "k1": 0.2, "k2": 0.5}
+    loose = [f"{k} (1-sigma {s[k]:.3g})" for k, lim in limits.items() if k in s and s[k] > lim]
+    if loose:
+        raise CalibrationError(
+            "these points cannot determine the full model: " + ", ".join(loose)
+            + " would be guesses. Click keypoints off the court plane and spread over the "
+              "image, or use --model simple")

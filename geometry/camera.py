@@ -1,0 +1,168 @@
+"""The pinhole camera (OpenCV convention) and world <-> camera <-> pixel transforms.
+
+World frame: conventions.md (x toward the camera along the sidelines, y right along the far
+baseline, z up, metres). Camera frame: x right, y down, z forward. ``X_cam = R X_world + t``,
+camera centre ``C = -R^T t``, pixel ``uv = K X_cam / z`` then OpenCV distortion
+``dist = (k1, k2, p1, p2, k3)``. Pixel (0, 0) is the centre of the top-left pixel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from geometry.arrays import as_array
+from geometry.errors import GeometryError
+
+DIST_LEN = 5
+
+
+def image_centre_uv(image_size: tuple[int, int]) -> np.ndarray:
+    """Principal point of the ``simple`` model: ``((w - 1) / 2, (h - 1) / 2)`` pixels."""
+    w, h = image_size
+    return np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A calibrated camera.
+
+    K: (3, 3) intrinsics, pixels. R: (3, 3) world-to-camera rotation. t: (3,) world-to-camera
+    translation, metres. image_size: (w, h) pixels. dist: (5,) OpenCV (k1, k2, p1, p2, k3).
+    """
+
+    K: np.ndarray
+    R: np.ndarray
+    t: np.ndarray
+    image_size: tuple[int, int]
+    dist: np.ndarray = field(default_factory=lambda: np.zeros(DIST_LEN))
+
+    def __post_init__(self):
+        K = as_array("K", self.K, (3, 3))
+        R = as_array("R", self.R, (3, 3))
+        t = as_array("t", self.t, (3,))
+        dist = np.zeros(DIST_LEN)
+        d = as_array("dist", self.dist, (None,))
+        if d.size > DIST_LEN:
+            raise GeometryError(f"dist: at most {DIST_LEN} coefficients, got {d.size}")
+        dist[: d.size] = d
+        if not np.allclose(R @ R.T, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+            raise GeometryError("R: not a rotation matrix (R R^T != I or det(R) < 0)")
+        if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], [0, 0, 1]):
+            raise GeometryError("K: focal lengths must be positive and the last row (0, 0, 1)")
+        w, h = (int(v) for v in self.image_size)
+        if w <= 0 or h <= 0:
+            raise GeometryError(f"image_size: must be positive, got {self.image_size}")
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "R", R)
+        object.__setattr__(self, "t", t)
+        object.__setattr__(self, "dist", dist)
+        object.__setattr__(self, "image_size", (w, h))
+
+    @property
+    def camera_centre_world(self) -> np.ndarray:
+        """(3,) metres, world frame: ``-R^T t``."""
+        return -self.R.T @ self.t
+
+    @property
+    def has_distortion(self) -> bool:
+        return bool(np.any(self.dist != 0))
+
+    @property
+    def rvec(self) -> np.ndarray:
+        """(3,) Rodrigues vector of R."""
+        return cv2.Rodrigues(self.R)[0].ravel()
+
+    def world_to_cam(self, points_world: np.ndarray) -> np.ndarray:
+        """points_world: (N, 3) metres, world -> (N, 3) metres, camera frame."""
+        p = as_array("points_world", points_world, (None, 3))
+        return p @ self.R.T + self.t
+
+    def cam_to_world(self, points_cam: np.ndarray) -> np.ndarray:
+        """points_cam: (N, 3) metres, camera frame -> (N, 3) metres, world frame."""
+        p = as_array("points_cam", points_cam, (None, 3))
+        return (p - self.t) @ self.R
+
+    def project(self, points_world: np.ndarray) -> np.ndarray:
+        """points_world: (N, 3) metres -> uv: (N, 2) pixels (with distortion).
+
+        Points at or behind the camera plane get NaN (they have no image).
+        """
+        p = as_array("points_world", points_world, (None, 3))
+        if len(p) == 0:
+            return np.zeros((0, 2))
+        depth = self.world_to_cam(p)[:, 2]
+        uv = cv2.projectPoints(p, self.rvec, self.t, self.K, self.dist)[0].reshape(-1, 2)
+        uv[depth <= 1e-9] = np.nan
+        return uv
+
+    def undistort_uv(self, uv: np.ndarray) -> np.ndarray:
+        """uv: (N, 2) distorted pixels -> (N, 2) ideal (undistorted) pixels with the same K."""
+        uv = as_array("uv", uv, (None, 2))
+        if not self.has_distortion or len(uv) == 0:
+            return uv.copy()
+        und = cv2.undistortPointsIter(uv.reshape(-1, 1, 2), self.K, self.dist, None, self.K,
+                                      (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-10))
+        return und.reshape(-1, 2)
+
+    def in_image(self, uv: np.ndarray, margin_px: float = 0.0) -> np.ndarray:
+        """uv: (N, 2) pixels -> (N,) bool, inside [-0.5 - m, w - 0.5 + m] x [...]."""
+        uv = as_array("uv", uv, (None, 2), finite=False)
+        w, h = self.image_size
+        lo = -0.5 - margin_px
+        with np.errstate(invalid="ignore"):
+            return ((uv[:, 0] >= lo) & (uv[:, 0] <= w - 0.5 + margin_px)
+                    & (uv[:, 1] >= lo) & (uv[:, 1] <= h - 0.5 + margin_px))
+
+    def to_dict(self) -> dict:
+        """The camera contract shared by every command that takes ``--camera``."""
+        return {
+            "K": self.K.tolist(),
+            "R": self.R.tolist(),
+            "t": self.t.tolist(),
+            "image_size": list(self.image_size),
+            "dist": self.dist.tolist(),
+            "camera_centre_world": self.camera_centre_world.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "camera") -> "Camera":
+        """Build from a dict holding at least K, R, t, image_size (dist optional)."""
+        if not isinstance(d, dict):
+            raise GeometryError(f"{where}: expected a JSON object")
+        for key in ("K", "R", "t", "image_size"):
+            if key not in d:
+                raise GeometryError(f"{where}.{key}: missing")
+        size = as_array(f"{where}.image_size", d["image_size"], (2,))
+        try:
+            return cls(K=np.asarray(d["K"], float), R=np.asarray(d["R"], float),
+                       t=np.asarray(d["t"], float), image_size=(int(size[0]), int(size[1])),
+                       dist=np.asarray(d.get("dist", [0.0] * DIST_LEN), float))
+        except (GeometryError, ValueError, TypeError) as exc:
+            raise GeometryError(f"{where}: {exc}") from None
+
+
+def rotation_look_at(camera_centre_world: np.ndarray, target_world: np.ndarray,
+                     roll_rad: float = 0.0) -> np.ndarray:
+    """(3, 3) world-to-camera R looking from the centre at the target, world z up, plus roll.
+
+    Raises GeometryError when the viewing direction is vertical (no defined 'up').
+    """
+    c = as_array("camera_centre_world", camera_centre_world, (3,))
+    tgt = as_array("target_world", target_world, (3,))
+    z = tgt - c
+    n = np.linalg.norm(z)
+    if n < 1e-12:
+        raise GeometryError("target_world: coincides with the camera centre")
+    z /= n
+    x = np.cross(z, [0.0, 0.0, 1.0])
+    if np.linalg.norm(x) < 1e-9:
+        raise GeometryError("target_world: viewing direction is vertical; roll is undefined")
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    R = np.stack([x, y, z])
+    cr, sr = np.cos(roll_rad), np.sin(roll_rad)
+    roll = np.array([[cr, -sr, 0], [sr, cr, 0], [0, 0, 1.0]])
+    return roll @ R

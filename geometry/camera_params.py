@@ -1,0 +1,111 @@
+"""Camera parameter vectors for the solver and for covariance propagation.
+
+Models (see docs/solver.md):
+
+- ``simple``: theta = (rx, ry, rz, tx, ty, tz, f); fx = fy = f, principal point at the image
+  centre, no distortion (PromptHMR's assumption).
+- ``full``: theta = (rx, ry, rz, tx, ty, tz, fx, fy, cx, cy); with ``radial``, (..., k1, k2).
+
+rvec is a Rodrigues vector (radians), t metres, focal lengths and principal point pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from geometry.arrays import as_array
+from geometry.camera import Camera, image_centre_uv
+from geometry.errors import GeometryError
+
+# Columns of cv2.projectPoints' Jacobian: rvec 0-2, tvec 3-5, fx 6, fy 7, cx 8, cy 9, k1 10, k2 11.
+_COLS_FULL = list(range(10))
+_COLS_FULL_RADIAL = list(range(12))
+
+
+@dataclass(frozen=True)
+class ParamModel:
+    """Which camera parameters are free. ``name`` is 'simple' or 'full'."""
+
+    name: str
+    radial: bool = False
+
+    def __post_init__(self):
+        if self.name not in ("simple", "full"):
+            raise GeometryError(f"model: expected 'simple' or 'full', got {self.name!r}")
+        if self.name == "simple" and self.radial:
+            raise GeometryError("model: the simple model has no distortion")
+
+    @property
+    def names(self) -> list[str]:
+        base = ["rx", "ry", "rz", "tx", "ty", "tz"]
+        if self.name == "simple":
+            return base + ["f"]
+        return base + ["fx", "fy", "cx", "cy"] + (["k1", "k2"] if self.radial else [])
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    def intrinsics(self, theta: np.ndarray, image_size: tuple[int, int]):
+        """theta (P,) -> K (3, 3), dist (5,). No validation: the solver's hot path."""
+        if self.name == "simple":
+            c = image_centre_uv(image_size)
+            K = np.array([[theta[6], 0, c[0]], [0, theta[6], c[1]], [0, 0, 1.0]])
+            return K, np.zeros(5)
+        K = np.array([[theta[6], 0, theta[8]], [0, theta[7], theta[9]], [0, 0, 1.0]])
+        dist = np.zeros(5)
+        if self.radial:
+            dist[:2] = theta[10:12]
+        return K, dist
+
+    def to_camera(self, theta: np.ndarray, image_size: tuple[int, int]) -> Camera:
+        """theta: (P,) -> Camera."""
+        theta = as_array("theta", theta, (self.size,))
+        K, dist = self.intrinsics(theta, image_size)
+        R = cv2.Rodrigues(theta[:3])[0]
+        return Camera(K=K, R=R, t=theta[3:6].copy(), image_size=image_size, dist=dist)
+
+    def from_camera(self, cam: Camera) -> np.ndarray:
+        """Camera -> theta (P,). For 'simple' f is the mean of fx and fy."""
+        rt = np.concatenate([cam.rvec, cam.t])
+        if self.name == "simple":
+            return np.concatenate([rt, [(cam.K[0, 0] + cam.K[1, 1]) / 2]])
+        intr = [cam.K[0, 0], cam.K[1, 1], cam.K[0, 2], cam.K[1, 2]]
+        if self.radial:
+            intr += [cam.dist[0], cam.dist[1]]
+        return np.concatenate([rt, intr])
+
+    def project_with_jacobian(self, theta: np.ndarray, points_world: np.ndarray,
+                              image_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Project (N, 3) world points; return uv (N, 2) pixels and J (2N, P) d(uv)/d(theta).
+
+        Rows of J are ordered u0, v0, u1, v1, ...
+        """
+        K, dist = self.intrinsics(theta, image_size)
+        uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
+        if self.name == "simple":
+            J = np.concatenate([jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None]], axis=1)
+        else:
+            J = jac[:, _COLS_FULL_RADIAL if self.radial else _COLS_FULL]
+        return uv.reshape(-1, 2), J
+
+
+def camera_centre_jacobian(model: ParamModel, theta: np.ndarray) -> np.ndarray:
+    """(3, P) d(C)/d(theta) for C = -R(r)^T t; rvec part by central differences."""
+    J = np.zeros((3, model.size))
+    R = cv2.Rodrigues(theta[:3])[0]
+    t = theta[3:6]
+    J[:, 3:6] = -R.T
+    h = 1e-7
+    for k in range(3):
+        dp = theta[:3].copy()
+        dm = theta[:3].copy()
+        dp[k] += h
+        dm[k] -= h
+        cp = -cv2.Rodrigues(dp)[0].T @ t
+        cm = -cv2.Rodrigues(dm)[0].T @ t
+        J[:, k] = (cp - cm) / (2 * h)
+    return J

@@ -1,0 +1,228 @@
+"""The calibration doctor: which click is wrong, and what it probably should have been.
+
+A single RMS tells an annotator that something is off, not what. The doctor reports:
+
+- leave-one-out residuals: each point's distance from where the camera solved *without it*
+  projects it (an outlier cannot hide by dragging the fit toward itself);
+- labelling fixes: relabellings that explain the clicks far better, tried in order of how
+  often annotators make them: a whole-court mirror (left/right or near/far swapped, or both,
+  which puts the camera on the far side), two clicks transposed, one click given a wrong name.
+
+Works on plain dicts of names -> coordinates so it needs no court spec types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Mapping
+
+import numpy as np
+
+from geometry.calibration import CameraFit, MIN_POINTS, solve_camera
+from geometry.camera_params import ParamModel
+from geometry.errors import GeometryError
+from geometry.levenberg_marquardt import refine
+
+IMPROVEMENT_FACTOR = 3.0
+
+
+@dataclass(frozen=True)
+class LabelFix:
+    """A suggested relabelling. mapping: clicked name -> the name it should have."""
+
+    kind: str  # 'left_right' | 'near_far' | 'rotate_180' | 'transpose' | 'relabel'
+    mapping: dict[str, str]
+    rms_px: float
+    camera_centre_world: np.ndarray
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "mapping": self.mapping, "rms_px": self.rms_px,
+                "camera_centre_world": self.camera_centre_world.tolist(),
+                "message": self.message}
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """residual_px (N,): distance of each click from its projection by the camera fitted
+    without it; z (N,): that residual in units of its predicted 1-sigma spread (click noise
+    plus the reduced fit's uncertainty), so z > SUSPECT_Z flags a click whatever its leverage.
+    NaN where the other points cannot fit a camera."""
+
+    residual_px: np.ndarray
+    z: np.ndarray
+
+
+SUSPECT_Z = 4.0
+
+
+def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
+                  click_sigma_px: float = 1.0) -> LeaveOneOut:
+    """Leave-one-out residuals of every click (simple model, warm-started from ``fit``)."""
+    n = len(points_world)
+    res_px, z = np.full(n, np.nan), np.full(n, np.nan)
+    if n - 1 < MIN_POINTS:
+        return LeaveOneOut(res_px, z)
+    simple = ParamModel("simple")
+    theta0 = simple.from_camera(fit.camera)
+    size = fit.camera.image_size
+    for i in range(n):
+        keep = np.arange(n) != i
+        res = refine(simple, theta0, points_world[keep], uv[keep], size, max_iter=30)
+        if not np.all(np.isfinite(res.theta)) or res.theta[6] <= 0:
+            continue
+        pred, j = simple.project_with_jacobian(res.theta, points_world[i:i + 1], size)
+        r = pred[0] - uv[i]
+        res_px[i] = float(np.linalg.norm(r))
+        try:
+            cov = click_sigma_px ** 2 * (np.eye(2) + j @ np.linalg.inv(
+                res.jacobian.T @ res.jacobian) @ j.T)
+            z[i] = float(np.sqrt(r @ np.linalg.solve(cov, r)))
+        except np.linalg.LinAlgError:
+            pass
+    return LeaveOneOut(res_px, z)
+
+
+def find_suspects(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, names: list[str],
+                  click_sigma_px: float = 1.0) -> list[str]:
+    """Clicks that do not fit, found one at a time: the worst leave-one-out z above SUSPECT_Z
+    is a suspect; it is removed and the rest re-examined. (Judging all clicks from one pass
+    would blame good clicks for the pull of a bad one.)"""
+    keep = list(range(len(names)))
+    suspects: list[str] = []
+    cur = fit
+    while len(keep) - 1 >= MIN_POINTS:
+        z = leave_one_out(cur, points_world[keep], uv[keep], click_sigma_px).z
+        if not np.any(np.isfinite(z)) or np.nanmax(z) <= SUSPECT_Z:
+            break
+        worst = keep[int(np.nanargmax(z))]
+        suspects.append(names[worst])
+        keep.remove(worst)
+        try:
+            cur = solve_camera(points_world[keep], uv[keep], cur.camera.image_size,
+                               click_sigma_px=click_sigma_px, names=[names[k] for k in keep])
+        except GeometryError:
+            break
+    return suspects
+
+
+def _try(keypoints_world, uv_list, image_size, names, sigma) -> CameraFit | None:
+    """Solve with the clicks uv_list labelled as names; None if that labelling cannot solve."""
+    X = np.array([keypoints_world[n] for n in names])
+    x = np.array(uv_list)
+    try:
+        return solve_camera(X, x, image_size, click_sigma_px=sigma, names=names)
+    except GeometryError:
+        return None
+
+
+def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
+                            clicks_uv: Mapping[str, np.ndarray], image_size,
+                            symmetries: Mapping[str, Mapping[str, str]], fit: CameraFit | None,
+                            click_sigma_px: float = 1.0,
+                            near_side_min_x: float | None = None) -> list[LabelFix]:
+    """Relabellings of the clicks that fit much better (or move the camera to the near side).
+
+    keypoints_world: name -> (3,) metres for every keypoint of the court; clicks_uv: name ->
+    (2,) pixels for the clicked ones; symmetries: kind -> {name: mirrored name}; fit: the
+    current solution (None if the clicks as labelled did not solve); near_side_min_x: the
+    camera must end up at x above this (half the court length), None to skip that test.
+    Sorted best first.
+    """
+    names = list(clicks_uv)
+    uv = [np.asarray(clicks_uv[n], float) for n in names]
+    cur_rms = fit.rms_px if fit is not None else np.inf
+    good_rms = max(2.5, 3.0 * click_sigma_px)
+
+    def on_near_side(f: CameraFit) -> bool:
+        return near_side_min_x is None or f.camera.camera_centre_world[0] > near_side_min_x
+
+    cur_ok_side = fit is not None and on_near_side(fit)
+    fixes: list[LabelFix] = []
+    for kind in ("left_right", "near_far", "rotate_180"):
+        m = symmetries.get(kind, {})
+        if not all(n in m for n in names):
+            continue
+        new_names = [m[n] for n in names]
+        f = _try(keypoints_world, uv, image_size, new_names, click_sigma_px)
+        if f is None or not on_near_side(f):
+            continue
+        better_fit = f.rms_px * IMPROVEMENT_FACTOR < cur_rms and f.rms_px < good_rms
+        fixes_side = not cur_ok_side and f.rms_px < good_rms
+        if better_fit or fixes_side:
+            what = {"left_right": "left and right look swapped",
+                    "near_far": "near and far look swapped",
+                    "rotate_180": "near/far and left/right both look swapped (the camera "
+                                  "would be on the far side)"}[kind]
+            fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
+                                  f.rms_px, f.camera.camera_centre_world,
+                                  f"{what}; relabelled, RMS {f.rms_px:.2f} px"))
+    if cur_rms > good_rms:
+        fixes += _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms,
+                                 good_rms, click_sigma_px, on_near_side)
+    if fit is not None and cur_rms > good_rms:
+        fixes += _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms,
+                                good_rms, click_sigma_px, on_near_side)
+    fixes.sort(key=lambda fx: fx.rms_px)
+    return fixes
+
+
+def _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma,
+                    on_near_side) -> list[LabelFix]:
+    """Swap each pair of clicks; a quick warm-started refit screens, a full solve confirms.
+    Without a current fit (the labelling did not solve at all) every pair is fully solved."""
+    out = []
+    X = np.array([keypoints_world[n] for n in names])
+    simple = ParamModel("simple")
+    theta0 = simple.from_camera(fit.camera) if fit is not None else None
+    for i, j in combinations(range(len(names)), 2):
+        x = np.array(uv)
+        x[[i, j]] = x[[j, i]]
+        if theta0 is not None:
+            res = refine(simple, theta0, X, x, image_size, max_iter=30)
+            rms = float(np.sqrt(res.cost / len(X)))
+            if not (rms * IMPROVEMENT_FACTOR < cur_rms and rms < good_rms):
+                continue
+        f = _try(keypoints_world, list(x), image_size, names, sigma)
+        if f is None or not on_near_side(f) or f.rms_px >= good_rms:
+            continue
+        out.append(LabelFix("transpose", {names[i]: names[j], names[j]: names[i]},
+                            f.rms_px, f.camera.camera_centre_world,
+                            f"{names[i]!r} and {names[j]!r} look transposed; swapped, RMS "
+                            f"{f.rms_px:.2f} px"))
+    return out
+
+
+def _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma,
+                   on_near_side) -> list[LabelFix]:
+    """The click with the largest residual may belong to another (unclicked) keypoint."""
+    if len(names) - 1 < MIN_POINTS:
+        return []
+    X = np.array([keypoints_world[n] for n in names])
+    loo = leave_one_out(fit, X, np.array(uv), sigma).z
+    if not np.any(np.isfinite(loo)):
+        return []
+    i = int(np.nanargmax(loo))
+    keep = [k for k in range(len(names)) if k != i]
+    f_wo = _try(keypoints_world, [uv[k] for k in keep], image_size, [names[k] for k in keep],
+                sigma)
+    if f_wo is None or f_wo.rms_px >= good_rms:
+        return []
+    others = [n for n in keypoints_world if n not in names]
+    if not others:
+        return []
+    proj = f_wo.camera.project(np.array([keypoints_world[n] for n in others]))
+    d = np.linalg.norm(proj - uv[i], axis=1)
+    if not np.any(np.isfinite(d)):
+        return []
+    k = int(np.nanargmin(d))
+    new_names = list(names)
+    new_names[i] = others[k]
+    f = _try(keypoints_world, uv, image_size, new_names, sigma)
+    if f is None or f.rms_px >= good_rms or f.rms_px * IMPROVEMENT_FACTOR >= cur_rms \
+            or not on_near_side(f):
+        return []
+    return [LabelFix("relabel", {names[i]: others[k]}, f.rms_px, f.camera.camera_centre_world,
+                     f"the click named {names[i]!r} looks like {others[k]!r}; relabelled, RMS "
+                     f"{f.rms_px:.2f} px")]

@@ -1,0 +1,423 @@
+"""Write the court spec data files in ``court_specs/`` from official dimensions.
+
+The JSON files are the runtime source of truth (adding a sport is adding one file, which may be
+written by hand). This script exists so the bundled specs are *computed* from the handful of
+official dimensions in ``shared/reference/conventions.md``: every line intersection, arc
+tessellation and zone polygon follows from them, so no coordinate is typed twice.
+
+World frame (conventions.md): origin at the far-left corner of the outer boundary, x along the
+sidelines toward the camera, y along the far baseline to the right, z up, metres.
+
+Run: ``python tools/make_court_specs.py`` (rewrites court_specs/*.json).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+OUT_DIR = Path(__file__).resolve().parents[1] / "court_specs"
+FORMAT_VERSION = 1
+ARC_STEP_DEG = 3.0
+FRAME_PHRASE = (
+    "the origin (0,0,0) is the intersection of the far baseline and the left doubles sideline. "
+    "The X-axis extends along the sideline towards the camera, the Y-axis extends along the far "
+    "baseline to the right, and the Z-axis is vertical."
+)
+
+
+def r(v: float) -> float:
+    """Round to 0.1 mm so the files stay readable; all inputs are given to 1 mm or better."""
+    return round(v + 0.0, 4)
+
+
+def p3(x, y, z=0.0):
+    return [r(x), r(y), r(z)]
+
+
+def arc(cx, cy, radius, start_deg, end_deg, z=0.0, closed_end=True):
+    """Points of a circular arc in the court plane, angles measured from +x toward +y."""
+    n = max(2, int(math.ceil(abs(end_deg - start_deg) / ARC_STEP_DEG)) + 1)
+    pts = []
+    for i in range(n):
+        a = math.radians(start_deg + (end_deg - start_deg) * i / (n - 1))
+        pts.append(p3(cx + radius * math.cos(a), cy + radius * math.sin(a), z))
+    return pts
+
+
+def rect_xy(x0, x1, y0, y1):
+    return [[r(x0), r(y0)], [r(x0), r(y1)], [r(x1), r(y1)], [r(x1), r(y0)]]
+
+
+def mirror_x(L, pts):
+    """Reflect (x, y[, z]) points through the net plane x = L/2 (far half -> near half)."""
+    return [[r(L - p[0])] + list(p[1:]) for p in pts]
+
+
+def corners(L, W):
+    return {
+        "far_left_corner": p3(0, 0),
+        "far_right_corner": p3(0, W),
+        "near_left_corner": p3(L, 0),
+        "near_right_corner": p3(L, W),
+    }
+
+
+def net_block(L, W, post_offset_m, h_posts, h_centre, keypoints):
+    xn = L / 2
+    left = p3(xn, -post_offset_m, h_posts)
+    right = p3(xn, W + post_offset_m, h_posts)
+    keypoints["net_post_left_top"] = left
+    keypoints["net_post_right_top"] = right
+    keypoints["net_centre_top"] = p3(xn, W / 2, h_centre)
+    return {
+        "x_m": r(xn),
+        "post_left_top": left,
+        "post_right_top": right,
+        "height_at_posts_m": r(h_posts),
+        "height_at_centre_m": r(h_centre),
+        "post_offset_outside_sideline_m": r(post_offset_m),
+    }
+
+
+def outer_lines(L, W):
+    return {
+        "far_baseline": [p3(0, 0), p3(0, W)],
+        "near_baseline": [p3(L, 0), p3(L, W)],
+        "left_sideline": [p3(0, 0), p3(L, 0)],
+        "right_sideline": [p3(0, W), p3(L, W)],
+    }
+
+
+def out_of_bounds_zone(L, W, margin):
+    return {"name": "out_of_bounds", "label": "out of bounds",
+            "polygon": rect_xy(-margin, L + margin, -margin, W + margin)}
+
+
+# ----------------------------------------------------------------------------------------------
+def tennis():
+    L, W, Ws = 23.77, 10.97, 8.23
+    s0, s1 = (W - Ws) / 2, (W + Ws) / 2
+    xn, ds = L / 2, 6.40
+    xs_far, xs_near = xn - ds, xn + ds
+    kp = corners(L, W)
+    for half, xb, xs in (("far", 0.0, xs_far), ("near", L, xs_near)):
+        kp[f"{half}_baseline_left_singles"] = p3(xb, s0)
+        kp[f"{half}_baseline_centre"] = p3(xb, W / 2)
+        kp[f"{half}_baseline_right_singles"] = p3(xb, s1)
+        kp[f"{half}_service_left"] = p3(xs, s0)
+        kp[f"{half}_service_centre"] = p3(xs, W / 2)
+        kp[f"{half}_service_right"] = p3(xs, s1)
+    for name, y in (("left_doubles", 0), ("left_singles", s0), ("centre", W / 2),
+                    ("right_singles", s1), ("right_doubles", W)):
+        kp[f"net_line_{name}"] = p3(xn, y)
+    net = net_block(L, W, 0.914, 1.07, 0.914, kp)
+    lines = outer_lines(L, W)
+    lines.update({
+        "left_singles_sideline": [p3(0, s0), p3(L, s0)],
+        "right_singles_sideline": [p3(0, s1), p3(L, s1)],
+        "far_service_line": [p3(xs_far, s0), p3(xs_far, s1)],
+        "near_service_line": [p3(xs_near, s0), p3(xs_near, s1)],
+        "centre_service_line": [p3(xs_far, W / 2), p3(xs_near, W / 2)],
+        "far_centre_mark": [p3(0, W / 2), p3(0.10, W / 2)],
+        "near_centre_mark": [p3(L, W / 2), p3(L - 0.10, W / 2)],
+        "net_line": [p3(xn, -0.914), p3(xn, W + 0.914)],
+    })
+    m = 8.0
+    zones = []
+    for half, sign in (("far", 1), ("near", -1)):
+        def xx(v, sign=sign):
+            return v if sign == 1 else L - v
+        zones += [
+            {"name": f"{half}_forecourt", "label": "forecourt", "half": half,
+             "polygon": rect_xy(*sorted((xx(xs_far), xx(xn))), -m, W + m)},
+            {"name": f"{half}_midcourt", "label": "midcourt", "half": half,
+             "polygon": rect_xy(*sorted((xx(0), xx(xs_far))), -m, W + m)},
+            {"name": f"{half}_backcourt", "label": "backcourt", "half": half,
+             "polygon": rect_xy(*sorted((xx(-12.0), xx(0))), -m, W + m)},
+        ]
+    return dict(id="tennis", name="Tennis", length_m=L, width_m=W,
+                singles_width_m=Ws, planes={"court": 0.0}, default_plane="court",
+                keypoints=kp, lines=lines, zones=zones, net=net,
+                notes="ITF court. Posts 0.914 m outside the doubles sidelines. Zones are x-bands "
+                      "per half: forecourt net..service line, midcourt service line..baseline, "
+                      "backcourt behind the baseline.")
+
+
+def badminton():
+    L, W, Ws = 13.40, 6.10, 5.18
+    s0, s1 = (W - Ws) / 2, (W + Ws) / 2
+    xn = L / 2
+    x_short, x_long = xn - 1.98, 0.76
+    kp = corners(L, W)
+    for half in ("far", "near"):
+        def xx(v, half=half):
+            return v if half == "far" else L - v
+        kp[f"{half}_baseline_left_singles"] = p3(xx(0), s0)
+        kp[f"{half}_baseline_centre"] = p3(xx(0), W / 2)
+        kp[f"{half}_baseline_right_singles"] = p3(xx(0), s1)
+        for line, xv in (("long_service", x_long), ("short_service", x_short)):
+            kp[f"{half}_{line}_left_doubles"] = p3(xx(xv), 0)
+            kp[f"{half}_{line}_left_singles"] = p3(xx(xv), s0)
+            kp[f"{half}_{line}_centre"] = p3(xx(xv), W / 2)
+            kp[f"{half}_{line}_right_singles"] = p3(xx(xv), s1)
+            kp[f"{half}_{line}_right_doubles"] = p3(xx(xv), W)
+    for name, y in (("left_doubles", 0), ("left_singles", s0), ("right_singles", s1),
+                    ("right_doubles", W)):
+        kp[f"net_line_{name}"] = p3(xn, y)
+    net = net_block(L, W, 0.0, 1.55, 1.524, kp)
+    lines = outer_lines(L, W)
+    lines.update({
+        "left_singles_sideline": [p3(0, s0), p3(L, s0)],
+        "right_singles_sideline": [p3(0, s1), p3(L, s1)],
+        "far_long_service_line": [p3(x_long, 0), p3(x_long, W)],
+        "near_long_service_line": [p3(L - x_long, 0), p3(L - x_long, W)],
+        "far_short_service_line": [p3(x_short, 0), p3(x_short, W)],
+        "near_short_service_line": [p3(L - x_short, 0), p3(L - x_short, W)],
+        "far_centre_line": [p3(0, W / 2), p3(x_short, W / 2)],
+        "near_centre_line": [p3(L - x_short, W / 2), p3(L, W / 2)],
+        "net_line": [p3(xn, 0), p3(xn, W)],
+    })
+    zones = []
+    for half in ("far", "near"):
+        def band(a, b, half=half):
+            lo, hi = (a, b) if half == "far" else (L - b, L - a)
+            return rect_xy(lo, hi, 0, W)
+        zones += [
+            {"name": f"{half}_front_court", "label": "front court", "half": half,
+             "polygon": band(x_short, xn)},
+            {"name": f"{half}_mid_court", "label": "mid court", "half": half,
+             "polygon": band(x_long, x_short)},
+            {"name": f"{half}_rear_court", "label": "rear court", "half": half,
+             "polygon": band(0, x_long)},
+        ]
+    zones.append(out_of_bounds_zone(L, W, 20.0))
+    return dict(id="badminton", name="Badminton", length_m=L, width_m=W, singles_width_m=Ws,
+                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
+                zones=zones, net=net,
+                notes="BWF court. Posts stand on the doubles sidelines. Front court: net..short "
+                      "service line; mid court: short service line..doubles long service line; "
+                      "rear court: doubles long service line..back boundary; doubles width.")
+
+
+def table_tennis():
+    L, W = 2.74, 1.525
+    xn, hn, ext = L / 2, 0.1525, 0.1525
+    kp = corners(L, W)
+    kp["far_end_centre"] = p3(0, W / 2)
+    kp["near_end_centre"] = p3(L, W / 2)
+    kp["net_line_left"] = p3(xn, 0)
+    kp["net_line_centre"] = p3(xn, W / 2)
+    kp["net_line_right"] = p3(xn, W)
+    kp["floor_below_far_left_corner"] = p3(0, 0, -0.76)
+    kp["floor_below_far_right_corner"] = p3(0, W, -0.76)
+    kp["floor_below_near_left_corner"] = p3(L, 0, -0.76)
+    kp["floor_below_near_right_corner"] = p3(L, W, -0.76)
+    net = net_block(L, W, ext, hn, hn, kp)
+    lines = {
+        "far_end_line": [p3(0, 0), p3(0, W)],
+        "near_end_line": [p3(L, 0), p3(L, W)],
+        "left_side_line": [p3(0, 0), p3(L, 0)],
+        "right_side_line": [p3(0, W), p3(L, W)],
+        "centre_line": [p3(0, W / 2), p3(L, W / 2)],
+        "net_line": [p3(xn, -ext), p3(xn, W + ext)],
+    }
+    zones = []
+    for half in ("far", "near"):
+        x0, x1 = (0, xn) if half == "far" else (xn, L)
+        zones += [
+            {"name": f"{half}_left_half", "label": "left half court", "half": half,
+             "polygon": rect_xy(x0, x1, 0, W / 2)},
+            {"name": f"{half}_right_half", "label": "right half court", "half": half,
+             "polygon": rect_xy(x0, x1, W / 2, W)},
+        ]
+    zones.append(out_of_bounds_zone(L, W, 6.0))
+    return dict(id="table_tennis", name="Table tennis", length_m=L, width_m=W,
+                planes={"table": 0.0, "floor": -0.76}, default_plane="table",
+                keypoints=kp, lines=lines, zones=zones, net=net,
+                frame_phrase="the origin (0,0,0) is the top-left corner of the table surface "
+                             "(intersection of far endline and left sideline). The X-axis extends "
+                             "along the sideline towards the camera, the Y-axis extends along the "
+                             "far endline to the right, and the Z-axis is vertical (0 is table "
+                             "surface).",
+                notes="ITTF table. z = 0 is the table top; the floor is z = -0.76. The net "
+                      "extends 0.1525 m beyond each side line; its top is 0.1525 m above the "
+                      "table along its whole length. Floor keypoints are below the table "
+                      "corners (legs are inset, so they are rarely visible; use with care).")
+
+
+def pickleball():
+    L, W = 13.41, 6.10
+    xn, dk = L / 2, 2.13
+    xk = xn - dk
+    kp = corners(L, W)
+    for half in ("far", "near"):
+        def xx(v, half=half):
+            return v if half == "far" else L - v
+        kp[f"{half}_baseline_centre"] = p3(xx(0), W / 2)
+        kp[f"{half}_kitchen_left"] = p3(xx(xk), 0)
+        kp[f"{half}_kitchen_centre"] = p3(xx(xk), W / 2)
+        kp[f"{half}_kitchen_right"] = p3(xx(xk), W)
+    kp["net_line_left"] = p3(xn, 0)
+    kp["net_line_right"] = p3(xn, W)
+    net = net_block(L, W, 0.30, 0.914, 0.864, kp)
+    lines = outer_lines(L, W)
+    lines.update({
+        "far_kitchen_line": [p3(xk, 0), p3(xk, W)],
+        "near_kitchen_line": [p3(L - xk, 0), p3(L - xk, W)],
+        "far_centre_line": [p3(0, W / 2), p3(xk, W / 2)],
+        "near_centre_line": [p3(L - xk, W / 2), p3(L, W / 2)],
+        "net_line": [p3(xn, -0.30), p3(xn, W + 0.30)],
+    })
+    zones = []
+    for half in ("far", "near"):
+        def band(a, b, y0, y1, half=half):
+            lo, hi = (a, b) if half == "far" else (L - b, L - a)
+            return rect_xy(lo, hi, y0, y1)
+        zones += [
+            {"name": f"{half}_kitchen", "label": "non-volley zone", "half": half,
+             "polygon": band(xk, xn, 0, W)},
+            {"name": f"{half}_left_service_court", "label": "left service court", "half": half,
+             "polygon": band(0, xk, 0, W / 2)},
+            {"name": f"{half}_right_service_court", "label": "right service court",
+             "half": half, "polygon": band(0, xk, W / 2, W)},
+        ]
+    zones.append(out_of_bounds_zone(L, W, 15.0))
+    return dict(id="pickleball", name="Pickleball", length_m=L, width_m=W,
+                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
+                zones=zones, net=net,
+                notes="USA Pickleball court (20 x 44 ft). Net 0.914 m at the sidelines (taken "
+                      "as the post-top height; posts stand 0.30 m outside the sidelines) and "
+                      "0.864 m at the centre. 'left'/'right' service courts are image left/right.")
+
+
+def volleyball():
+    L, W = 18.0, 9.0
+    xn = L / 2
+    kp = corners(L, W)
+    for half in ("far", "near"):
+        xa = 6.0 if half == "far" else 12.0
+        kp[f"{half}_attack_left"] = p3(xa, 0)
+        kp[f"{half}_attack_right"] = p3(xa, W)
+    kp["centre_line_left"] = p3(xn, 0)
+    kp["centre_line_right"] = p3(xn, W)
+    net = net_block(L, W, 1.0, 2.43, 2.43, kp)
+    kp["net_top_left_sideline"] = p3(xn, 0, 2.43)
+    kp["net_top_right_sideline"] = p3(xn, W, 2.43)
+    lines = outer_lines(L, W)
+    lines.update({
+        "far_attack_line": [p3(6, 0), p3(6, W)],
+        "near_attack_line": [p3(12, 0), p3(12, W)],
+        "centre_line": [p3(xn, 0), p3(xn, W)],
+    })
+    zones = []
+    for half in ("far", "near"):
+        front = (6.0, 9.0) if half == "far" else (9.0, 12.0)
+        back = (0.0, 6.0) if half == "far" else (12.0, 18.0)
+        zones += [
+            {"name": f"{half}_front_zone", "label": "front zone", "half": half,
+             "polygon": rect_xy(*front, 0, W)},
+            {"name": f"{half}_back_zone", "label": "back zone", "half": half,
+             "polygon": rect_xy(*back, 0, W)},
+        ]
+    zones.append(out_of_bounds_zone(L, W, 15.0))
+    return dict(id="volleyball", name="Volleyball", length_m=L, width_m=W,
+                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
+                zones=zones, net=net,
+                notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
+                      "file with net heights changed. Posts taken 1.0 m outside the sidelines "
+                      "(the rules allow 0.5-1.0 m).")
+
+
+def basketball(variant):
+    if variant == "fiba":
+        L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
+            28.0, 15.0, 1.575, 6.75, 0.90, 1.25, 4.9, 5.8, 1.80)
+        name, sid = "Basketball (FIBA)", "basketball_fiba"
+    else:
+        L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
+            28.65, 15.24, 1.60, 7.24, 0.91, 1.22, 4.88, 5.79, 1.83)
+        name, sid = "Basketball (NBA)", "basketball_nba"
+    yc = W / 2
+    yl, yr = yc - key_w / 2, yc + key_w / 2
+    dy3 = yc - corner_y
+    dx3 = math.sqrt(r3 ** 2 - dy3 ** 2)  # where the straight corner line meets the arc
+    x_join = ring_x + dx3
+    a_join = math.degrees(math.atan2(dy3, dx3))  # arc half-angle from +x
+    kp = corners(L, W)
+    kp["centre_line_left"] = p3(L / 2, 0)
+    kp["centre_line_right"] = p3(L / 2, W)
+    kp["centre_circle_left"] = p3(L / 2, yc - cc_r)
+    kp["centre_circle_right"] = p3(L / 2, yc + cc_r)
+    lines = outer_lines(L, W)
+    lines["centre_line"] = [p3(L / 2, 0), p3(L / 2, W)]
+    lines["centre_circle"] = arc(L / 2, yc, cc_r, 0, 360)
+    zones = []
+    for half in ("far", "near"):
+        far = half == "far"
+
+        def X(v, far=far):
+            return v if far else L - v
+
+        def pts(seq, far=far):
+            return seq if far else mirror_x(L, seq)
+        kp[f"{half}_key_left_end"] = p3(X(0), yl)
+        kp[f"{half}_key_right_end"] = p3(X(0), yr)
+        kp[f"{half}_free_throw_left"] = p3(X(key_l), yl)
+        kp[f"{half}_free_throw_right"] = p3(X(key_l), yr)
+        kp[f"{half}_three_left_end"] = p3(X(0), corner_y)
+        kp[f"{half}_three_right_end"] = p3(X(0), W - corner_y)
+        kp[f"{half}_three_left_join"] = p3(X(x_join), corner_y)
+        kp[f"{half}_three_right_join"] = p3(X(x_join), W - corner_y)
+        kp[f"{half}_ring_centre"] = p3(X(ring_x), yc, 3.05)
+        arc3 = arc(ring_x, yc, r3, -a_join, a_join)
+        three = [p3(0, corner_y)] + arc3 + [p3(0, W - corner_y)]
+        lines[f"{half}_three_point_line"] = pts(three)
+        lines[f"{half}_key"] = pts([p3(0, yl), p3(key_l, yl), p3(key_l, yr), p3(0, yr)])
+        lines[f"{half}_free_throw_circle"] = pts(arc(key_l, yc, 1.80, 0, 360))
+        lines[f"{half}_restricted_area_arc"] = pts(arc(ring_x, yc, ra_r, -90, 90))
+        # Zones, most specific first (zone_at returns the first match).
+        # Enclosed by the end line and the restricted-area arc (as shot charts draw it).
+        ra_poly = ([[0.0, r(yc - ra_r)]] + [[pp[0], pp[1]] for pp in arc(ring_x, yc, ra_r, -90, 90)]
+                   + [[0.0, r(yc + ra_r)]])
+        inside3 = [[0.0, r(corner_y)]] + [[pp[0], pp[1]] for pp in arc3] + [[0.0,
+                                                                              r(W - corner_y)]]
+        half_rect = rect_xy(-2.0, L / 2, -2.0, W + 2.0)
+        zdefs = [
+            ("restricted_area", "Restricted Area", ra_poly),
+            ("in_the_paint_non_ra", "In The Paint (Non-RA)", rect_xy(0, key_l, yl, yr)),
+            ("mid_range", "Mid-Range", inside3),
+            ("left_corner_3", "Left Corner 3", rect_xy(-2.0, x_join, -2.0, corner_y)),
+            ("right_corner_3", "Right Corner 3", rect_xy(-2.0, x_join, W - corner_y, W + 2.0)),
+            ("above_the_break_3", "Above the Break 3", half_rect),
+        ]
+        for zname, label, poly in zdefs:
+            zones.append({"name": f"{half}_{zname}", "label": label, "half": half,
+                          "polygon": pts([list(pp) for pp in poly])})
+    return dict(id=sid, name=name, length_m=L, width_m=W, planes={"court": 0.0},
+                default_plane="court", keypoints=kp, lines=lines, zones=zones, net=None,
+                notes="Shot regions per half, relative to that half's basket; left/right are "
+                      "image left/right (small y is left). Restricted Area is enclosed by the end "
+                      "line and the restricted-area arc; Mid-Range "
+                      "is inside the 3-point line outside the paint. Zones further than 2 m "
+                      "outside the court lines are not covered.")
+
+
+def main():
+    specs = [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
+             basketball("fiba"), basketball("nba")]
+    for s in specs:
+        s = {"format_version": FORMAT_VERSION, **s}
+        s.setdefault("frame_phrase", FRAME_PHRASE)
+        for k in ("length_m", "width_m", "singles_width_m"):
+            if k in s:
+                s[k] = r(s[k])
+        path = OUT_DIR / f"{s['id']}.json"
+        path.write_text(json.dumps(s, indent=1) + "\n")
+        print(f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "
+              f"{len(s['zones'])} zones)")
+
+
+if __name__ == "__main__":
+    main()
