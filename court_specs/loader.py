@@ -109,4 +109,5 @@ def _parse(path: Path) -> CourtSpec:
         keypoints={k: np.asarray(v, float) for k, v in data["keypoints"].items()},
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
         zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
-        notes=data.get("notes", ""), source=str(path), raw=data)
+        notes=data.get("notes", ""), ball_radius_m=float(data.get("ball_radius_m", 0.05)),
+        source=str(path), raw=data)

@@ -39,6 +39,7 @@ class CourtSpec:
     net: dict | None
     frame_phrase: str
     notes: str = ""
+    ball_radius_m: float = 0.05
     source: str = ""
     raw: dict = field(default_factory=dict, repr=False)
 

@@ -40,3 +40,31 @@ def project_polyline(camera: Camera, points_world, max_step_m: float = 0.25) -> 
     if cur:
         runs.append(np.array(cur))
     return [r for r in runs if len(r) >= 2]
+
+
+def clip_polygon_to_front(points_cam: np.ndarray, near_m: float = NEAR_M) -> np.ndarray:
+    """Sutherland-Hodgman clip of a (N, 3) camera-frame polygon to z >= near_m: (M, 3)."""
+    P = as_array("points_cam", points_cam, (None, 3))
+    out = []
+    n = len(P)
+    for i in range(n):
+        a, b = P[i], P[(i + 1) % n]
+        a_in, b_in = a[2] >= near_m, b[2] >= near_m
+        if a_in:
+            out.append(a)
+        if a_in != b_in:
+            t = (near_m - a[2]) / (b[2] - a[2])
+            out.append(a + t * (b - a))
+    return np.array(out) if out else np.zeros((0, 3))
+
+
+def project_polygon(camera: Camera, polygon_world, max_step_m: float = 0.5) -> np.ndarray:
+    """Image of a planar world polygon (N, 3), clipped at the camera plane: (M, 2) pixels,
+    empty when it is wholly behind the camera. Edges densified for lens distortion."""
+    P = as_array("polygon_world", polygon_world, (None, 3))
+    closed = np.vstack([P, P[:1]])
+    dense = densify(closed, max_step_m)[:-1]
+    clipped = clip_polygon_to_front(camera.world_to_cam(dense))
+    if len(clipped) < 3:
+        return np.zeros((0, 2))
+    return camera.project(camera.cam_to_world(clipped))

@@ -404,10 +404,16 @@ def basketball(variant):
                       "outside the court lines are not covered.")
 
 
+BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
+                 "pickleball": 0.037, "volleyball": 0.105, "basketball_fiba": 0.12,
+                 "basketball_nba": 0.12}
+
+
 def main():
     specs = [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
              basketball("fiba"), basketball("nba")]
     for s in specs:
+        s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
         for k in ("length_m", "width_m", "singles_width_m"):

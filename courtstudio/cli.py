@@ -1,0 +1,404 @@
+"""The ``courtstudio`` command line. Command names and JSON keys are a contract (docs/cli.md).
+
+Bad input exits with code 2 and one line on stderr naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from court_specs import SpecError, available_specs, load_spec
+from courtstudio.ball import lift_ball_with_uncertainty
+from courtstudio.calibration import calibrate_court
+from courtstudio.points_file import InputError, load_points_file, read_json
+from courtstudio.project import load_project
+from exporters.atomic import write_json_atomic
+from exporters.scene import SceneError
+from geometry.camera import Camera
+from geometry.errors import GeometryError
+from geometry.uncertainty import ParamCovariance
+
+EXIT_BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit code 2."""
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {ln}" for ln in lines)
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, indent=1))
+
+
+# ---------------------------------------------------------------------------------- specs
+def cmd_specs(args) -> int:
+    if args.sport is None:
+        rows = [load_spec(s) for s in available_specs()]
+        if args.json:
+            _print_json([{"id": s.id, "name": s.name, "length_m": s.length_m,
+                          "width_m": s.width_m, "keypoints": len(s.keypoints)} for s in rows])
+        else:
+            for s in rows:
+                print(f"{s.id:<16} {s.name:<20} {s.length_m:g} x {s.width_m:g} m, "
+                      f"{len(s.keypoints)} keypoints")
+        return 0
+    spec = load_spec(args.sport)
+    if args.json:
+        _print_json(spec.to_dict())
+        return 0
+    print(f"{spec.name} ({spec.id}): {spec.length_m:g} x {spec.width_m:g} m; planes "
+          + ", ".join(f"{k} z={v:g}" for k, v in spec.planes.items()))
+    print("keypoints (x, y, z metres; x toward the camera, y right, z up):")
+    for n, p in spec.keypoints.items():
+        print(f"  {n:<34} ({p[0]:8.4f}, {p[1]:8.4f}, {p[2]:7.4f})")
+    print("lines: " + ", ".join(spec.lines))
+    print("zones: " + ", ".join(f"{z.name} [{z.label}]" for z in spec.zones))
+    if spec.net:
+        print(f"net: x = {spec.net['x_m']:g} m, {spec.net['height_at_posts_m']:g} m at the posts, "
+              f"{spec.net['height_at_centre_m']:g} m at the centre")
+    return 0
+
+
+# ----------------------------------------------------------------------------- calibrate
+def cmd_calibrate(args) -> int:
+    spec = load_spec(args.sport)
+    size, points = load_points_file(args.points)
+    cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
+                          click_sigma_px=args.click_sigma)
+    doc = cal.to_json()
+    if args.output:
+        write_json_atomic(args.output, doc)
+    if args.opencv_yaml:
+        from exporters.opencv_yaml import write_opencv_yaml
+        write_opencv_yaml(cal.camera, args.opencv_yaml)
+    if args.json:
+        _print_json(doc)
+    else:
+        _print_calibration_report(doc)
+    for w in cal.warnings:
+        print(f"courtstudio: warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _print_calibration_report(doc: dict) -> None:
+    K = doc["K"]
+    c = doc["camera_centre_world"]
+    s = doc["camera_centre_sigma_m"]
+    print(f"sport {doc['sport']}, model {doc['model']}, image {doc['image_size'][0]}x"
+          f"{doc['image_size'][1]}")
+    print(f"focal      fx={K[0][0]:.1f} px fy={K[1][1]:.1f} px (1-sigma "
+          f"{doc['focal_sigma_pct']:.2f} %)")
+    print(f"camera at  ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m (1-sigma {s[0]:.2f}, {s[1]:.2f}, "
+          f"{s[2]:.2f} m)")
+    print(f"RMS        {doc['rms_px']:.2f} px over {len(doc['residuals_px'])} points")
+    print(f"  {'keypoint':<32} {'residual px':>11} {'leave-one-out px':>17}")
+    for n, r in doc["residuals_px"].items():
+        loo = doc["loo_residuals_px"].get(n)
+        flag = "  <- suspect" if n in doc["suspects"] else ""
+        print(f"  {n:<32} {r:11.2f} {'-' if loo is None else f'{loo:.2f}':>17}{flag}")
+    for sug in doc["suggestions"]:
+        print(f"suggestion: {sug['message']}")
+
+
+# ---------------------------------------------------------------------------- lift-ball
+def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
+    """A camera JSON (calibrate output or any dict with K, R, t, image_size, dist)."""
+    data = read_json(path, "camera file")
+    try:
+        cam = Camera.from_dict(data, f"{path}")
+    except GeometryError as exc:
+        raise InputError(str(exc)) from None
+    cov = None
+    if isinstance(data.get("covariance"), dict):
+        try:
+            cov = ParamCovariance.from_dict(data["covariance"])
+        except (KeyError, ValueError) as exc:
+            raise InputError(f"{path}: field covariance: {exc}") from None
+    return cam, data, cov
+
+
+def _plane(args, cam_doc) -> tuple[str, float]:
+    sport = args.sport or cam_doc.get("sport")
+    if args.plane_z is not None:
+        return args.plane or "custom", float(args.plane_z)
+    if sport is None:
+        if args.plane not in (None, "court"):
+            raise CliError(f"plane {args.plane!r} needs --sport (the camera file names none)")
+        return "court", 0.0
+    spec = load_spec(sport)
+    plane = args.plane or spec.default_plane
+    try:
+        return plane, spec.plane_z(plane)
+    except KeyError as exc:
+        raise CliError(str(exc.args[0])) from None
+
+
+def cmd_lift_ball(args) -> int:
+    cam, doc, cov = load_camera_file(args.camera)
+    plane, z = _plane(args, doc)
+    res = lift_ball_with_uncertainty(cam, args.ball, args.ground, plane, z, args.click_sigma, cov)
+    out = res.to_json()
+    if args.json:
+        _print_json(out)
+    else:
+        w = out["world"]
+        sc = out["sigma_cm"]
+        print(f"ball at ({w[0]:.3f}, {w[1]:.3f}, {w[2]:.3f}) m, height {out['height_m']:.3f} m "
+              f"above {plane}; 1-sigma ({sc[0]:.1f}, {sc[1]:.1f}, {sc[2]:.1f}) cm")
+    return 0
+
+
+# ------------------------------------------------------------------------------ overlay
+def cmd_overlay(args) -> int:
+    from exporters.overlay import draw_ball, draw_clicks, draw_court, read_image, write_image
+    from geometry.rays import ground_projection_polyline, lift_ball
+
+    cam, doc, _ = load_camera_file(args.camera)
+    spec = load_spec(args.sport)
+    img = read_image(args.image)
+    h, w = img.shape[:2]
+    if (w, h) != cam.image_size:
+        raise CliError(f"{args.image} is {w}x{h} but the camera is for "
+                       f"{cam.image_size[0]}x{cam.image_size[1]}")
+    draw_court(img, cam, spec)
+    if args.points:
+        _, points = load_points_file(args.points)
+        from courtstudio.calibration import check_names
+        check_names(spec, points)
+        draw_clicks(img, cam, spec, points, doc.get("suspects", []))
+    if args.ball:
+        plane, z = _plane(args, doc)
+        line = ground_projection_polyline(cam, args.ball, z)
+        snapped = lift_ball(cam, args.ball, args.ground, z).uv_ground_snapped \
+            if args.ground else None
+        draw_ball(img, line, args.ball, snapped)
+    write_image(args.output, img)
+    print(f"wrote {args.output}")
+    return 0
+
+
+# ------------------------------------------------------------------------------- export
+def cmd_export(args) -> int:
+    fmt = args.format or {".glb": "glb", ".yaml": "opencv-yaml", ".yml": "opencv-yaml"}.get(
+        Path(args.output).suffix.lower())
+    src = Path(args.source)
+    if fmt is None:
+        raise CliError("cannot tell the format from the output name: give --format")
+    if fmt == "coco":
+        from courtstudio.reconstruct import export_project_coco
+        project = load_project(src)
+        paths = export_project_coco(project, Path(args.output))
+        for p in paths:
+            print(f"wrote {p}")
+        return 0
+    from exporters.scene import load_scene
+    if src.suffix.lower() != ".json":
+        raise CliError(f"{src}: expected a scene .json for --format {fmt}")
+    scene = load_scene(src)
+    if fmt == "glb":
+        from exporters.glb import write_glb
+        write_glb(scene, load_spec(scene.spec_id), args.output)
+    elif fmt == "opencv-yaml":
+        from exporters.opencv_yaml import write_opencv_yaml
+        write_opencv_yaml(scene.camera, args.output)
+    else:
+        raise CliError(f"unknown format {fmt!r}")
+    print(f"wrote {args.output}")
+    return 0
+
+
+# -------------------------------------------------------------------------------- zone
+def cmd_zone(args) -> int:
+    spec = load_spec(args.sport)
+    z = spec.zone_at([args.x, args.y])
+    out = {"zone": None if z is None else z.name, "label": None if z is None else z.label,
+           "half": None if z is None else z.half}
+    if args.json:
+        _print_json(out)
+    else:
+        print("no zone" if z is None else f"{z.name} ({z.label})")
+    return 0
+
+
+# -------------------------------------------------------------------------- reconstruct
+def cmd_reconstruct(args) -> int:
+    from courtstudio.reconstruct import SAMPLE_PROJECT, reconstruct_project
+    if args.sample == (args.project is not None):
+        raise CliError("give a PROJECT folder or --sample (not both)")
+    project = load_project(SAMPLE_PROJECT if args.sample else args.project)
+    summaries = reconstruct_project(project, args.output, args.click_sigma)
+    failed = [s for s in summaries if s.status == "error"]
+    print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
+          f"outputs in {args.output}")
+    return 1 if failed else 0
+
+
+# -------------------------------------------------------------------------------- synth
+def cmd_synth(args) -> int:
+    from courtstudio.synthetic_project import write_synthetic_project
+    for s in args.sports:
+        load_spec(s)
+    p = write_synthetic_project(args.output, args.sports, args.per_sport, args.seed,
+                                args.click_sigma, args.all_points,
+                                tuple(args.image_size), name=Path(args.output).name)
+    print(f"wrote {len(p.frames)} frames to project {args.output}")
+    return 0
+
+
+# --------------------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(
+        prog="courtstudio", formatter_class=fmt,
+        description="Metric 3D scenes from broadcast frames of court sports.",
+        epilog=_examples("courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
+                         "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sp = sub.add_parser("specs", help="list court specs or print one", formatter_class=fmt,
+                        epilog=_examples("courtstudio specs", "courtstudio specs tennis",
+                                         "courtstudio specs badminton --json"))
+    sp.add_argument("sport", nargs="?", help="spec id (see the list) or a spec file path")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_specs)
+
+    sp = sub.add_parser(
+        "calibrate", help="metric camera from clicked court keypoints", formatter_class=fmt,
+        description="Solve a metric camera (with focal length) from named keypoint clicks. "
+                    "POINTS = {\"image_size\": [w, h], \"points\": {\"<keypoint>\": [u, v]}}. "
+                    "Reports per-point and leave-one-out residuals, uncertainties, suspect "
+                    "clicks and suggested relabellings.",
+        epilog=_examples(
+            "courtstudio calibrate --sport tennis --points samples/sample_project/annotations/"
+            "tennis_0001.json",
+            "courtstudio calibrate --sport tennis --points points.json --json -o camera.json",
+            "courtstudio calibrate --sport badminton --points pts.json --model full --radial"))
+    sp.add_argument("--sport", required=True)
+    sp.add_argument("--points", required=True, help="points JSON file")
+    sp.add_argument("--model", choices=["simple", "full"], default="simple",
+                    help="simple: one focal, centred principal point (default); full: fx, fy, "
+                         "cx, cy")
+    sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
+    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX",
+                    help="assumed click noise, 1-sigma pixels (default 1)")
+    sp.add_argument("--json", action="store_true", help="print the camera JSON")
+    sp.add_argument("-o", "--output", help="write the camera JSON here")
+    sp.add_argument("--opencv-yaml", metavar="FILE", help="also write OpenCV FileStorage YAML")
+    sp.set_defaults(func=cmd_calibrate)
+
+    def plane_args(q):
+        q.add_argument("--plane", help="projection plane name from the spec (default: the "
+                                       "playing surface; table tennis: table or floor)")
+        q.add_argument("--plane-z", type=float, help="projection plane height z (metres)")
+        q.add_argument("--sport", help="spec for --plane (default: the camera file's sport)")
+
+    sp = sub.add_parser(
+        "lift-ball", help="3D ball from its pixel and its ground point's pixel",
+        formatter_class=fmt,
+        description="Lift the ball: BALL is the ball's pixel, GROUND a pixel of its ground "
+                    "point (snapped onto the ground projection of the ball's ray).",
+        epilog=_examples("courtstudio lift-ball --camera camera.json --ball 812 300 --ground 815 "
+                         "420 --json",
+                         "courtstudio lift-ball --camera tt.json --ball 900 400 --ground 905 "
+                         "700 --plane floor"))
+    sp.add_argument("--camera", required=True)
+    sp.add_argument("--ball", nargs=2, type=float, required=True, metavar=("U", "V"))
+    sp.add_argument("--ground", nargs=2, type=float, required=True, metavar=("U", "V"))
+    plane_args(sp)
+    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_lift_ball)
+
+    sp = sub.add_parser(
+        "overlay", help="draw the reprojected court and net box over an image",
+        formatter_class=fmt,
+        epilog=_examples("courtstudio overlay --camera camera.json --sport tennis frame.jpg "
+                         "-o check.png",
+                         "courtstudio overlay --camera camera.json --sport tennis frame.jpg "
+                         "--points points.json --ball 812 300 --ground 815 420 -o check.png"))
+    sp.add_argument("image")
+    sp.add_argument("--camera", required=True)
+    sp.add_argument("--points", help="also draw these clicks and their reprojections")
+    sp.add_argument("--ball", nargs=2, type=float, metavar=("U", "V"),
+                    help="also draw the ball tool's projection line")
+    sp.add_argument("--ground", nargs=2, type=float, metavar=("U", "V"))
+    sp.add_argument("-o", "--output", required=True)
+    sp.add_argument("--plane")
+    sp.add_argument("--plane-z", type=float)
+    sp.add_argument("--sport", required=True)
+    sp.set_defaults(func=cmd_overlay)
+
+    sp = sub.add_parser(
+        "export", help="convert a scene (GLB, OpenCV YAML) or a project's clicks (COCO)",
+        formatter_class=fmt,
+        epilog=_examples("courtstudio export out/sample/tennis_0001/scene.json -o tennis.glb",
+                         "courtstudio export out/sample/tennis_0001/scene.json -o cam.yaml",
+                         "courtstudio export samples/sample_project --format coco -o coco/"))
+    sp.add_argument("source", help="scene .json, or a project folder for coco")
+    sp.add_argument("-o", "--output", required=True,
+                    help="output file (coco: a folder, one file per sport)")
+    sp.add_argument("--format", choices=["glb", "opencv-yaml", "coco"])
+    sp.set_defaults(func=cmd_export)
+
+    sp = sub.add_parser("zone", help="which named court zone a world point is in",
+                        formatter_class=fmt,
+                        epilog=_examples("courtstudio zone --sport tennis 8.0 3.0",
+                                         "courtstudio zone --sport basketball_nba 1.0 7.6 --json"))
+    sp.add_argument("--sport", required=True)
+    sp.add_argument("x", type=float)
+    sp.add_argument("y", type=float)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_zone)
+
+    sp = sub.add_parser(
+        "reconstruct", help="headless reconstruction of a project (the main job)",
+        formatter_class=fmt,
+        description="Calibrate every annotated frame, lift the ball, and write per frame "
+                    "camera.json, camera.yaml, scene.json (+.h5), scene.glb and overlay.png, "
+                    "plus COCO keypoints and summary.json.",
+        epilog=_examples("courtstudio reconstruct --sample -o out/sample",
+                         "courtstudio reconstruct my_project -o out/my_project"))
+    sp.add_argument("project", nargs="?")
+    sp.add_argument("--sample", action="store_true", help="the bundled sample project")
+    sp.add_argument("-o", "--output", required=True)
+    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.set_defaults(func=cmd_reconstruct)
+
+    sp = sub.add_parser(
+        "synth", help="write a project of synthetic broadcast frames with ground truth",
+        formatter_class=fmt,
+        epilog=_examples("courtstudio synth --sports tennis badminton --per-sport 2 -o synth",
+                         "courtstudio synth --sports table_tennis --all-points --seed 3 -o tt"))
+    sp.add_argument("--sports", nargs="+", required=True)
+    sp.add_argument("--per-sport", type=int, default=1)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--all-points", action="store_true",
+                    help="click every visible keypoint (default: the paper's six)")
+    sp.add_argument("--image-size", nargs=2, type=int, default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("-o", "--output", required=True)
+    sp.set_defaults(func=cmd_synth)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (CliError, InputError, SpecError, SceneError, GeometryError, ValueError) as exc:
+        msg = " ".join(str(exc).split())
+        print(f"courtstudio: error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

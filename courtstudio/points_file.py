@@ -1,0 +1,61 @@
+"""The clicked-points file: ``{"image_size": [w, h], "points": {"<keypoint>": [u, v], ...}}``.
+
+The input of ``courtstudio calibrate --points`` and the court part of a frame annotation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """A user-supplied file or value is malformed; the message names the file and field."""
+
+
+def read_json(path, what: str = "file") -> dict:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def parse_image_size(value, where: str) -> tuple[int, int]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
+        raise InputError(f"{where}: expected [width, height] as two positive integers, got "
+                         f"{value!r}")
+    return value[0], value[1]
+
+
+def parse_points(value, where: str) -> dict[str, tuple[float, float]]:
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: expected an object {{keypoint name: [u, v]}}")
+    out = {}
+    for name, uv in value.items():
+        if (not isinstance(uv, list) or len(uv) != 2
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in uv)):
+            raise InputError(f"{where}.{name}: expected [u, v] pixels, got {uv!r}")
+        if not all(math.isfinite(c) for c in uv):
+            raise InputError(f"{where}.{name}: non-finite pixel coordinate")
+        out[name] = (float(uv[0]), float(uv[1]))
+    return out
+
+
+def load_points_file(path) -> tuple[tuple[int, int], dict[str, tuple[float, float]]]:
+    """Return (image_size, {name: (u, v)}); raise InputError naming the bad field."""
+    data = read_json(path, "points file")
+    for key in ("image_size", "points"):
+        if key not in data:
+            raise InputError(f"{path}: field {key}: missing")
+    return (parse_image_size(data["image_size"], f"{path}: field image_size"),
+            parse_points(data["points"], f"{path}: field points"))

@@ -1,0 +1,214 @@
+"""The project: a folder with a versioned project file, frames, per-frame annotations.
+
+Layout (docs/formats.md)::
+
+    PROJECT/courtstudio_project.json   {"format": "courtstudio.project", "format_version": 1,
+                                        "name", "sport", "frames": [{"id", "image", "sport"?}]}
+    PROJECT/frames/...                 images the project refers to (paths relative to PROJECT)
+    PROJECT/annotations/<id>.json      one per annotated frame (FrameAnnotation)
+    PROJECT/truth/<id>.json            optional ground truth (synthetic frames)
+
+The annotation file is a superset of the points file, so it can be passed to
+``courtstudio calibrate --points``. Loading validates and names the bad field; unknown keys are
+kept; saves are atomic; a newer format_version is refused without touching the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from court_specs import SpecError, available_specs, load_spec
+from courtstudio.points_file import InputError, parse_image_size, parse_points, read_json
+from exporters.atomic import write_json_atomic
+
+PROJECT_FILE = "courtstudio_project.json"
+PROJECT_FORMAT = "courtstudio.project"
+ANNOTATION_FORMAT = "courtstudio.annotation"
+FORMAT_VERSION = 1
+
+
+class ProjectError(InputError):
+    """A project or annotation file is malformed; the message names the file and field."""
+
+
+@dataclass
+class FrameRef:
+    id: str
+    image: str
+    sport: str
+
+
+@dataclass
+class BallAnnotation:
+    """The ball tool's two clicks (px) and the projection plane's name."""
+
+    visible: bool
+    uv: tuple[float, float] | None = None
+    ground_uv: tuple[float, float] | None = None
+    plane: str | None = None
+
+
+@dataclass
+class FrameAnnotation:
+    frame_id: str
+    image_size: tuple[int, int]
+    points: dict[str, tuple[float, float]] = field(default_factory=dict)
+    ball: BallAnnotation | None = None
+    raw: dict = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict:
+        out = dict(self.raw)
+        out.update({"format": ANNOTATION_FORMAT, "format_version": FORMAT_VERSION,
+                    "frame_id": self.frame_id, "image_size": list(self.image_size),
+                    "points": {k: list(v) for k, v in self.points.items()}})
+        if self.ball is not None:
+            b = {"visible": self.ball.visible}
+            if self.ball.uv is not None:
+                b["uv"] = list(self.ball.uv)
+            if self.ball.ground_uv is not None:
+                b["ground_uv"] = list(self.ball.ground_uv)
+            if self.ball.plane is not None:
+                b["plane"] = self.ball.plane
+            out["ball"] = b
+        return out
+
+
+@dataclass
+class Project:
+    root: Path
+    name: str
+    sport: str
+    frames: list[FrameRef]
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def path(self) -> Path:
+        return self.root / PROJECT_FILE
+
+    def frame(self, frame_id: str) -> FrameRef:
+        for f in self.frames:
+            if f.id == frame_id:
+                return f
+        raise ProjectError(f"{self.path}: no frame {frame_id!r}")
+
+    def image_path(self, frame: FrameRef) -> Path:
+        return self.root / frame.image
+
+    def annotation_path(self, frame_id: str) -> Path:
+        return self.root / "annotations" / f"{frame_id}.json"
+
+    def truth_path(self, frame_id: str) -> Path:
+        return self.root / "truth" / f"{frame_id}.json"
+
+    def load_annotation(self, frame_id: str) -> FrameAnnotation | None:
+        p = self.annotation_path(frame_id)
+        return load_annotation(p) if p.exists() else None
+
+    def save_annotation(self, ann: FrameAnnotation) -> None:
+        write_json_atomic(self.annotation_path(ann.frame_id), ann.to_json())
+
+    def to_json(self) -> dict:
+        out = dict(self.raw)
+        out.update({"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION,
+                    "name": self.name, "sport": self.sport,
+                    "frames": [{"id": f.id, "image": f.image,
+                                **({"sport": f.sport} if f.sport != self.sport else {})}
+                               for f in self.frames]})
+        return out
+
+    def save(self) -> None:
+        write_json_atomic(self.path, self.to_json())
+
+
+def _check_version(data: dict, path: Path, fmt: str) -> None:
+    if data.get("format") != fmt:
+        raise ProjectError(f"{path}: field format: expected {fmt!r}, got {data.get('format')!r}")
+    v = data.get("format_version")
+    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        raise ProjectError(f"{path}: field format_version: expected a positive integer")
+    if v > FORMAT_VERSION:
+        raise ProjectError(f"{path}: format_version {v} is newer than this CourtStudio reads "
+                           f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed")
+
+
+def _check_sport(sport, where: str) -> str:
+    if not isinstance(sport, str):
+        raise ProjectError(f"{where}: expected a sport id string")
+    try:
+        load_spec(sport)
+    except SpecError:
+        raise ProjectError(f"{where}: unknown sport {sport!r}; available: "
+                           f"{', '.join(available_specs())}") from None
+    return sport
+
+
+def load_project(root) -> Project:
+    """Open a project folder (or its project file); raise ProjectError naming the bad field."""
+    root = Path(root)
+    path = root if root.is_file() else root / PROJECT_FILE
+    root = path.parent
+    try:
+        data = read_json(path, "project file")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    _check_version(data, path, PROJECT_FORMAT)
+    name = data.get("name", root.name)
+    sport = _check_sport(data.get("sport"), f"{path}: field sport")
+    frames_raw = data.get("frames")
+    if not isinstance(frames_raw, list):
+        raise ProjectError(f"{path}: field frames: expected a list")
+    frames, seen = [], set()
+    for i, fr in enumerate(frames_raw):
+        where = f"{path}: field frames[{i}]"
+        if not isinstance(fr, dict):
+            raise ProjectError(f"{where}: expected an object")
+        fid, image = fr.get("id"), fr.get("image")
+        if not isinstance(fid, str) or not fid or "/" in fid or fid.startswith("."):
+            raise ProjectError(f"{where}.id: expected a non-empty file-safe string")
+        if fid in seen:
+            raise ProjectError(f"{where}.id: duplicate frame id {fid!r}")
+        seen.add(fid)
+        if not isinstance(image, str) or not image:
+            raise ProjectError(f"{where}.image: expected a path relative to the project")
+        fsport = _check_sport(fr.get("sport", sport), f"{where}.sport")
+        frames.append(FrameRef(fid, image, fsport))
+    return Project(root=root, name=name, sport=sport, frames=frames, raw=data)
+
+
+def load_annotation(path) -> FrameAnnotation:
+    path = Path(path)
+    try:
+        data = read_json(path, "annotation file")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    _check_version(data, path, ANNOTATION_FORMAT)
+    fid = data.get("frame_id")
+    if not isinstance(fid, str):
+        raise ProjectError(f"{path}: field frame_id: expected a string")
+    try:
+        size = parse_image_size(data.get("image_size"), f"{path}: field image_size")
+        points = parse_points(data.get("points", {}), f"{path}: field points")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    ball = None
+    b = data.get("ball")
+    if b is not None:
+        if not isinstance(b, dict) or not isinstance(b.get("visible"), bool):
+            raise ProjectError(f"{path}: field ball.visible: expected true or false")
+        uv = gu = None
+        try:
+            if "uv" in b:
+                uv = parse_points({"uv": b["uv"]}, f"{path}: field ball")["uv"]
+            if "ground_uv" in b:
+                gu = parse_points({"ground_uv": b["ground_uv"]}, f"{path}: field ball")[
+                    "ground_uv"]
+        except InputError as exc:
+            raise ProjectError(str(exc)) from None
+        if b["visible"] and uv is None:
+            raise ProjectError(f"{path}: field ball.uv: a visible ball needs its pixel")
+        plane = b.get("plane")
+        if plane is not None and not isinstance(plane, str):
+            raise ProjectError(f"{path}: field ball.plane: expected a plane name")
+        ball = BallAnnotation(b["visible"], uv, gu, plane)
+    return FrameAnnotation(fid, size, points, ball, raw=data)

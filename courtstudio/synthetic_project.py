@@ -1,0 +1,55 @@
+"""Write a project of synthetic frames: rendered images, noisy annotator clicks, ground truth.
+
+Builds the bundled sample project (``samples/sample_project``) and test fixtures. The clicks
+are the true projections plus Gaussian noise of ``click_sigma_px``, as an annotator's would be.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from court_specs import load_spec
+from court_specs.model import PAPER_SIX
+from courtstudio.project import (FORMAT_VERSION, PROJECT_FORMAT, BallAnnotation,
+                                 FrameAnnotation, FrameRef, Project)
+from courtstudio.synthetic import framing_keypoints, make_synthetic_frame
+from exporters.atomic import atomic_path, write_json_atomic
+
+
+def write_synthetic_project(root, sports, per_sport: int = 1, seed: int = 0,
+                            click_sigma_px: float = 1.0, all_points: bool = False,
+                            image_size=(1920, 1080), name: str = "synthetic") -> Project:
+    """Create (or overwrite) a project folder. Clicks: the paper's six keypoints (corners and
+    net-post tops; corners and rings without a net), or every visible keypoint."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    frames = []
+    project = Project(root=root, name=name, sport=sports[0], frames=frames,
+                      raw={"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION})
+    for sport in sports:
+        spec = load_spec(sport)
+        for k in range(per_sport):
+            fr = make_synthetic_frame(spec, rng, image_size)
+            fid = f"{sport}_{k + 1:04d}"
+            image_rel = f"frames/{fid}.jpg"
+            with atomic_path(root / image_rel) as tmp:
+                cv2.imwrite(str(tmp), fr.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            wanted = list(fr.keypoints_uv) if all_points else [
+                n for n in (PAPER_SIX if spec.net is not None else framing_keypoints(spec))
+                if n in fr.keypoints_uv]
+            points = {n: tuple(np.round(fr.keypoints_uv[n] + rng.normal(0, click_sigma_px, 2),
+                                        2).tolist()) for n in wanted}
+            truth = fr.truth_json(spec)
+            ball_uv = np.array(truth["ball"]["uv"]) + rng.normal(0, click_sigma_px, 2)
+            ground_uv = np.array(truth["ball"]["ground_uv"]) + rng.normal(0, click_sigma_px, 2)
+            ann = FrameAnnotation(fid, image_size, points, BallAnnotation(
+                True, tuple(np.round(ball_uv, 2).tolist()),
+                tuple(np.round(ground_uv, 2).tolist()), spec.default_plane))
+            frames.append(FrameRef(fid, image_rel, sport))
+            project.save_annotation(ann)
+            write_json_atomic(project.truth_path(fid), truth)
+    project.save()
+    return project

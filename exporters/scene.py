@@ -1,0 +1,264 @@
+"""The world-grounded scene file: one JSON per frame, bulk arrays in an HDF5 file beside it.
+
+Format ``courtstudio.scene`` version 1 (docs/formats.md, schema/scene.schema.json). Saving is
+atomic (HDF5 first, then the JSON that refers to it). Loading validates against the schema and
+reports the path of the first bad field (``players[1].joints_world.head``); keys this version
+does not know are kept and written back on save.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import h5py
+import jsonschema
+import numpy as np
+
+from exporters.atomic import atomic_path, write_json_atomic
+from geometry.camera import Camera
+from geometry.errors import GeometryError
+
+SCENE_FORMAT = "courtstudio.scene"
+SCENE_FORMAT_VERSION = 1
+FRAME_CONVENTION = "courtsi-v1"
+JOINT_NAMES = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "scene.schema.json"
+TOOL_VERSION = "0.1.0"
+
+
+class SceneError(ValueError):
+    """A scene file is missing, malformed or inconsistent; names the file and the field."""
+
+
+@dataclass
+class BallRecord:
+    """The ball. uv, ground_uv: (2,) px; world: (3,) m; sigma_world_m: (3,) 1-sigma, m."""
+
+    visible: bool
+    uv: np.ndarray | None = None
+    ground_uv: np.ndarray | None = None
+    world: np.ndarray | None = None
+    height_m: float | None = None
+    sigma_world_m: np.ndarray | None = None
+    plane: str = "court"
+    method: str = "ray_ground_projection"
+
+
+@dataclass
+class PlayerRecord:
+    """A player. box_xyxy: (4,) px; joints_world: name -> (3,) m; vertices_world: (V, 3) m;
+    faces: (F, 3) int; scale: the rescale factor applied about the camera centre."""
+
+    id: int
+    box_xyxy: np.ndarray
+    joints_world: dict[str, np.ndarray]
+    vertices_world: np.ndarray | None = None
+    faces: np.ndarray | None = None
+    scale: float | None = None
+    lowest_vertex_height_m: float | None = None
+    source: str = ""
+
+
+@dataclass
+class Scene:
+    """One frame's reconstruction. camera_info: the calibration's JSON (diagnostics included)."""
+
+    frame_id: str
+    image: str
+    image_size: tuple[int, int]
+    spec_id: str
+    camera: Camera
+    camera_info: dict = field(default_factory=dict)
+    ball: BallRecord = field(default_factory=lambda: BallRecord(visible=False))
+    players: list[PlayerRecord] = field(default_factory=list)
+    frame_index: int | None = None
+    frame_phrase: str = ""
+    provenance: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
+
+
+def _vec(a) -> list[float]:
+    return [float(v) for v in np.asarray(a, float).ravel()]
+
+
+def _merge(old, new):
+    """new over old, recursively for dicts; keeps old's keys that new lacks."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = dict(old)
+        for k, v in new.items():
+            out[k] = _merge(old.get(k), v)
+        return out
+    return new
+
+
+def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
+    """The JSON record of a scene. hdf5_name: file name of the HDF5 beside it (meshes)."""
+    cam = {**scene.camera_info, **scene.camera.to_dict()}
+    b = scene.ball
+    ball = {"visible": bool(b.visible)}
+    if b.visible:
+        ball.update({"uv": _vec(b.uv), "world": _vec(b.world), "height_m": float(b.height_m),
+                     "plane": b.plane, "method": b.method})
+        if b.ground_uv is not None:
+            ball["ground_uv"] = _vec(b.ground_uv)
+        if b.sigma_world_m is not None:
+            ball["sigma_world_m"] = _vec(b.sigma_world_m)
+    players_raw = {p.get("id"): p for p in scene.raw.get("players", []) if isinstance(p, dict)}
+    players = []
+    for p in scene.players:
+        rec = {"id": int(p.id), "box_xyxy": _vec(p.box_xyxy),
+               "joints_world": {k: _vec(v) for k, v in p.joints_world.items()},
+               "mesh": None, "source": p.source}
+        if p.vertices_world is not None:
+            if hdf5_name is None:
+                raise SceneError("a player has a mesh but no HDF5 file name was given")
+            rec["mesh"] = {"hdf5": hdf5_name, "vertices_world": f"/players/{p.id}/vertices_world",
+                           "faces": f"/players/{p.id}/faces"}
+        if p.scale is not None:
+            rec["scale"] = float(p.scale)
+        if p.lowest_vertex_height_m is not None:
+            rec["lowest_vertex_height_m"] = float(p.lowest_vertex_height_m)
+        players.append(_merge(players_raw.get(p.id, {}), rec))
+    prov = {"tool": "courtstudio", "version": TOOL_VERSION,
+            "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            **scene.provenance}
+    frame = {"id": scene.frame_id, "image": scene.image, "image_size": list(scene.image_size)}
+    if scene.frame_index is not None:
+        frame["frame_index"] = int(scene.frame_index)
+    fresh = {
+        "format": SCENE_FORMAT,
+        "format_version": SCENE_FORMAT_VERSION,
+        "frame": frame,
+        "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
+                  "frame_phrase": scene.frame_phrase},
+        "camera": cam,
+        "ball": ball,
+        "players": players,
+        "provenance": prov,
+    }
+    out = _merge({k: v for k, v in scene.raw.items() if k != "players"}, fresh)
+    out["players"] = players
+    return out
+
+
+def save_scene(scene: Scene, json_path) -> Path:
+    """Write ``<name>.json`` (and ``<name>.h5`` when players have meshes), atomically."""
+    json_path = Path(json_path)
+    has_mesh = any(p.vertices_world is not None for p in scene.players)
+    h5_name = json_path.with_suffix(".h5").name if has_mesh else None
+    if has_mesh:
+        with atomic_path(json_path.with_suffix(".h5")) as tmp:
+            with h5py.File(tmp, "w") as f:
+                f.attrs["format"] = SCENE_FORMAT
+                f.attrs["format_version"] = SCENE_FORMAT_VERSION
+                for p in scene.players:
+                    if p.vertices_world is None:
+                        continue
+                    g = f.create_group(f"players/{p.id}")
+                    g.create_dataset("vertices_world", data=np.asarray(p.vertices_world,
+                                                                       np.float32),
+                                     compression="gzip", compression_opts=4)
+                    g.create_dataset("faces", data=np.asarray(p.faces, np.int32),
+                                     compression="gzip", compression_opts=4)
+    write_json_atomic(json_path, scene_to_json(scene, h5_name))
+    return json_path
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+
+
+def _field_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def validate_scene_json(data, where: str = "scene") -> None:
+    """Raise SceneError naming the first bad field of a scene record."""
+    if not isinstance(data, dict):
+        raise SceneError(f"{where}: expected a JSON object")
+    if data.get("format") == SCENE_FORMAT and isinstance(data.get("format_version"), int) \
+            and data["format_version"] > SCENE_FORMAT_VERSION:
+        raise SceneError(f"{where}: format_version {data['format_version']} is newer than this "
+                         f"CourtStudio reads ({SCENE_FORMAT_VERSION}); upgrade CourtStudio")
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise SceneError(f"{where}: field {_field_path(e.absolute_path)}: {e.message}")
+
+
+def load_scene(json_path) -> Scene:
+    """Load and validate a scene (and its meshes). Raises SceneError naming file and field."""
+    json_path = Path(json_path)
+    try:
+        data = json.loads(json_path.read_text())
+    except OSError as exc:
+        raise SceneError(f"{json_path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise SceneError(f"{json_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    validate_scene_json(data, str(json_path))
+    try:
+        camera = Camera.from_dict(data["camera"], "camera")
+    except GeometryError as exc:
+        raise SceneError(f"{json_path}: field {exc}") from None
+    fr = data["frame"]
+    b = data["ball"]
+    ball = BallRecord(visible=b["visible"])
+    if b["visible"]:
+        ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
+                          ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
+                          world=np.array(b["world"], float), height_m=float(b["height_m"]),
+                          sigma_world_m=np.array(b["sigma_world_m"], float)
+                          if "sigma_world_m" in b else None,
+                          plane=b.get("plane", "court"), method=b["method"])
+    players = []
+    ids = set()
+    for i, p in enumerate(data["players"]):
+        if p["id"] in ids:
+            raise SceneError(f"{json_path}: field players[{i}].id: duplicate player id {p['id']}")
+        ids.add(p["id"])
+        V = F = None
+        mesh = p.get("mesh")
+        if mesh:
+            V, F = _read_mesh(json_path, mesh, f"players[{i}].mesh")
+        players.append(PlayerRecord(
+            id=p["id"], box_xyxy=np.array(p["box_xyxy"], float),
+            joints_world={k: np.array(v, float) for k, v in p["joints_world"].items()},
+            vertices_world=V, faces=F, scale=p.get("scale"),
+            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", "")))
+    return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),
+                 spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
+                 ball=ball, players=players, frame_index=fr.get("frame_index"),
+                 frame_phrase=data["court"].get("frame_phrase", ""),
+                 provenance={k: v for k, v in data["provenance"].items()
+                             if k not in ("tool", "version", "created_utc")},
+                 raw=data)
+
+
+def _read_mesh(json_path: Path, mesh: dict, where: str):
+    h5_path = json_path.parent / mesh["hdf5"]
+    try:
+        with h5py.File(h5_path, "r") as f:
+            for key in ("vertices_world", "faces"):
+                if mesh[key] not in f:
+                    raise SceneError(f"{json_path}: field {where}.{key}: dataset {mesh[key]!r} "
+                                     f"is not in {h5_path.name}")
+            V = np.asarray(f[mesh["vertices_world"]], float)
+            F = np.asarray(f[mesh["faces"]], np.int64)
+    except OSError as exc:
+        raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {h5_path} ({exc})") \
+            from None
+    if V.ndim != 2 or V.shape[1] != 3:
+        raise SceneError(f"{json_path}: field {where}.vertices_world: expected (V, 3), got "
+                         f"{V.shape}")
+    if F.ndim != 2 or F.shape[1] != 3 or (F.size and (F.min() < 0 or F.max() >= len(V))):
+        raise SceneError(f"{json_path}: field {where}.faces: expected (F, 3) indices into "
+                         f"{len(V)} vertices")
+    return V, F
