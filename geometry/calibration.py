@@ -272,7 +272,7 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     fit = _make_fit(fit_model, res, X, image_size, click_sigma_px)
     _check_plausible(fit, image_size)
     if full is not None:
-        _check_full_determined(fit, image_size)
+        _check_full_determined(fit, image_size, X)
     return fit
 
 
@@ -317,13 +317,30 @@ def _check_plausible(fit: CameraFit, image_size) -> None:
                                "add points spread over the court")
 
 
-def _check_full_determined(fit: CameraFit, image_size) -> None:
-    """Refuse a full-model fit whose extra parameters the points do not pin down."""
+MAX_DISTORTION_SIGMA_PX = 3.0
+
+
+def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray) -> None:
+    """Refuse a full-model fit whose extra parameters the points do not pin down.
+
+    Principal point and focal lengths are judged by their own 1-sigma; k1 and k2 are strongly
+    correlated, so they are judged jointly by the 1-sigma of the radial displacement they
+    cause at the clicked point farthest from the principal point (px): the model is used on
+    the court, and extrapolating a polynomial beyond the clicks is never trustworthy."""
     diag = float(np.hypot(*image_size))
     s = fit.parameter_sigmas()
     limits = {"cx": 0.025 * diag, "cy": 0.025 * diag, "fx": 0.05 * fit.theta[6],
-              "fy": 0.05 * fit.theta[7], "k1": 0.2, "k2": 0.5}
-    loose = [f"{k} (1-sigma {s[k]:.3g})" for k, lim in limits.items() if k in s and s[k] > lim]
+              "fy": 0.05 * fit.theta[7]}
+    loose = [f"{k} (1-sigma {s[k]:.3g})" for k, lim in limits.items() if s[k] > lim]
+    if fit.model.radial:
+        offsets = fit.camera.project(points_world) - fit.theta[8:10]
+        far = offsets[int(np.argmax(np.sum(offsets ** 2, axis=1)))]
+        r2 = float(np.sum((far / fit.theta[6:8]) ** 2))
+        r_px = float(np.linalg.norm(far))
+        g = np.array([r2, r2 ** 2]) * r_px  # d(displacement px)/d(k1, k2)
+        sigma_px = float(np.sqrt(g @ fit.covariance[10:12, 10:12] @ g))
+        if sigma_px > MAX_DISTORTION_SIGMA_PX:
+            loose.append(f"radial distortion (1-sigma {sigma_px:.1f} px at the image corner)")
     if loose:
         raise CalibrationError(
             "these points cannot determine the full model: " + ", ".join(loose)

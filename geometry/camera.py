@@ -103,8 +103,12 @@ class Camera:
         uv = as_array("uv", uv, (None, 2))
         if not self.has_distortion or len(uv) == 0:
             return uv.copy()
-        und = cv2.undistortPointsIter(uv.reshape(-1, 1, 2), self.K, self.dist, None, self.K,
-                                      (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-10))
+        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-10)
+        pts = uv.reshape(-1, 1, 2)
+        if hasattr(cv2, "undistortPointsIter"):  # OpenCV 4.x
+            und = cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K, criteria)
+        else:  # OpenCV 5 folded the criteria into undistortPoints
+            und = cv2.undistortPoints(pts, self.K, self.dist, None, None, self.K, criteria)
         return und.reshape(-1, 2)
 
     def in_image(self, uv: np.ndarray, margin_px: float = 0.0) -> np.ndarray:

@@ -1,0 +1,184 @@
+"""Court specs: official dimensions, symmetry, zones, and clear errors for malformed files."""
+
+import json
+
+import numpy as np
+import pytest
+
+from court_specs import SpecError, available_specs, load_spec, load_spec_file
+
+ALL = ["badminton", "basketball_fiba", "basketball_nba", "pickleball", "table_tennis",
+       "tennis", "volleyball"]
+TOL = 1e-4
+
+
+def kp(spec, name):
+    return spec.keypoints[name]
+
+
+def test_all_sports_bundled_and_load():
+    assert available_specs() == ALL
+    for s in ALL:
+        spec = load_spec(s)
+        assert spec.id == s
+        assert spec.plane_z() == 0.0
+
+
+@pytest.mark.parametrize("sport,L,W", [("tennis", 23.77, 10.97), ("badminton", 13.40, 6.10),
+                                       ("table_tennis", 2.74, 1.525), ("pickleball", 13.41, 6.10),
+                                       ("volleyball", 18.0, 9.0),
+                                       ("basketball_fiba", 28.0, 15.0),
+                                       ("basketball_nba", 28.65, 15.24)])
+def test_outer_corners_define_the_world_frame(sport, L, W):
+    s = load_spec(sport)
+    assert np.allclose(kp(s, "far_left_corner"), [0, 0, 0])
+    assert np.allclose(kp(s, "far_right_corner"), [0, W, 0])
+    assert np.allclose(kp(s, "near_left_corner"), [L, 0, 0])
+    assert np.allclose(kp(s, "near_right_corner"), [L, W, 0])
+
+
+def test_tennis_dimensions():
+    s = load_spec("tennis")
+    assert abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1]
+               - 8.23) < TOL
+    assert abs(kp(s, "net_line_centre")[0] - kp(s, "far_service_centre")[0] - 6.40) < TOL
+    assert abs(kp(s, "near_service_centre")[0] - kp(s, "net_line_centre")[0] - 6.40) < TOL
+    assert abs(kp(s, "net_post_left_top")[1] + 0.914) < TOL
+    assert abs(kp(s, "net_post_right_top")[1] - (10.97 + 0.914)) < TOL
+    assert abs(kp(s, "net_post_left_top")[2] - 1.07) < TOL
+    assert abs(kp(s, "net_centre_top")[2] - 0.914) < TOL
+
+
+def test_badminton_dimensions():
+    s = load_spec("badminton")
+    assert abs(kp(s, "net_line_left_doubles")[0] - kp(s, "far_short_service_centre")[0]
+               - 1.98) < TOL
+    assert abs(kp(s, "far_long_service_centre")[0] - 0.76) < TOL
+    assert abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1]
+               - 5.18) < TOL
+    assert abs(kp(s, "net_post_left_top")[1]) < TOL  # posts on the doubles sidelines
+    assert abs(kp(s, "net_post_left_top")[2] - 1.55) < TOL
+    assert abs(kp(s, "net_centre_top")[2] - 1.524) < TOL
+
+
+def test_table_tennis_planes_and_net():
+    s = load_spec("table_tennis")
+    assert s.planes == {"table": 0.0, "floor": -0.76}
+    assert s.default_plane == "table"
+    assert abs(kp(s, "net_post_left_top")[1] + 0.1525) < TOL
+    assert abs(kp(s, "net_post_right_top")[1] - (1.525 + 0.1525)) < TOL
+    assert abs(kp(s, "net_centre_top")[2] - 0.1525) < TOL
+    assert abs(kp(s, "floor_below_near_left_corner")[2] + 0.76) < TOL
+    assert "table top" in s.frame_phrase or "table surface" in s.frame_phrase
+
+
+def test_pickleball_volleyball_basketball_dimensions():
+    p = load_spec("pickleball")
+    assert abs(kp(p, "net_line_left")[0] - kp(p, "far_kitchen_left")[0] - 2.13) < TOL
+    assert abs(kp(p, "net_centre_top")[2] - 0.864) < TOL
+    assert abs(kp(p, "net_post_left_top")[2] - 0.914) < TOL
+    v = load_spec("volleyball")
+    assert abs(kp(v, "far_attack_left")[0] - 6.0) < TOL
+    assert abs(kp(v, "net_centre_top")[2] - 2.43) < TOL
+    for sid, ring_x, r3, corner in (("basketball_fiba", 1.575, 6.75, 0.90),
+                                    ("basketball_nba", 1.60, 7.24, 0.91)):
+        b = load_spec(sid)
+        ring = kp(b, "far_ring_centre")
+        assert abs(ring[0] - ring_x) < TOL and abs(ring[2] - 3.05) < TOL
+        three = b.lines["far_three_point_line"]
+        d = np.hypot(three[1:-1, 0] - ring[0], three[1:-1, 1] - ring[1])
+        assert np.allclose(d, r3, atol=1e-3)  # the arc part
+        assert abs(three[0, 1] - corner) < TOL  # the corner line
+        assert np.allclose(kp(b, "near_ring_centre")[:2], [b.length_m - ring_x, b.width_m / 2])
+
+
+@pytest.mark.parametrize("sport", ALL)
+def test_keypoints_distinct_and_symmetries_are_involutions(sport):
+    s = load_spec(sport)
+    P = np.array(list(s.keypoints.values()))
+    d = np.linalg.norm(P[:, None] - P[None], axis=2) + np.eye(len(P))
+    assert d.min() > 1e-3
+    for kind, m in s.symmetry_maps().items():
+        assert len(m) == len(s.keypoints), kind
+        for a, b in m.items():
+            assert m[b] == a
+    lr = s.symmetry_maps()["left_right"]
+    assert lr["far_left_corner"] == "far_right_corner"
+    assert s.symmetry_maps()["near_far"]["far_left_corner"] == "near_left_corner"
+
+
+@pytest.mark.parametrize("point,label", [((11.0, 5.0), "forecourt"), ((3.0, 5.0), "midcourt"),
+                                         ((-2.0, 5.0), "backcourt"), ((13.0, 1.0), "forecourt"),
+                                         ((20.0, 9.0), "midcourt"), ((25.0, -1.0), "backcourt")])
+def test_tennis_zones(point, label):
+    z = load_spec("tennis").zone_at(point)
+    assert z is not None and z.label == label
+    assert z.half == ("far" if point[0] < 23.77 / 2 else "near")
+
+
+def test_badminton_and_basketball_zones():
+    b = load_spec("badminton")
+    assert b.zone_at((6.0, 3.0)).label == "front court"
+    assert b.zone_at((2.0, 3.0)).label == "mid court"
+    assert b.zone_at((0.3, 3.0)).label == "rear court"
+    assert b.zone_at((-1.0, 3.0)).label == "out of bounds"
+    nba = load_spec("basketball_nba")
+    cases = {(1.6, 7.62): "Restricted Area", (4.5, 7.62): "In The Paint (Non-RA)",
+             (7.0, 7.62): "Mid-Range", (9.5, 7.62): "Above the Break 3",
+             (1.0, 0.3): "Left Corner 3", (1.0, 15.0): "Right Corner 3",
+             (27.0, 7.62): "Restricted Area", (27.6, 15.0): "Right Corner 3"}
+    for p, label in cases.items():
+        assert nba.zone_at(p).label == label, p
+    assert nba.zone_at((50.0, 50.0)) is None
+
+
+def test_plane_lookup_errors():
+    with pytest.raises(KeyError, match="floor"):
+        load_spec("tennis").plane_z("floor")
+
+
+def test_unknown_sport_lists_available():
+    with pytest.raises(SpecError, match="available: badminton"):
+        load_spec("squash")
+
+
+def _write(tmp_path, data, name="custom.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps(data))
+    return p
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda d: d.pop("length_m"), "length_m"),
+    (lambda d: d["keypoints"].__setitem__("far_left_corner", [0, 0]), "keypoints.far_left_corner"),
+    (lambda d: d.__setitem__("default_plane", "floor"), "default_plane"),
+    (lambda d: d["keypoints"].pop("near_right_corner"), "keypoints.near_right_corner"),
+    (lambda d: d["keypoints"].__setitem__("near_right_corner", [23.0, 10.97, 0]),
+     "keypoints.near_right_corner"),
+    (lambda d: d["zones"][0].__setitem__("polygon", [[0, 0]]), "zones[0].polygon"),
+    (lambda d: d["net"].__setitem__("height_at_posts_m", "high"), "net"),
+    (lambda d: d.__setitem__("format_version", 2), "format_version"),
+])
+def test_malformed_spec_names_file_and_field(tmp_path, mutate, field):
+    data = json.loads(json.dumps(load_spec("tennis").to_dict()))
+    mutate(data)
+    p = _write(tmp_path, data)
+    with pytest.raises(SpecError) as e:
+        load_spec_file(p)
+    assert str(p) in str(e.value)
+    assert field in str(e.value)
+
+
+def test_invalid_json_spec(tmp_path):
+    p = tmp_path / "broken.json"
+    p.write_text("{ not json")
+    with pytest.raises(SpecError, match="not valid JSON"):
+        load_spec_file(p)
+
+
+def test_a_new_sport_is_one_file(tmp_path):
+    data = json.loads(json.dumps(load_spec("badminton").to_dict()))
+    data["id"] = "badminton_custom"
+    p = _write(tmp_path, data, "badminton_custom.json")
+    s = load_spec(str(p))
+    assert s.id == "badminton_custom" and len(s.keypoints) == 37

@@ -1,0 +1,31 @@
+import numpy as np
+
+from geometry.camera import Camera, rotation_look_at
+from geometry.polygons import points_in_polygon
+from geometry.projection import clip_polygon_to_front, project_polyline
+
+
+def test_points_in_polygon_including_edges_and_concave():
+    square = np.array([[0, 0], [0, 2], [2, 2], [2, 0.0]])
+    pts = np.array([[1, 1], [3, 1], [2, 1], [0, 0], [-0.1, 1]])
+    assert points_in_polygon(pts, square).tolist() == [True, False, True, True, False]
+    L = np.array([[0, 0], [0, 3], [1, 3], [1, 1], [3, 1], [3, 0.0]])
+    assert points_in_polygon(np.array([[2, 2], [0.5, 2], [2, 0.5]]), L).tolist() == [
+        False, True, True]
+
+
+def test_polyline_passing_behind_the_camera_is_split():
+    C = np.array([0.0, 0.0, 2.0])
+    R = rotation_look_at(C, np.array([-10.0, 0.0, 0.0]))
+    cam = Camera(K=np.array([[500, 0, 319.5], [0, 500, 239.5], [0, 0, 1.0]]), R=R, t=-R @ C,
+                 image_size=(640, 480))
+    runs = project_polyline(cam, np.array([[-20.0, 1, 0], [20.0, 1, 0]]))
+    assert len(runs) == 1  # only the part in front survives
+    assert np.all(np.isfinite(runs[0]))
+
+
+def test_clip_polygon_to_front():
+    quad = np.array([[0, 0, -1.0], [1, 0, -1.0], [1, 0, 3.0], [0, 0, 3.0]])
+    out = clip_polygon_to_front(quad, 0.5)
+    assert np.all(out[:, 2] >= 0.5 - 1e-12) and len(out) == 4
+    assert len(clip_polygon_to_front(quad - [0, 0, 10], 0.5)) == 0
