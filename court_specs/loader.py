@@ -6,10 +6,10 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
+from exporters.validation import first_schema_error
 
 SPEC_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
@@ -22,18 +22,6 @@ class SpecError(ValueError):
 def available_specs() -> list[str]:
     """Ids of the bundled specs (one JSON file each in court_specs/)."""
     return sorted(p.stem for p in SPEC_DIR.glob("*.json"))
-
-
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
-
-
-def _field_path(parts) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
 
 
 @lru_cache(maxsize=64)
@@ -68,10 +56,9 @@ def _parse(path: Path) -> CourtSpec:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise SpecError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        raise SpecError(f"{path}: field {_field_path(e.absolute_path)}: {e.message}")
+    problem = first_schema_error(SCHEMA_PATH, data)
+    if problem:
+        raise SpecError(f"{path}: {problem}")
 
     def bad(field: str, msg: str):
         raise SpecError(f"{path}: field {field}: {msg}")

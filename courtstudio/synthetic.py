@@ -18,6 +18,7 @@ from court_specs import CourtSpec
 from court_specs.model import CORNERS
 from geometry.camera import Camera, rotation_look_at
 from geometry.projection import project_polygon
+from geometry.ribbons import ribbon_quads
 
 # Per sport: distance behind the near baseline (m), camera height above the surface (m),
 # lateral offset from the centre line (m), ball height range (m).
@@ -98,21 +99,6 @@ def _fill(img, uv, bgr, alpha=1.0):
     cv2.addWeighted(layer, alpha, img, 1 - alpha, 0, dst=img)
 
 
-def _ribbon_quads(polyline, width):
-    P = np.asarray(polyline, float)
-    for a, b in zip(P[:-1], P[1:]):
-        d = b[:2] - a[:2]
-        n = np.linalg.norm(d)
-        if n < 1e-9:
-            continue
-        # extend by half a width so corners are filled like painted lines
-        e = d / n * width / 2
-        off = np.array([-d[1], d[0]]) / n * width / 2
-        a2, b2 = a[:2] - e, b[:2] + e
-        yield np.array([[*(a2 + off), a[2]], [*(b2 + off), b[2]], [*(b2 - off), b[2]],
-                        [*(a2 - off), a[2]]])
-
-
 def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> np.ndarray:
     """(h, w, 3) uint8 BGR image of the court seen by ``camera`` (see module doc)."""
     rng = rng or np.random.default_rng(0)
@@ -143,7 +129,7 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
         if name == "net_line":
             continue
         wd = 0.003 if (spec.id == "table_tennis" and name == "centre_line") else width
-        for quad in _ribbon_quads(pl, wd):
+        for quad in ribbon_quads(pl, wd, extend_ends=True):
             _fill(img, project_polygon(camera, quad), (235, 235, 235))
     if spec.net is not None:
         left = np.asarray(spec.net["post_left_top"], float)

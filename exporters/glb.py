@@ -15,6 +15,7 @@ from trimesh.visual.material import PBRMaterial
 
 from exporters.atomic import write_bytes_atomic
 from exporters.scene import Scene
+from geometry.ribbons import ribbon_quads
 
 Z_UP_TO_Y_UP = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1.0]])
 LINE_WIDTH_M = 0.05
@@ -37,19 +38,9 @@ def _quad(p0, p1, p2, p3) -> trimesh.Trimesh:
                            faces=[[0, 1, 2], [0, 2, 3]], process=False)
 
 
-def _ribbons(polylines, z, width) -> trimesh.Trimesh | None:
-    quads = []
-    for pl in polylines:
-        pl = np.asarray(pl, float)
-        for a, b in zip(pl[:-1], pl[1:]):
-            d = b[:2] - a[:2]
-            n = np.linalg.norm(d)
-            if n < 1e-9:
-                continue
-            off = np.array([-d[1], d[0]]) / n * width / 2
-            za, zb = a[2] + z, b[2] + z
-            quads.append(_quad([*(a[:2] + off), za], [*(b[:2] + off), zb],
-                               [*(b[:2] - off), zb], [*(a[:2] - off), za]))
+def _ribbons(polylines, lift_m, width) -> trimesh.Trimesh | None:
+    quads = [_quad(*(q + [0.0, 0.0, lift_m])) for pl in polylines
+             for q in ribbon_quads(pl, width)]
     return trimesh.util.concatenate(quads) if quads else None
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import h5py
-import jsonschema
 import numpy as np
 
 from exporters.atomic import atomic_path, write_json_atomic
+from exporters.validation import first_schema_error
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 
@@ -168,18 +167,6 @@ def save_scene(scene: Scene, json_path) -> Path:
     return json_path
 
 
-@lru_cache(maxsize=1)
-def _validator():
-    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
-
-
-def _field_path(parts) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
 def validate_scene_json(data, where: str = "scene") -> None:
     """Raise SceneError naming the first bad field of a scene record."""
     if not isinstance(data, dict):
@@ -188,10 +175,9 @@ def validate_scene_json(data, where: str = "scene") -> None:
             and data["format_version"] > SCENE_FORMAT_VERSION:
         raise SceneError(f"{where}: format_version {data['format_version']} is newer than this "
                          f"CourtStudio reads ({SCENE_FORMAT_VERSION}); upgrade CourtStudio")
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        raise SceneError(f"{where}: field {_field_path(e.absolute_path)}: {e.message}")
+    problem = first_schema_error(SCHEMA_PATH, data)
+    if problem:
+        raise SceneError(f"{where}: {problem}")
 
 
 def load_scene(json_path) -> Scene:

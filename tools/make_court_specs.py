@@ -366,6 +366,9 @@ def basketball(variant):
         kp[f"{half}_key_right_end"] = p3(X(0), yr)
         kp[f"{half}_free_throw_left"] = p3(X(key_l), yl)
         kp[f"{half}_free_throw_right"] = p3(X(key_l), yr)
+        # the free-throw circle (radius 1.80) crosses the free-throw line inside the key
+        kp[f"{half}_free_throw_circle_left"] = p3(X(key_l), yc - 1.80)
+        kp[f"{half}_free_throw_circle_right"] = p3(X(key_l), yc + 1.80)
         kp[f"{half}_three_left_end"] = p3(X(0), corner_y)
         kp[f"{half}_three_right_end"] = p3(X(0), W - corner_y)
         kp[f"{half}_three_left_join"] = p3(X(x_join), corner_y)
