@@ -34,9 +34,34 @@ class ProjectError(InputError):
 
 @dataclass
 class FrameRef:
+    """A frame: an image file, or frame ``index`` of a ``video`` (paths relative to the
+    project folder, or absolute)."""
+
     id: str
-    image: str
+    image: str | None
     sport: str
+    video: str | None = None
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class CameraRange:
+    """Frames first..last (project frame indices, inclusive) reuse frame ``source``'s camera
+    (a static camera). A frame with its own court points uses its own calibration."""
+
+    first: int
+    last: int
+    source: str
+
+
+@dataclass
+class PlayerAnnotation:
+    """A player box (px, xyxy) with a stable id (Player N), and the annotated height of the
+    mesh's lowest vertex when known."""
+
+    id: int
+    box_xyxy: tuple[float, float, float, float]
+    lowest_vertex_height_m: float | None = None
 
 
 @dataclass
@@ -55,13 +80,28 @@ class FrameAnnotation:
     image_size: tuple[int, int]
     points: dict[str, tuple[float, float]] = field(default_factory=dict)
     ball: BallAnnotation | None = None
+    players: list[PlayerAnnotation] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.points and self.ball is None and not self.players and not self.flags
+
+    def player(self, pid: int) -> PlayerAnnotation | None:
+        return next((p for p in self.players if p.id == pid), None)
 
     def to_json(self) -> dict:
         out = dict(self.raw)
         out.update({"format": ANNOTATION_FORMAT, "format_version": FORMAT_VERSION,
                     "frame_id": self.frame_id, "image_size": list(self.image_size),
                     "points": {k: list(v) for k, v in self.points.items()}})
+        out.pop("ball", None)
+        out["players"] = [{"id": p.id, "box_xyxy": list(p.box_xyxy),
+                           **({"lowest_vertex_height_m": p.lowest_vertex_height_m}
+                              if p.lowest_vertex_height_m is not None else {})}
+                          for p in self.players]
+        out["flags"] = list(self.flags)
         if self.ball is not None:
             b = {"visible": self.ball.visible}
             if self.ball.uv is not None:
@@ -92,8 +132,28 @@ class Project:
                 return f
         raise ProjectError(f"{self.path}: no frame {frame_id!r}")
 
+    camera_ranges: list[CameraRange] = field(default_factory=list)
+
     def image_path(self, frame: FrameRef) -> Path:
+        if frame.image is None:
+            raise ProjectError(f"{self.path}: frame {frame.id!r} is a video frame, not an image")
         return self.root / frame.image
+
+    def video_path(self, frame: FrameRef) -> Path:
+        return self.root / frame.video
+
+    def index_of(self, frame_id: str) -> int:
+        for i, f in enumerate(self.frames):
+            if f.id == frame_id:
+                return i
+        raise ProjectError(f"{self.path}: no frame {frame_id!r}")
+
+    def camera_range_of(self, index: int) -> CameraRange | None:
+        """The static-camera range containing frame ``index`` (the last defined wins)."""
+        for r in reversed(self.camera_ranges):
+            if r.first <= index <= r.last:
+                return r
+        return None
 
     def annotation_path(self, frame_id: str) -> Path:
         return self.root / "annotations" / f"{frame_id}.json"
@@ -110,11 +170,20 @@ class Project:
 
     def to_json(self) -> dict:
         out = dict(self.raw)
+        frames = []
+        for f in self.frames:
+            d = {"id": f.id}
+            if f.image is not None:
+                d["image"] = f.image
+            else:
+                d.update({"video": f.video, "index": f.index})
+            if f.sport != self.sport:
+                d["sport"] = f.sport
+            frames.append(d)
         out.update({"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION,
-                    "name": self.name, "sport": self.sport,
-                    "frames": [{"id": f.id, "image": f.image,
-                                **({"sport": f.sport} if f.sport != self.sport else {})}
-                               for f in self.frames]})
+                    "name": self.name, "sport": self.sport, "frames": frames,
+                    "camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
+                                      for r in self.camera_ranges]})
         return out
 
     def save(self) -> None:
@@ -169,11 +238,31 @@ def load_project(root) -> Project:
         if fid in seen:
             raise ProjectError(f"{where}.id: duplicate frame id {fid!r}")
         seen.add(fid)
-        if not isinstance(image, str) or not image:
+        video, index = fr.get("video"), fr.get("index")
+        if video is not None:
+            if not isinstance(video, str) or not video:
+                raise ProjectError(f"{where}.video: expected a path relative to the project")
+            if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+                raise ProjectError(f"{where}.index: expected a frame number >= 0")
+            image = None
+        elif not isinstance(image, str) or not image:
             raise ProjectError(f"{where}.image: expected a path relative to the project")
         fsport = _check_sport(fr.get("sport", sport), f"{where}.sport")
-        frames.append(FrameRef(fid, image, fsport))
-    return Project(root=root, name=name, sport=sport, frames=frames, raw=data)
+        frames.append(FrameRef(fid, image, fsport, video, index))
+    ranges = []
+    for i, r in enumerate(data.get("camera_ranges", [])):
+        where = f"{path}: field camera_ranges[{i}]"
+        if not isinstance(r, dict) or not all(isinstance(r.get(k), int) for k in ("first",
+                                                                                  "last")):
+            raise ProjectError(f"{where}: expected {{first, last, source}}")
+        if not 0 <= r["first"] <= r["last"] < len(frames):
+            raise ProjectError(f"{where}: frames {r['first']}..{r['last']} are not in the "
+                               f"project (0..{len(frames) - 1})")
+        if r.get("source") not in seen:
+            raise ProjectError(f"{where}.source: no frame {r.get('source')!r}")
+        ranges.append(CameraRange(r["first"], r["last"], r["source"]))
+    return Project(root=root, name=name, sport=sport, frames=frames, raw=data,
+                   camera_ranges=ranges)
 
 
 def load_annotation(path) -> FrameAnnotation:
@@ -182,6 +271,11 @@ def load_annotation(path) -> FrameAnnotation:
         data = read_json(path, "annotation file")
     except InputError as exc:
         raise ProjectError(str(exc)) from None
+    return parse_annotation(data, path)
+
+
+def parse_annotation(data: dict, path) -> FrameAnnotation:
+    """Validate an annotation record (``path`` names it in errors)."""
     _check_version(data, path, ANNOTATION_FORMAT)
     fid = data.get("frame_id")
     if not isinstance(fid, str):
@@ -211,4 +305,25 @@ def load_annotation(path) -> FrameAnnotation:
         if plane is not None and not isinstance(plane, str):
             raise ProjectError(f"{path}: field ball.plane: expected a plane name")
         ball = BallAnnotation(b["visible"], uv, gu, plane)
-    return FrameAnnotation(fid, size, points, ball, raw=data)
+    players, ids = [], set()
+    for i, pl in enumerate(data.get("players", [])):
+        where = f"{path}: field players[{i}]"
+        if not isinstance(pl, dict) or not isinstance(pl.get("id"), int) or pl["id"] < 1:
+            raise ProjectError(f"{where}.id: expected a player number >= 1")
+        if pl["id"] in ids:
+            raise ProjectError(f"{where}.id: duplicate player {pl['id']}")
+        ids.add(pl["id"])
+        box = pl.get("box_xyxy")
+        if (not isinstance(box, list) or len(box) != 4
+                or not all(isinstance(c, (int, float)) for c in box)
+                or not (box[0] < box[2] and box[1] < box[3])):
+            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1] with x0 < x1, "
+                               "y0 < y1")
+        h = pl.get("lowest_vertex_height_m")
+        if h is not None and not isinstance(h, (int, float)):
+            raise ProjectError(f"{where}.lowest_vertex_height_m: expected metres")
+        players.append(PlayerAnnotation(pl["id"], tuple(float(c) for c in box), h))
+    flags = data.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise ProjectError(f"{path}: field flags: expected a list of strings")
+    return FrameAnnotation(fid, size, points, ball, players, list(flags), raw=data)

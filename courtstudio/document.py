@@ -1,0 +1,305 @@
+"""The annotation document: everything an annotator edits in an open project.
+
+Qt-free. Views read it and listen to its signals; every edit is a command on its undo stack
+(a before/after snapshot of the one frame annotation, or of the project's camera ranges), so
+undo/redo, autosave and the GUI tests need no window.
+
+Signals:
+    frame_changed(index)            the current frame moved
+    annotation_changed(frame_id)    a frame's clicks, ball, players or flags changed
+    ranges_changed()                static-camera ranges changed
+    saved()                         everything was written to disk
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from court_specs import CourtSpec, load_spec
+from courtstudio.events import Signal
+from courtstudio.frames import FrameStore
+from courtstudio.live_calibration import CalibrationCache, CameraState
+from courtstudio.project import (BallAnnotation, CameraRange, FrameAnnotation, FrameRef,
+                                 PlayerAnnotation, Project, ProjectError, parse_annotation)
+from courtstudio.undo import Command, UndoStack
+
+
+class AnnotationDocument:
+    def __init__(self, project: Project, frames: FrameStore | None = None):
+        self.project = project
+        self.frames = frames or FrameStore(project)
+        self.undo_stack = UndoStack()
+        self.calibrations = CalibrationCache()
+        self._ann: dict[str, FrameAnnotation] = {}
+        self._dirty: set[str] = set()
+        self._ranges_dirty = False
+        self.current_index = 0
+        self.frame_changed = Signal("frame_changed")
+        self.annotation_changed = Signal("annotation_changed")
+        self.ranges_changed = Signal("ranges_changed")
+        self.saved = Signal("saved")
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def frame_count(self) -> int:
+        return len(self.project.frames)
+
+    @property
+    def current_frame(self) -> FrameRef:
+        return self.project.frames[self.current_index]
+
+    def spec(self, frame: FrameRef | None = None) -> CourtSpec:
+        return load_spec((frame or self.current_frame).sport)
+
+    def annotation(self, frame_id: str) -> FrameAnnotation:
+        """The frame's annotation (read-only: edit through the methods below)."""
+        ann = self._ann.get(frame_id)
+        if ann is None:
+            ann = self.project.load_annotation(frame_id)
+            if ann is None:
+                frame = self.project.frame(frame_id)
+                ann = FrameAnnotation(frame_id, self.frames.image_size(frame))
+            self._ann[frame_id] = ann
+        return ann
+
+    def has_annotation_file(self, frame_id: str) -> bool:
+        return frame_id in self._ann or self.project.annotation_path(frame_id).exists()
+
+    def camera_state(self, frame_id: str, diagnose: bool = True) -> CameraState:
+        """The frame's own calibration, else its static-camera range's source camera."""
+        frame = self.project.frame(frame_id)
+        ann = self.annotation(frame_id)
+        own = self.calibrations.solve(frame_id, load_spec(frame.sport), ann, diagnose)
+        if own.calibration is not None or ann.points:
+            return own
+        rng = self.project.camera_range_of(self.project.index_of(frame_id))
+        if rng is not None and rng.source != frame_id:
+            src = self.calibrations.solve(rng.source, load_spec(frame.sport),
+                                          self.annotation(rng.source), diagnose)
+            if src.calibration is not None:
+                return CameraState(src.calibration, f"static camera of {rng.source}",
+                                   rng.source)
+        return own
+
+    @property
+    def is_dirty(self) -> bool:
+        return bool(self._dirty) or self._ranges_dirty
+
+    # ---------------------------------------------------------------- navigation
+    def go_to(self, index: int) -> None:
+        index = max(0, min(self.frame_count - 1, int(index)))
+        if index != self.current_index:
+            self.current_index = index
+            self.frame_changed.emit(index)
+
+    def step(self, delta: int) -> None:
+        self.go_to(self.current_index + delta)
+
+    # --------------------------------------------------------------------- edits
+    def _set_state(self, frame_id: str, state: dict) -> None:
+        self._ann[frame_id] = parse_annotation(copy.deepcopy(state), f"{frame_id} (edit)")
+        self._dirty.add(frame_id)
+        self.annotation_changed.emit(frame_id)
+
+    def _edit(self, frame_id: str, text: str, mutate, merge_key=None) -> None:
+        ann = self.annotation(frame_id)
+        before = ann.to_json()
+        work = parse_annotation(copy.deepcopy(before), frame_id)
+        mutate(work)
+        after = work.to_json()
+        if after == before:
+            return
+        self.undo_stack.push(Command(text, lambda s, f=frame_id: self._set_state(f, s),
+                                     before, after, merge_key))
+
+    def set_keypoint(self, frame_id: str, name: str, uv, drag: bool = False) -> None:
+        """Place or move a keypoint click (uv pixels). Successive drag moves merge."""
+        if name not in self.spec(self.project.frame(frame_id)).keypoints:
+            raise ProjectError(f"{self.spec().id} has no keypoint {name!r}")
+        u, v = float(uv[0]), float(uv[1])
+        w, h = self.annotation(frame_id).image_size
+        if not (-0.5 <= u <= w - 0.5 and -0.5 <= v <= h - 0.5):
+            raise ProjectError(f"({u:.1f}, {v:.1f}) is outside the {w}x{h} frame")
+
+        def m(a: FrameAnnotation):
+            a.points[name] = (u, v)
+        self._edit(frame_id, f"Move {name}" if drag else f"Place {name}", m,
+                   ("kp", frame_id, name) if drag else None)
+
+    def remove_keypoint(self, frame_id: str, name: str) -> None:
+        self._edit(frame_id, f"Remove {name}", lambda a: a.points.pop(name, None))
+
+    def apply_relabelling(self, frame_id: str, mapping: dict[str, str]) -> None:
+        """Rename clicks as the calibration doctor suggested (one undo step)."""
+        def m(a: FrameAnnotation):
+            old = dict(a.points)
+            for src in mapping:
+                a.points.pop(src, None)
+            for src, dst in mapping.items():
+                if src in old:
+                    a.points[dst] = old[src]
+        self._edit(frame_id, "Apply suggested relabelling", m)
+
+    def set_ball_pixel(self, frame_id: str, uv) -> None:
+        """The ball's pixel; the ground click is cleared (it belongs to the old ray)."""
+        def m(a: FrameAnnotation):
+            plane = a.ball.plane if a.ball else None
+            a.ball = BallAnnotation(True, (float(uv[0]), float(uv[1])), None, plane)
+        self._edit(frame_id, "Place ball", m)
+
+    def set_ball_ground(self, frame_id: str, uv, drag: bool = False) -> None:
+        def m(a: FrameAnnotation):
+            if a.ball is None or a.ball.uv is None:
+                raise ProjectError("click the ball before its ground point")
+            a.ball = BallAnnotation(True, a.ball.uv, (float(uv[0]), float(uv[1])), a.ball.plane)
+        self._edit(frame_id, "Place ball ground point", m,
+                   ("ball_ground", frame_id) if drag else None)
+
+    def set_ball_not_visible(self, frame_id: str, not_visible: bool = True) -> None:
+        def m(a: FrameAnnotation):
+            plane = a.ball.plane if a.ball else None
+            a.ball = BallAnnotation(False, None, None, plane) if not_visible else None
+        self._edit(frame_id, "Ball not visible" if not_visible else "Ball visible", m)
+
+    def clear_ball(self, frame_id: str) -> None:
+        self._edit(frame_id, "Clear ball", lambda a: setattr(a, "ball", None))
+
+    def set_ball_plane(self, frame_id: str, plane: str) -> None:
+        spec = self.spec(self.project.frame(frame_id))
+        spec.plane_z(plane)  # KeyError names the planes
+
+        def m(a: FrameAnnotation):
+            b = a.ball or BallAnnotation(True)
+            a.ball = BallAnnotation(b.visible, b.uv, b.ground_uv, plane)
+        self._edit(frame_id, f"Ball plane: {plane}", m)
+
+    def next_player_id(self) -> int:
+        """The lowest id not used in the current frame (ids are stable across frames)."""
+        used = {p.id for p in self.annotation(self.current_frame.id).players}
+        return next(i for i in range(1, len(used) + 2) if i not in used)
+
+    def set_player_box(self, frame_id: str, pid: int, box_xyxy, drag: bool = False) -> None:
+        x0, y0, x1, y1 = (float(c) for c in box_xyxy)
+        box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+        if box[2] - box[0] < 2 or box[3] - box[1] < 2:
+            raise ProjectError("a player box must be at least 2 px wide and high")
+
+        def m(a: FrameAnnotation):
+            old = a.player(pid)
+            h = old.lowest_vertex_height_m if old else None
+            a.players = [p for p in a.players if p.id != pid] + [PlayerAnnotation(pid, box, h)]
+            a.players.sort(key=lambda p: p.id)
+        self._edit(frame_id, f"Player {pid} box", m, ("box", frame_id, pid) if drag else None)
+
+    def remove_player(self, frame_id: str, pid: int) -> None:
+        def m(a: FrameAnnotation):
+            a.players = [p for p in a.players if p.id != pid]
+        self._edit(frame_id, f"Remove player {pid}", m)
+
+    def set_player_height(self, frame_id: str, pid: int, height_m: float | None) -> None:
+        def m(a: FrameAnnotation):
+            p = a.player(pid)
+            if p is None:
+                raise ProjectError(f"no player {pid} in frame {frame_id}")
+            p.lowest_vertex_height_m = None if height_m is None else float(height_m)
+        self._edit(frame_id, f"Player {pid} height", m)
+
+    def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
+        def m(a: FrameAnnotation):
+            if flag in a.flags:
+                a.flags.remove(flag)
+            else:
+                a.flags.append(flag)
+        self._edit(frame_id, f"Toggle {flag}", m)
+
+    # static-camera ranges (project level)
+    def _set_ranges(self, ranges: list) -> None:
+        self.project.camera_ranges = [CameraRange(*r) for r in ranges]
+        self._ranges_dirty = True
+        self.ranges_changed.emit()
+
+    def set_camera_range(self, first: int, last: int, source_frame_id: str) -> None:
+        """Frames first..last reuse source_frame_id's calibration."""
+        first, last = sorted((int(first), int(last)))
+        if not (0 <= first and last < self.frame_count):
+            raise ProjectError(f"frames {first}..{last} are outside 0..{self.frame_count - 1}")
+        self.project.frame(source_frame_id)
+        before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
+        after = before + [(first, last, source_frame_id)]
+        self.undo_stack.push(Command(f"Static camera {first}..{last}", self._set_ranges,
+                                     before, after))
+
+    def remove_camera_range_at(self, index: int) -> None:
+        before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
+        after = [r for r in before if not (r[0] <= index <= r[1])]
+        if after != before:
+            self.undo_stack.push(Command("Remove static camera range", self._set_ranges,
+                                         before, after))
+
+    # --------------------------------------------------------------------- undo
+    def undo(self) -> bool:
+        return self.undo_stack.undo()
+
+    def redo(self) -> bool:
+        return self.undo_stack.redo()
+
+    def end_drag(self) -> None:
+        """Close the current merge run (mouse released)."""
+        self.undo_stack.break_merge()
+
+    # --------------------------------------------------------------- save/recover
+    def unsaved_state(self) -> dict:
+        """Everything not yet saved, as JSON (what the autosave journal holds)."""
+        return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
+                "camera_ranges": None if not self._ranges_dirty else
+                [{"first": r.first, "last": r.last, "source": r.source}
+                 for r in self.project.camera_ranges]}
+
+    def restore_unsaved_state(self, state: dict) -> None:
+        """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
+        for fid, data in state.get("annotations", {}).items():
+            self.project.frame(fid)
+            rec = parse_annotation(data, f"autosave: {fid}")
+            before = self.annotation(fid).to_json()
+            self.undo_stack.push(Command(f"Recover {fid}",
+                                         lambda s, f=fid: self._set_state(f, s), before,
+                                         rec.to_json()))
+        ranges = state.get("camera_ranges")
+        if ranges is not None:
+            before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
+            after = [(r["first"], r["last"], r["source"]) for r in ranges]
+            self.undo_stack.push(Command("Recover static camera ranges", self._set_ranges,
+                                         before, after))
+
+    def save(self) -> list[Path]:
+        """Write every changed annotation and the project file, atomically."""
+        written = []
+        for fid in sorted(self._dirty):
+            ann = self._ann[fid]
+            path = self.project.annotation_path(fid)
+            if ann.is_empty and not path.exists():
+                continue
+            self.project.save_annotation(ann)
+            written.append(path)
+        if self._ranges_dirty:
+            self.project.save()
+            written.append(self.project.path)
+        self._dirty.clear()
+        self._ranges_dirty = False
+        self.undo_stack.set_clean()
+        self.saved.emit()
+        return written
+
+    def frame_status(self, index: int) -> dict:
+        """What is annotated on frame ``index``: court / ball / players / flagged / static."""
+        frame = self.project.frames[index]
+        loaded = frame.id in self._ann or self.project.annotation_path(frame.id).exists()
+        ann = self.annotation(frame.id) if loaded else None
+        rng = self.project.camera_range_of(index)
+        return {"court": bool(ann and len(ann.points) >= 4),
+                "ball": bool(ann and ann.ball is not None
+                             and (not ann.ball.visible or ann.ball.ground_uv is not None)),
+                "players": bool(ann and ann.players),
+                "flagged": bool(ann and ann.flags),
+                "static": rng is not None}
