@@ -114,14 +114,14 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             raise
         fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
                                         spec.symmetry_maps(), None, click_sigma_px, half)
-        raise CalibrationError(_with_fix_hint(str(exc), fixes)) from None
+        raise _error_with_fixes(str(exc), fixes) from None
     cx = fit.camera.camera_centre_world[0]
     if cx <= half:
         fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
                                         spec.symmetry_maps(), fit, click_sigma_px, half)
-        raise CalibrationError(_with_fix_hint(
+        raise _error_with_fixes(
             f"the clicks put the camera on the far side of the court (x = {cx:.2f} m, the "
-            f"near half starts at x = {half:.2f} m): near/far labels look swapped", fixes))
+            f"near half starts at x = {half:.2f} m): near/far labels look swapped", fixes)
     warnings = []
     if cx <= spec.length_m:
         warnings.append(f"camera centre x = {cx:.2f} m is not behind the near baseline "
@@ -144,6 +144,14 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             if n in suspects))
     return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
                             warnings)
+
+
+def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:
+    """A CalibrationError whose text names the best fix; ``.fixes`` holds them all (the app
+    offers to apply them)."""
+    err = CalibrationError(_with_fix_hint(message, fixes))
+    err.fixes = fixes
+    return err
 
 
 def _with_fix_hint(message: str, fixes: list[LabelFix]) -> str:

@@ -192,6 +192,10 @@ def cmd_export(args) -> int:
     src = Path(args.source)
     if fmt is None:
         raise CliError("cannot tell the format from the output name: give --format")
+    if fmt == "scenes":
+        from courtstudio.reconstruct import reconstruct_project
+        summaries = reconstruct_project(load_project(src), args.output)
+        return 1 if any(s.status == "error" for s in summaries) else 0
     if fmt == "coco":
         from courtstudio.reconstruct import export_project_coco
         project = load_project(src)
@@ -234,7 +238,7 @@ def cmd_reconstruct(args) -> int:
     if args.sample == (args.project is not None):
         raise CliError("give a PROJECT folder or --sample (not both)")
     project = load_project(SAMPLE_PROJECT if args.sample else args.project)
-    summaries = reconstruct_project(project, args.output, args.click_sigma)
+    summaries = reconstruct_project(project, args.output)
     failed = [s for s in summaries if s.status == "error"]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
           f"outputs in {args.output}")
@@ -251,6 +255,19 @@ def cmd_synth(args) -> int:
                                 tuple(args.image_size), name=Path(args.output).name)
     print(f"wrote {len(p.frames)} frames to project {args.output}")
     return 0
+
+
+# ---------------------------------------------------------------------------------- gui
+def cmd_gui(args) -> int:
+    try:
+        from annotation_ui.app import run
+    except ImportError as exc:
+        raise CliError(f"the desktop app needs PySide6 ({exc}); install it with "
+                       "`pip install PySide6-Essentials`") from None
+    if args.sample and args.project:
+        raise CliError("give a PROJECT folder or --sample (not both)")
+    return run(args.project, args.sample, args.screenshot, args.panel, args.view, args.frame,
+               tuple(args.size))
 
 
 # --------------------------------------------------------------------------------- main
@@ -341,11 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
         epilog=_examples("courtstudio export out/sample/tennis_0001/scene.json -o tennis.glb",
                          "courtstudio export out/sample/tennis_0001/scene.json -o cam.yaml",
-                         "courtstudio export samples/sample_project --format coco -o coco/"))
-    sp.add_argument("source", help="scene .json, or a project folder for coco")
+                         "courtstudio export samples/sample_project --format coco -o coco/",
+                         "courtstudio export my_project --format scenes -o out/scenes"))
+    sp.add_argument("source", help="scene .json, or a project folder for coco and scenes")
     sp.add_argument("-o", "--output", required=True,
                     help="output file (coco: a folder, one file per sport)")
-    sp.add_argument("--format", choices=["glb", "opencv-yaml", "coco"])
+    sp.add_argument("--format", choices=["glb", "opencv-yaml", "coco", "scenes"],
+                    help="scenes: a project's scene files for every frame (no GUI needed)")
     sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("zone", help="which named court zone a world point is in",
@@ -369,8 +388,25 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("project", nargs="?")
     sp.add_argument("--sample", action="store_true", help="the bundled sample project")
     sp.add_argument("-o", "--output", required=True)
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
     sp.set_defaults(func=cmd_reconstruct)
+
+    sp = sub.add_parser(
+        "gui", help="the desktop annotation app", formatter_class=fmt,
+        description="Open the annotation app on a project folder or the bundled sample. With "
+                    "--screenshot the window is rendered offscreen to a PNG and the app exits.",
+        epilog=_examples("courtstudio gui --sample", "courtstudio gui my_project",
+                         "courtstudio gui --sample --screenshot court.png --panel court",
+                         "courtstudio gui --sample --screenshot ball.png --panel ball "
+                         "--view 3d --frame 1"))
+    sp.add_argument("project", nargs="?")
+    sp.add_argument("--sample", action="store_true", help="open the bundled sample project "
+                                                          "(a writable copy in ~/.courtstudio)")
+    sp.add_argument("--screenshot", metavar="FILE.png")
+    sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
+    sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
+    sp.add_argument("--frame", type=int, default=0, help="frame index to show")
+    sp.add_argument("--size", nargs=2, type=int, default=[1600, 960], metavar=("W", "H"))
+    sp.set_defaults(func=cmd_gui)
 
     sp = sub.add_parser(
         "synth", help="write a project of synthetic broadcast frames with ground truth",

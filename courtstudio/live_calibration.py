@@ -31,6 +31,7 @@ class CameraState:
     calibration: CourtCalibration | None
     message: str = ""
     source_frame_id: str | None = None  # set when inherited
+    fixes: tuple = ()  # the doctor's relabellings when the clicks did not calibrate
 
     @property
     def camera(self) -> Camera | None:
@@ -61,7 +62,8 @@ class CalibrationCache:
             state = CameraState(cal)
             self._theta[frame_id] = ParamModel("simple").from_camera(cal.camera)
         except ValueError as exc:
-            state = CameraState(None, " ".join(str(exc).split()))
+            state = CameraState(None, " ".join(str(exc).split()),
+                                fixes=tuple(getattr(exc, "fixes", ())))
         if len(self._cache) > 512:
             self._cache.clear()
         self._cache[key] = state

@@ -49,12 +49,14 @@ class BallRecord:
 
 @dataclass
 class PlayerRecord:
-    """A player. box_xyxy: (4,) px; joints_world: name -> (3,) m; vertices_world: (V, 3) m;
+    """A player. box_xyxy: (4,) px; joints_world: name -> (3,) m (empty without a mesh);
+    ground_world: (3,) m, the box's bottom-centre on the court; vertices_world: (V, 3) m;
     faces: (F, 3) int; scale: the rescale factor applied about the camera centre."""
 
     id: int
     box_xyxy: np.ndarray
-    joints_world: dict[str, np.ndarray]
+    joints_world: dict[str, np.ndarray] = field(default_factory=dict)
+    ground_world: np.ndarray | None = None
     vertices_world: np.ndarray | None = None
     faces: np.ndarray | None = None
     scale: float | None = None
@@ -109,9 +111,11 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
     players_raw = {p.get("id"): p for p in scene.raw.get("players", []) if isinstance(p, dict)}
     players = []
     for p in scene.players:
-        rec = {"id": int(p.id), "box_xyxy": _vec(p.box_xyxy),
-               "joints_world": {k: _vec(v) for k, v in p.joints_world.items()},
-               "mesh": None, "source": p.source}
+        rec = {"id": int(p.id), "box_xyxy": _vec(p.box_xyxy), "mesh": None, "source": p.source}
+        if p.joints_world:
+            rec["joints_world"] = {k: _vec(v) for k, v in p.joints_world.items()}
+        if p.ground_world is not None:
+            rec["ground_world"] = _vec(p.ground_world)
         if p.vertices_world is not None:
             if hdf5_name is None:
                 raise SceneError("a player has a mesh but no HDF5 file name was given")
@@ -216,7 +220,8 @@ def load_scene(json_path) -> Scene:
             V, F = _read_mesh(json_path, mesh, f"players[{i}].mesh")
         players.append(PlayerRecord(
             id=p["id"], box_xyxy=np.array(p["box_xyxy"], float),
-            joints_world={k: np.array(v, float) for k, v in p["joints_world"].items()},
+            joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
+            ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
             vertices_world=V, faces=F, scale=p.get("scale"),
             lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", "")))
     return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),

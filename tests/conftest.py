@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
+import os
 
-from court_specs import load_spec
-from court_specs.model import PAPER_SIX
-from courtstudio.synthetic import sample_broadcast_camera
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from court_specs import load_spec  # noqa: E402
+from court_specs.model import PAPER_SIX  # noqa: E402
+from courtstudio.synthetic import sample_broadcast_camera  # noqa: E402
 
 IMAGE_SIZE = (1920, 1080)
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path, monkeypatch):
+    """The app's settings and sample copy go to a per-test folder, never the real home."""
+    monkeypatch.setenv("COURTSTUDIO_HOME", str(tmp_path / "courtstudio_home"))
 
 
 @pytest.fixture

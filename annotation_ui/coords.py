@@ -1,0 +1,23 @@
+"""The one place where image pixels (OpenCV: (0, 0) is the centre of the top-left pixel) and
+Qt scene coordinates (that centre is at (0.5, 0.5)) are converted."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QPolygonF
+
+PIXEL_CENTRE = 0.5
+
+
+def uv_to_scene(u: float, v: float) -> QPointF:
+    return QPointF(float(u) + PIXEL_CENTRE, float(v) + PIXEL_CENTRE)
+
+
+def scene_to_uv(p: QPointF) -> tuple[float, float]:
+    return p.x() - PIXEL_CENTRE, p.y() - PIXEL_CENTRE
+
+
+def uv_polyline(uv: np.ndarray) -> QPolygonF:
+    """(N, 2) pixels -> QPolygonF in scene coordinates."""
+    return QPolygonF([uv_to_scene(u, v) for u, v in np.asarray(uv, float)])

@@ -1,0 +1,185 @@
+"""The Court panel: a top-down court diagram highlighting the next keypoint, the keypoint list
+with residuals, the camera's uncertainty, the doctor's suggestions, static-camera ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from courtstudio.tool_state import keypoint_order
+
+
+class CourtDiagram(QWidget):
+    """Top-down court as the broadcast camera sees it: far baseline at the top, left on the
+    left (screen x = world y, screen y = world x). Click a keypoint to make it current."""
+
+    keypoint_clicked = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.spec = None
+        self.clicked: set[str] = set()
+        self.current: str | None = None
+        self.suspects: set[str] = set()
+        self.setMinimumSize(160, 150)
+
+    def set_state(self, spec, clicked, current, suspects=()):
+        self.spec, self.clicked, self.current = spec, set(clicked), current
+        self.suspects = set(suspects)
+        self.update()
+
+    def _transform(self):
+        s = self.spec
+        m = 14.0
+        ys = [p[1] for p in s.keypoints.values()]
+        xs = [p[0] for p in s.keypoints.values()]
+        y0, y1, x0, x1 = min(ys + [0.0]), max(ys + [s.width_m]), min(xs + [0.0]), \
+            max(xs + [s.length_m])
+        scale = min((self.width() - 2 * m) / (y1 - y0), (self.height() - 2 * m) / (x1 - x0))
+        ox = (self.width() - scale * (y1 - y0)) / 2 - scale * y0
+        oy = (self.height() - scale * (x1 - x0)) / 2 - scale * x0
+        return lambda p: QPointF(ox + scale * p[1], oy + scale * p[0])
+
+    def _keypoint_positions(self):
+        t = self._transform()
+        return {n: t(p) for n, p in self.spec.keypoints.items()}
+
+    def paintEvent(self, event):
+        if self.spec is None:
+            return
+        qp = QPainter(self)
+        qp.setRenderHint(QPainter.RenderHint.Antialiasing)
+        qp.fillRect(self.rect(), QColor(40, 70, 55))
+        t = self._transform()
+        qp.setPen(QPen(QColor(230, 230, 230), 1.2))
+        for pl in self.spec.lines.values():
+            pts = [t(p) for p in pl]
+            for a, b in zip(pts[:-1], pts[1:]):
+                qp.drawLine(a, b)
+        for name, pos in self._keypoint_positions().items():
+            elevated = self.spec.keypoints[name][2] > 1e-6
+            if name == self.current:
+                qp.setPen(QPen(QColor(255, 255, 255), 2))
+                qp.setBrush(Qt.BrushStyle.NoBrush)
+                qp.drawEllipse(pos, 8, 8)
+            color = QColor(255, 60, 255) if name in self.suspects else (
+                QColor(255, 70, 70) if name in self.clicked else QColor(150, 150, 150))
+            qp.setPen(QPen(color, 1))
+            qp.setBrush(QBrush(color) if name in self.clicked else Qt.BrushStyle.NoBrush)
+            r = 4.0
+            if elevated:
+                qp.drawRect(QRectF(pos.x() - r, pos.y() - r, 2 * r, 2 * r))
+            else:
+                qp.drawEllipse(pos, r, r)
+        qp.end()
+
+    def mousePressEvent(self, event):
+        if self.spec is None:
+            return
+        p = event.position()
+        best, best_d = None, 12.0
+        for name, pos in self._keypoint_positions().items():
+            d = float(np.hypot(pos.x() - p.x(), pos.y() - p.y()))
+            if d < best_d:
+                best, best_d = name, d
+        if best is not None:
+            self.keypoint_clicked.emit(best)
+
+
+class CourtPanel(QWidget):
+    apply_suggestion = Signal(dict)  # mapping
+    remove_keypoint = Signal(str)
+    set_static_range = Signal(int, int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.diagram = CourtDiagram()
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["keypoint", "residual px", "LOO px"])
+        self.table.horizontalHeaderItem(2).setToolTip(
+            "leave-one-out: distance from where the camera solved without this click "
+            "projects its keypoint; a large value means this click is the wrong one")
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.suggestion = QLabel("")
+        self.suggestion.setWordWrap(True)
+        self.apply_button = QPushButton("Apply suggested relabelling")
+        self.apply_button.setVisible(False)
+        self._mapping = {}
+        self.apply_button.clicked.connect(lambda: self.apply_suggestion.emit(self._mapping))
+        self.range_first = QSpinBox()
+        self.range_last = QSpinBox()
+        self.range_button = QPushButton("Reuse this camera for frames")
+        self.range_button.clicked.connect(
+            lambda: self.set_static_range.emit(self.range_first.value(),
+                                               self.range_last.value()))
+        rng = QHBoxLayout()
+        rng.addWidget(self.range_button)
+        rng.addWidget(self.range_first)
+        rng.addWidget(QLabel("to"))
+        rng.addWidget(self.range_last)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.diagram, 2)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.table, 4)
+        lay.addWidget(self.suggestion)
+        lay.addWidget(self.apply_button)
+        lay.addLayout(rng)
+
+    def update_state(self, spec, ann, state, current, frame_index, frame_count):
+        cal = state.calibration
+        suspects = cal.suspects if cal is not None else []
+        self.diagram.set_state(spec, ann.points, current, suspects)
+        for sb in (self.range_first, self.range_last):
+            sb.setRange(0, max(0, frame_count - 1))
+        if self.range_last.value() < frame_index:
+            self.range_last.setValue(min(frame_count - 1, frame_index + 25))
+        if not self.range_first.hasFocus():
+            self.range_first.setValue(frame_index)
+        self.range_button.setEnabled(cal is not None and not state.inherited)
+        if cal is None:
+            self.summary.setText(f"<b>No camera</b>: {state.message}. Next: "
+                                 f"<b>{current or '-'}</b>")
+        else:
+            K = cal.camera.K
+            c = cal.camera.camera_centre_world
+            sc = cal.fit.camera_centre_sigma_m
+            src = f" (static camera of {state.source_frame_id})" if state.inherited else ""
+            self.summary.setText(
+                f"<b>f = {K[0, 0]:.0f} px</b> &plusmn; {cal.fit.focal_sigma_pct:.2f} %{src}<br>"
+                f"camera ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m &plusmn; ({sc[0]:.2f}, "
+                f"{sc[1]:.2f}, {sc[2]:.2f}) m<br>RMS {cal.fit.rms_px:.2f} px over "
+                f"{len(cal.names)} points. Next: <b>{current or '-'}</b>")
+        names = [n for n in keypoint_order(spec) if n in ann.points]
+        self.table.setRowCount(len(names))
+        res = dict(zip(cal.names, cal.fit.residuals_px)) if cal and not state.inherited else {}
+        loo = dict(zip(cal.names, cal.loo.residual_px)) if cal and not state.inherited else {}
+        for row, n in enumerate(names):
+            cells = [n, f"{res[n]:.2f}" if n in res else "-",
+                     f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-"]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if n in suspects:
+                    item.setForeground(QBrush(QColor(220, 0, 200)))
+                self.table.setItem(row, col, item)
+        if state.inherited:
+            fixes = []
+        else:
+            fixes = list(cal.fixes) if cal is not None else list(state.fixes)
+        self.suggestion.setText(fixes[0].message if fixes else
+                                ("Suspect click: " + ", ".join(suspects) if suspects else ""))
+        self._mapping = fixes[0].mapping if fixes else {}
+        self.apply_button.setVisible(bool(self._mapping))
+
+    def selected_keypoint(self) -> str | None:
+        row = self.table.currentRow()
+        item = self.table.item(row, 0) if row >= 0 else None
+        return item.text() if item else None

@@ -1,0 +1,92 @@
+"""Dialogs: new project, keyboard shortcuts."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+
+from court_specs import available_specs, load_spec
+
+
+class NewProjectDialog(QDialog):
+    """Source (a video file or an image folder), sport, project folder."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("New project")
+        self.from_video = QRadioButton("Video file")
+        self.from_images = QRadioButton("Image folder")
+        self.from_video.setChecked(True)
+        self.source = QLineEdit()
+        browse = QPushButton("Browse...")
+        browse.clicked.connect(self._browse_source)
+        self.sport = QComboBox()
+        for sid in available_specs():
+            self.sport.addItem(load_spec(sid).name, sid)
+        self.folder = QLineEdit()
+        browse_out = QPushButton("Browse...")
+        browse_out.clicked.connect(self._browse_folder)
+        src = QHBoxLayout()
+        src.addWidget(self.source)
+        src.addWidget(browse)
+        out = QHBoxLayout()
+        out.addWidget(self.folder)
+        out.addWidget(browse_out)
+        kind = QHBoxLayout()
+        kind.addWidget(self.from_video)
+        kind.addWidget(self.from_images)
+        form = QFormLayout()
+        form.addRow("Frames from", kind)
+        form.addRow("Source", src)
+        form.addRow("Sport", self.sport)
+        form.addRow("Project folder", out)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+
+    def _browse_source(self):
+        if self.from_video.isChecked():
+            path, _ = QFileDialog.getOpenFileName(self, "Video", "",
+                                                  "Videos (*.mp4 *.mov *.avi *.mkv);;All (*)")
+        else:
+            path = QFileDialog.getExistingDirectory(self, "Image folder")
+        if path:
+            self.source.setText(path)
+
+    def _browse_folder(self):
+        path = QFileDialog.getExistingDirectory(self, "Project folder")
+        if path:
+            self.folder.setText(path)
+
+    def values(self) -> dict:
+        return {"kind": "video" if self.from_video.isChecked() else "images",
+                "source": self.source.text().strip(), "sport": self.sport.currentData(),
+                "folder": self.folder.text().strip()}
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, shortcuts: list[tuple[str, str]], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        table = QTableWidget(len(shortcuts), 2)
+        table.setHorizontalHeaderLabels(["action", "keys"])
+        table.verticalHeader().setVisible(False)
+        for row, (action, keys) in enumerate(shortcuts):
+            table.setItem(row, 0, QTableWidgetItem(action))
+            table.setItem(row, 1, QTableWidgetItem(keys))
+        table.resizeColumnsToContents()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel("Space + drag, right or middle drag: pan. Wheel: zoom."))
+        lay.addWidget(table)
+        lay.addWidget(buttons)
+        self.resize(460, 560)
+        self.table = table
+

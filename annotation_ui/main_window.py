@@ -1,0 +1,452 @@
+"""The main window: assembles the canvas, panels, views and timeline around an open document.
+
+It holds no annotation state: everything is in ``AnnotationDocument`` (edits, undo, saving) and
+``ToolState`` (tool, next keypoint, selected player); widgets are refreshed from them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressDialog,
+                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+
+from annotation_ui.ball_panel import BallPanel
+from annotation_ui.canvas_tools import CanvasTools
+from annotation_ui.court_panel import CourtPanel
+from annotation_ui.dialogs import NewProjectDialog, ShortcutsDialog
+from annotation_ui.frame_view import FrameView
+from annotation_ui.loupe import Loupe
+from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
+                                         draw_court, draw_players)
+from annotation_ui.players_panel import PlayersPanel
+from annotation_ui.qimage import bgr_to_pixmap
+from annotation_ui.timeline import Timeline
+from annotation_ui.views import OrbitView, TopDownView
+from courtstudio.autosave import Autosave, discard_recovery, pending_recovery
+from courtstudio.document import AnnotationDocument
+from courtstudio.export_scenes import export_frames
+from courtstudio.live_calibration import box_ground_point, lift_frame_ball
+from courtstudio.project import load_project
+from courtstudio.sample import user_home
+from courtstudio.tool_state import TOOLS, ToolState
+from exporters.orbit_view import OrbitPlayer
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    def __init__(self):
+        super().__init__()
+        self.doc: AnnotationDocument | None = None
+        self.autosave: Autosave | None = None
+        self.tools = ToolState()
+        self.settings = QSettings(str(user_home() / "settings.ini"), QSettings.Format.IniFormat)
+        self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
+        self._dragging = False
+        self._build()
+        self._build_actions()
+        self.tools.changed.connect(self.refresh)
+        self.resize(1500, 900)
+        self._update_title()
+
+    # ------------------------------------------------------------------- layout
+    def _build(self):
+        self.view = FrameView()
+        self.overlay = OverlayLayer(self.view.scene())
+        self.canvas = CanvasTools(None, self.tools, self.view)
+        self.canvas.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
+        self.view.pressed.connect(lambda *a: setattr(self, "_dragging", True))
+        self.view.released.connect(self._drag_finished)
+        self.view.hovered.connect(self._hovered)
+        self.loupe = Loupe()
+        self.court_panel = CourtPanel()
+        self.ball_panel = BallPanel()
+        self.players_panel = PlayersPanel()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.court_panel, "Court (C)")
+        self.tabs.addTab(self.ball_panel, "Ball (B)")
+        self.tabs.addTab(self.players_panel, "Players (P)")
+        self.tabs.currentChanged.connect(lambda i: self.tools.set_tool(TOOLS[i]))
+        self.topdown = TopDownView()
+        self.orbit = OrbitView()
+        self.result_tabs = QTabWidget()
+        self.result_tabs.addTab(self.topdown, "Top-down")
+        self.result_tabs.addTab(self.orbit, "3D")
+        self.result_tabs.currentChanged.connect(lambda i: self.refresh())
+        side = QWidget()
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.addWidget(self.loupe, 0, Qt.AlignmentFlag.AlignHCenter)
+        side_split = QSplitter(Qt.Orientation.Vertical)
+        side_split.addWidget(self.tabs)
+        side_split.addWidget(self.result_tabs)
+        side_split.setSizes([600, 260])
+        side_lay.addWidget(side_split)
+        self.timeline = Timeline()
+        self.timeline.frame_requested.connect(self.go_to)
+        centre = QSplitter(Qt.Orientation.Vertical)
+        centre.addWidget(self.view)
+        centre.addWidget(self.timeline)
+        centre.setSizes([820, 50])
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(centre)
+        main.addWidget(side)
+        main.setSizes([1060, 500])
+        self.setCentralWidget(main)
+        self.placeholder = QLabel("Open a project (Ctrl+O), create one (Ctrl+N), or open the "
+                                  "sample (File > Open sample project).")
+        self.statusBar().addPermanentWidget(self.placeholder)
+        self.court_panel.diagram.keypoint_clicked.connect(self.tools.set_keypoint)
+        self.court_panel.apply_suggestion.connect(self._apply_suggestion)
+        self.court_panel.set_static_range.connect(self._static_range)
+        self.ball_panel.not_visible_toggled.connect(
+            lambda on: self._edit(self.doc.set_ball_not_visible, self._fid, on))
+        self.ball_panel.plane_chosen.connect(
+            lambda plane: self._edit(self.doc.set_ball_plane, self._fid, plane))
+        self.ball_panel.clear_requested.connect(lambda: self._edit(self.doc.clear_ball,
+                                                                   self._fid))
+        self.players_panel.player_selected.connect(self.tools.set_player)
+        self.players_panel.delete_requested.connect(
+            lambda pid: self._edit(self.doc.remove_player, self._fid, pid))
+        self.players_panel.height_set.connect(
+            lambda pid, h: self._edit(self.doc.set_player_height, self._fid, pid, h))
+
+    def _build_actions(self):
+        """Menus and shortcuts from one table; Help > Shortcuts lists the same table."""
+        spec = [
+            ("&File", [
+                ("New project...", "Ctrl+N", self.new_project_dialog),
+                ("Open project...", "Ctrl+O", self.open_project_dialog),
+                ("Open sample project", None, self.open_sample),
+                ("Save", "Ctrl+S", self.save),
+                ("Export current frame...", "Ctrl+Shift+E", lambda: self.export_dialog(False)),
+                ("Export all frames...", "Ctrl+E", lambda: self.export_dialog(True)),
+                ("Quit", "Ctrl+Q", self.close)]),
+            ("&Edit", [
+                ("Undo", "Ctrl+Z", self.undo),
+                ("Redo", "Ctrl+Shift+Z;Ctrl+Y", self.redo),
+                ("Delete keypoint / player", "Delete;Backspace", self.delete_selected),
+                ("Flag frame for review", "F", lambda: self._edit(self.doc.toggle_flag,
+                                                                  self._fid))]),
+            ("&Tools", [
+                ("Court tool", "C", lambda: self.set_tool("court")),
+                ("Ball tool", "B", lambda: self.set_tool("ball")),
+                ("Players tool", "P", lambda: self.set_tool("players")),
+                ("Next keypoint", "Tab;]", lambda: self.advance_keypoint(1)),
+                ("Previous keypoint", "Shift+Tab;[", lambda: self.advance_keypoint(-1)),
+                ("Ball not visible", "N", self.toggle_ball_not_visible)]),
+            ("F&rame", [
+                ("Next frame", "Right;D", lambda: self.step(1)),
+                ("Previous frame", "Left;A", lambda: self.step(-1)),
+                ("Forward 10 frames", "PgDown", lambda: self.step(10)),
+                ("Back 10 frames", "PgUp", lambda: self.step(-10)),
+                ("First frame", "Home", lambda: self.go_to(0)),
+                ("Last frame", "End", lambda: self.go_to(10 ** 9))]),
+            ("&View", [
+                ("Fit frame", "0", lambda: self.view.fit()),
+                ("Zoom in", "=;+", lambda: self.view.zoom(1.25)),
+                ("Zoom out", "-", lambda: self.view.zoom(0.8))]),
+            ("&Help", [("Keyboard shortcuts", "F1", self.show_shortcuts)]),
+        ]
+        self.shortcut_table = []
+        self.actions_by_name = {}
+        for menu_name, items in spec:
+            menu = self.menuBar().addMenu(menu_name)
+            for text, keys, slot in items:
+                act = QAction(text, self)
+                if keys:
+                    act.setShortcuts([QKeySequence(k) for k in keys.split(";")])
+                    act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+                    self.shortcut_table.append((text, keys.replace(";", ", ")))
+                act.triggered.connect(lambda checked=False, s=slot: self._guarded(s))
+                menu.addAction(act)
+                self.addAction(act)
+                self.actions_by_name[text] = act
+            if menu_name == "&File":
+                self.recent_menu = menu.addMenu("Open recent")
+                self._fill_recent()
+
+    # ---------------------------------------------------------------- projects
+    def open_project(self, path, recover: bool | None = None) -> bool:
+        """Open a project folder. recover: what to do with an autosave journal (None: ask)."""
+        if not self.close_project():
+            return False
+        try:
+            project = load_project(path)
+        except ValueError as exc:
+            self.ask("Cannot open project", " ".join(str(exc).split()), ["OK"])
+            return False
+        self.doc = AnnotationDocument(project)
+        journal = pending_recovery(project)
+        if journal is not None:
+            n = len(journal["annotations"])
+            if recover is None:
+                recover = self.ask("Recover unsaved work?",
+                                   f"CourtStudio was closed without saving {n} edited frame(s) "
+                                   f"of {project.name}. Recover them?",
+                                   ["Recover", "Discard"]) == "Recover"
+            if recover:
+                self.doc.restore_unsaved_state(journal)
+            else:
+                discard_recovery(project)
+        self.autosave = Autosave(self.doc)
+        self.canvas.doc = self.doc
+        self.doc.annotation_changed.connect(self._annotation_changed)
+        self.doc.frame_changed.connect(self._frame_changed)
+        self.doc.ranges_changed.connect(self._ranges_changed)
+        self.doc.undo_stack.changed.connect(self._update_title)
+        self.tools.set_keypoint(None)
+        self.placeholder.setText("")
+        self._remember(project.root)
+        self._ranges_changed()
+        self._frame_changed(0)
+        return True
+
+    def close_project(self) -> bool:
+        if self.doc is None:
+            return True
+        if self.doc.is_dirty:
+            answer = self.ask("Save changes?", f"Save the changes to {self.doc.project.name}?",
+                              ["Save", "Discard", "Cancel"])
+            if answer == "Cancel":
+                return False
+            if answer == "Save":
+                self.save()
+            else:
+                discard_recovery(self.doc.project)
+        self.autosave.close()
+        self.doc.annotation_changed.disconnect(self._annotation_changed)
+        self.doc.frame_changed.disconnect(self._frame_changed)
+        self.doc.ranges_changed.disconnect(self._ranges_changed)
+        self.doc.undo_stack.changed.disconnect(self._update_title)
+        self.doc.frames.close()
+        self.doc = self.autosave = self.canvas.doc = None
+        self.overlay.clear()
+        return True
+
+    def open_project_dialog(self):
+        path = QFileDialog.getExistingDirectory(self, "Open project folder")
+        if path:
+            self.open_project(path)
+
+    def open_sample(self):
+        from courtstudio.sample import sample_project_copy
+        self.open_project(sample_project_copy())
+
+    def new_project_dialog(self):
+        from courtstudio.project_new import new_project_from_images, new_project_from_video
+        dlg = NewProjectDialog(self)
+        if dlg.exec() != NewProjectDialog.DialogCode.Accepted:
+            return
+        v = dlg.values()
+        if not v["source"] or not v["folder"]:
+            self.ask("New project", "Choose a source and a project folder.", ["OK"])
+            return
+        make = new_project_from_video if v["kind"] == "video" else new_project_from_images
+        try:
+            project = make(v["folder"], v["source"], v["sport"])
+        except ValueError as exc:
+            self.ask("New project", " ".join(str(exc).split()), ["OK"])
+            return
+        self.open_project(project.root)
+
+    def save(self):
+        if self.doc is not None:
+            written = self.doc.save()
+            self.statusBar().showMessage(f"Saved {len(written)} file(s)", 4000)
+
+    def closeEvent(self, event):
+        if self.close_project():
+            event.accept()
+        else:
+            event.ignore()
+
+    def _remember(self, root: Path):
+        recent = [str(root)] + [p for p in self.settings.value("recent", [], list)
+                                if p != str(root)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+
+    def _fill_recent(self):
+        self.recent_menu.clear()
+        for p in self.settings.value("recent", [], list):
+            act = self.recent_menu.addAction(p)
+            act.triggered.connect(lambda checked=False, path=p: self.open_project(path))
+
+    # ----------------------------------------------------------------- editing
+    @property
+    def _fid(self) -> str:
+        return self.doc.current_frame.id
+
+    def _guarded(self, fn, *args):
+        if self.doc is None and fn not in (self.new_project_dialog, self.open_project_dialog,
+                                           self.open_sample, self.close, self.show_shortcuts):
+            return
+        try:
+            fn(*args)
+        except (ValueError, KeyError) as exc:
+            self.statusBar().showMessage(" ".join(str(exc).split()), 6000)
+
+    def _edit(self, fn, *args):
+        self._guarded(fn, *args)
+
+    def undo(self):
+        self.doc.undo()
+
+    def redo(self):
+        self.doc.redo()
+
+    def set_tool(self, tool: str):
+        self.tabs.setCurrentIndex(TOOLS.index(tool))
+
+    def step(self, delta: int):
+        self.doc.step(delta)
+
+    def go_to(self, index: int):
+        if self.doc is not None:
+            self.doc.go_to(index)
+
+    def advance_keypoint(self, step: int):
+        self.tools.advance(self.doc.spec(), self.doc.annotation(self._fid).points, step)
+
+    def delete_selected(self):
+        if self.tools.tool == "players" and self.tools.player_id is not None:
+            self.doc.remove_player(self._fid, self.tools.player_id)
+        elif self.tools.keypoint is not None:
+            self.doc.remove_keypoint(self._fid, self.tools.keypoint)
+
+    def toggle_ball_not_visible(self):
+        b = self.doc.annotation(self._fid).ball
+        self.doc.set_ball_not_visible(self._fid, not (b is not None and not b.visible))
+
+    def _apply_suggestion(self, mapping: dict):
+        self._edit(self.doc.apply_relabelling, self._fid, mapping)
+
+    def _static_range(self, first: int, last: int):
+        self._edit(self.doc.set_camera_range, first, last, self._fid)
+
+    def _drag_finished(self, *args):
+        self._dragging = False
+        self.refresh()
+
+    def show_shortcuts(self):
+        ShortcutsDialog(self.shortcut_table, self).exec()
+
+    # ------------------------------------------------------------------ export
+    def export_dialog(self, all_frames: bool):
+        out = QFileDialog.getExistingDirectory(self, "Export scenes to")
+        if out:
+            self.export_to(out, all_frames)
+
+    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None) -> list:
+        """Export with a cancellable progress dialog; returns the frame summaries."""
+        frames = self.doc.project.frames if all_frames else [self.doc.current_frame]
+        dlg = QProgressDialog("Exporting scenes...", "Cancel", 0, len(frames), self)
+        dlg.setWindowModality(Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(300)
+
+        def progress(done, total, summary):
+            dlg.setValue(done)
+            dlg.setLabelText(f"{summary.frame_id}: {summary.status}")
+            if cancel_after is not None and done >= cancel_after:
+                dlg.cancel()
+            return not dlg.wasCanceled()
+        summaries = export_frames(self.doc, frames, out_dir, progress)
+        dlg.close()
+        ok = sum(s.status == "ok" for s in summaries)
+        self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
+                                     8000)
+        return summaries
+
+    # ----------------------------------------------------------------- refresh
+    def _frame_changed(self, index: int):
+        frame = self.doc.current_frame
+        img = self.doc.frames.image(frame)
+        self.view.set_pixmap(bgr_to_pixmap(img))
+        self.loupe.set_image(img)
+        self.timeline.set_current(index)
+        self.tools.set_keypoint(None)
+        self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        self.refresh()
+
+    def _annotation_changed(self, frame_id: str):
+        self.timeline.set_status(self.doc.project.index_of(frame_id),
+                                 self.doc.frame_status(self.doc.project.index_of(frame_id)))
+        if frame_id == self._fid:
+            self.refresh()
+
+    def _ranges_changed(self):
+        self.timeline.set_statuses([self.doc.frame_status(i)
+                                    for i in range(self.doc.frame_count)],
+                                   self.doc.current_index)
+        self.refresh()
+
+    def _update_title(self):
+        name = self.doc.project.name if self.doc else "no project"
+        self.setWindowTitle(f"CourtStudio - {name}[*]")
+        self.setWindowModified(bool(self.doc and self.doc.is_dirty))
+
+    def _hovered(self, u: float, v: float):
+        if self.doc is None:
+            return
+        marks = [(p, CLICK) for p in self.doc.annotation(self._fid).points.values()
+                 if abs(p[0] - u) < 12 and abs(p[1] - v) < 12]
+        self.loupe.set_cursor(u, v, marks)
+        self.loupe.hovered = True
+        self.statusBar().showMessage(f"({u:.1f}, {v:.1f})")
+
+    def refresh(self):
+        """Redraw the overlays and panels of the current frame from the document."""
+        if self.doc is None:
+            return
+        frame = self.doc.current_frame
+        spec = self.doc.spec(frame)
+        ann = self.doc.annotation(frame.id)
+        state = self.doc.camera_state(frame.id, diagnose=not self._dragging)
+        cam = state.camera
+        self.overlay.clear()
+        if cam is not None:
+            draw_court(self.overlay, cam, spec, state.inherited)
+        draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
+                    self.tools.keypoint if self.tools.tool == "court" else None)
+        ball, ball_msg = lift_frame_ball(state, spec, ann)
+        plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
+        draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
+        draw_players(self.overlay, ann, self.tools.player_id)
+        grounds = {p.id: None if cam is None else box_ground_point(cam, p.box_xyxy,
+                                                                    spec.plane_z())
+                   for p in ann.players}
+        self.court_panel.update_state(spec, ann, state, self.tools.keypoint,
+                                      self.doc.current_index, self.doc.frame_count)
+        self.ball_panel.update_state(spec, ann, ball, ball_msg)
+        self.players_panel.update_state(ann, grounds, self.tools.player_id)
+        ball_world = None if ball is None else ball.world
+        self.topdown.set_scene(spec, ball_world, list(grounds.items()),
+                               None if cam is None else cam.camera_centre_world)
+        if self.result_tabs.currentWidget() is self.orbit:
+            self.orbit.set_scene(spec, cam, ball_world,
+                                 [OrbitPlayer(pid, g) for pid, g in grounds.items()])
+        if not self.loupe.hovered and cam is not None and self.tools.keypoint is not None:
+            pred = cam.project(spec.keypoints[self.tools.keypoint][None])[0]
+            if np.all(np.isfinite(pred)):
+                self.loupe.show_at(*pred)
+        self.statusBar().showMessage(
+            f"Frame {self.doc.current_index + 1}/{self.doc.frame_count} {frame.id} | "
+            f"{self.tools.tool}" + (f": next {self.tools.keypoint}"
+                                    if self.tools.tool == "court" and self.tools.keypoint else ""))
+        self._update_title()
+
+    # ------------------------------------------------------------------- misc
+    def _ask_user(self, title: str, text: str, buttons: list[str]) -> str:
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setText(text)
+        made = {box.addButton(b, QMessageBox.ButtonRole.AcceptRole if i == 0 else
+                              QMessageBox.ButtonRole.RejectRole): b for i, b in enumerate(buttons)}
+        box.exec()
+        return made.get(box.clickedButton(), buttons[-1])
+

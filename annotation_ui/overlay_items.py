@@ -1,0 +1,152 @@
+"""Overlay items on the frame canvas, built from the document (geometry comes from
+geometry/; this module only draws). Lines use cosmetic pens and markers ignore the view
+transform, so both keep their on-screen size at any zoom."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QTransform
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
+                               QGraphicsSimpleTextItem)
+
+from annotation_ui.coords import uv_polyline, uv_to_scene
+from geometry.projection import project_polyline
+from geometry.rays import ground_projection_polyline
+
+COURT = QColor(255, 230, 60)
+NET = QColor(60, 140, 255)
+CLICK = QColor(255, 40, 40)
+PROJ = QColor(40, 255, 80)
+SUSPECT = QColor(255, 60, 255)
+BALL = QColor(255, 0, 255)
+PLAYER = QColor(80, 200, 255)
+SELECTED = QColor(255, 255, 255)
+NEXT = QColor(255, 255, 255)
+
+
+def _pen(color, width=1.5, dashed=False) -> QPen:
+    pen = QPen(color, width)
+    pen.setCosmetic(True)
+    if dashed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+class OverlayLayer:
+    """Owns the overlay items of one scene; ``clear`` removes them all."""
+
+    def __init__(self, scene):
+        self.scene = scene
+        self.items: list[QGraphicsItem] = []
+
+    def clear(self) -> None:
+        for it in self.items:
+            self.scene.removeItem(it)
+        self.items.clear()
+
+    def _add(self, item, z=1.0):
+        item.setZValue(z)
+        self.scene.addItem(item)
+        self.items.append(item)
+        return item
+
+    def polylines(self, runs, color, width=1.5, dashed=False, z=1.0):
+        path = QPainterPath()
+        for run in runs:
+            if len(run) >= 2:
+                path.addPolygon(uv_polyline(run))
+        item = QGraphicsPathItem(path)
+        item.setPen(_pen(color, width, dashed))
+        return self._add(item, z)
+
+    def marker(self, uv, shape, color, size=7.0, width=1.5, z=3.0, fill=False):
+        path = QPainterPath()
+        s = size
+        if shape == "cross":
+            path.moveTo(-s, 0)
+            path.lineTo(s, 0)
+            path.moveTo(0, -s)
+            path.lineTo(0, s)
+        elif shape == "circle":
+            path.addEllipse(QRectF(-s, -s, 2 * s, 2 * s))
+        item = QGraphicsPathItem(path)
+        item.setPen(_pen(color, width))
+        if fill:
+            item.setBrush(QBrush(color))
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        item.setPos(uv_to_scene(*uv))
+        return self._add(item, z)
+
+    def label(self, uv, text, color, dx=8, dy=-18, z=4.0):
+        """Text anchored at pixel uv, offset (dx, dy) screen pixels, constant size."""
+        item = QGraphicsSimpleTextItem(text)
+        item.setBrush(QBrush(color))
+        f = QFont()
+        f.setPointSizeF(8.5)
+        item.setFont(f)
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        item.setPos(uv_to_scene(*uv))
+        item.setTransform(QTransform.fromTranslate(dx, dy))
+        return self._add(item, z)
+
+    def rect(self, box, color, width=1.5, z=2.0):
+        x0, y0, x1, y1 = box
+        a = uv_to_scene(x0, y0)
+        b = uv_to_scene(x1, y1)
+        item = QGraphicsRectItem(QRectF(a, b))
+        item.setPen(_pen(color, width))
+        return self._add(item, z)
+
+
+def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
+    runs = [r for pl in spec.lines.values() for r in project_polyline(camera, pl)]
+    layer.polylines(runs, COURT, 1.5, dashed=inherited)
+    net = [r for pl in spec.net_box_world() for r in project_polyline(camera, pl)]
+    layer.polylines(net, NET, 2.0, dashed=inherited)
+
+
+def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None) -> None:
+    suspects = set(calibration.suspects) if calibration is not None else set()
+    for name, uv in ann.points.items():
+        color = SUSPECT if name in suspects else CLICK
+        width = 2.5 if name == current else 1.5
+        layer.marker(uv, "cross", color, 7, width)
+        if calibration is not None:
+            proj = calibration.camera.project(np.asarray(spec.keypoints[name], float)[None])[0]
+            if np.all(np.isfinite(proj)):
+                layer.marker(proj, "circle", PROJ, 2.5, 1.0, fill=True)
+                layer.polylines([np.array([uv, proj])], PROJ, 1.0)
+        if name == current or name in suspects:
+            layer.label(uv, ("? " if name in suspects else "") + name, color)
+    if current is not None and current not in ann.points and calibration is not None:
+        pred = calibration.camera.project(np.asarray(spec.keypoints[current], float)[None])[0]
+        if np.all(np.isfinite(pred)):
+            layer.marker(pred, "circle", NEXT, 9, 1.0)
+            layer.label(pred, f"next: {current}", NEXT)
+
+
+def draw_ball(layer: OverlayLayer, ann, camera, plane_z: float, result) -> None:
+    b = ann.ball
+    if b is None or not b.visible or b.uv is None:
+        return
+    layer.marker(b.uv, "circle", BALL, 9, 2.0)
+    if camera is None:
+        return
+    try:
+        line = ground_projection_polyline(camera, b.uv, plane_z)
+    except ValueError:
+        return
+    layer.polylines([line], BALL, 1.5, dashed=b.ground_uv is None)
+    if result is not None:
+        g = result.uv_ground_snapped
+        layer.marker(g, "circle", BALL, 4, 1.5, fill=True)
+        layer.polylines([np.array([b.uv, g])], BALL, 1.0)
+        layer.label(b.uv, f"{result.height_m:.2f} m", BALL, dx=12, dy=-22)
+
+
+def draw_players(layer: OverlayLayer, ann, selected: int | None) -> None:
+    for p in ann.players:
+        color = SELECTED if p.id == selected else PLAYER
+        layer.rect(p.box_xyxy, color, 2.5 if p.id == selected else 1.5)
+        layer.label((p.box_xyxy[0], p.box_xyxy[1]), f"Player {p.id}", color, dx=2, dy=-18)

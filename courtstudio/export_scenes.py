@@ -1,0 +1,143 @@
+"""Exporting a frame's reconstruction: camera files, scene (JSON + HDF5), GLB, overlay.
+
+Shared by ``courtstudio reconstruct`` / ``export --format scenes`` and the app's File > Export,
+so a frame exports identically from either. Works from an AnnotationDocument, so unsaved edits,
+static-camera ranges and video frames are all handled in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from court_specs import load_spec
+from courtstudio.document import AnnotationDocument
+from courtstudio.live_calibration import box_ground_point, lift_frame_ball
+from courtstudio.project import FrameRef
+from exporters.atomic import write_json_atomic
+from exporters.coco import write_coco_court_keypoints
+from exporters.glb import write_glb
+from exporters.opencv_yaml import write_opencv_yaml
+from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
+from exporters.scene import BallRecord, PlayerRecord, Scene, save_scene
+from geometry.rays import ground_projection_polyline
+
+
+@dataclass
+class FrameSummary:
+    frame_id: str
+    sport: str
+    status: str  # ok | skipped | error
+    message: str = ""
+    focal_px: float | None = None
+    rms_px: float | None = None
+    ball_world: list | None = None
+    ball_sigma_cm: list | None = None
+    focal_error_pct: float | None = None
+    ball_error_cm: list | None = None
+
+
+def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: bool = True,
+                 glb: bool = True) -> FrameSummary:
+    """Write ``out_dir/<frame id>/``: camera.json, camera.yaml, scene.json (+.h5), scene.glb,
+    overlay.png. A frame without a camera is skipped (with the reason)."""
+    spec = doc.spec(frame)
+    ann = doc.annotation(frame.id)
+    state = doc.camera_state(frame.id, diagnose=True)
+    if state.calibration is None:
+        return FrameSummary(frame.id, spec.id, "skipped", state.message or "no camera")
+    cal = state.calibration
+    fdir = Path(out_dir) / frame.id
+    cam_doc = cal.to_json()
+    if state.inherited:
+        cam_doc["static_camera_of"] = state.source_frame_id
+    write_json_atomic(fdir / "camera.json", cam_doc)
+    write_opencv_yaml(cal.camera, fdir / "camera.yaml")
+    ball, _ = lift_frame_ball(state, spec, ann)
+    ball_rec = BallRecord(visible=False)
+    if ball is not None:
+        ball_rec = BallRecord(visible=True, uv=np.array(ann.ball.uv),
+                              ground_uv=ball.uv_ground_snapped, world=ball.world,
+                              height_m=ball.height_m, sigma_world_m=ball.sigma_world_m,
+                              plane=ball.plane)
+    players = [PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
+                            ground_world=box_ground_point(cal.camera, p.box_xyxy,
+                                                          spec.plane_z()),
+                            source="box") for p in ann.players]
+    if frame.image is not None:
+        image_ref = os.path.relpath(doc.project.image_path(frame).resolve(), fdir.resolve())
+    else:
+        image_ref = os.path.relpath(doc.project.video_path(frame).resolve(), fdir.resolve()) \
+            + f"#frame={frame.index}"
+    scene = Scene(frame_id=frame.id, image=image_ref, image_size=ann.image_size,
+                  spec_id=spec.id, camera=cal.camera, camera_info=cam_doc, ball=ball_rec,
+                  players=players, frame_index=frame.index, frame_phrase=spec.frame_phrase,
+                  provenance={"project": doc.project.name})
+    save_scene(scene, fdir / "scene.json")
+    if glb:
+        write_glb(scene, spec, fdir / "scene.glb")
+    if overlay:
+        image = doc.frames.image(frame).copy()
+        draw_court(image, cal.camera, spec)
+        if ann.points:
+            draw_clicks(image, cal.camera, spec, ann.points, cal.suspects)
+        if ball is not None:
+            line = ground_projection_polyline(cal.camera, ann.ball.uv, ball.plane_z)
+            draw_ball(image, line, ann.ball.uv, ball.uv_ground_snapped)
+        write_image(fdir / "overlay.png", image)
+    s = FrameSummary(frame.id, spec.id, "ok", "; ".join(cal.warnings),
+                     focal_px=float(cal.camera.K[0, 0]), rms_px=cal.fit.rms_px,
+                     ball_world=None if ball is None else [float(v) for v in ball.world],
+                     ball_sigma_cm=None if ball is None else
+                     [float(v) * 100 for v in ball.sigma_world_m])
+    truth_path = doc.project.truth_path(frame.id)
+    if truth_path.exists():
+        truth = json.loads(truth_path.read_text())
+        f_true = truth["camera"]["K"][0][0]
+        s.focal_error_pct = 100 * (s.focal_px - f_true) / f_true
+        if ball is not None:
+            s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
+                truth["ball"]["world"])]
+    return s
+
+
+def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
+                  progress: Callable[[int, int, FrameSummary], bool] | None = None
+                  ) -> list[FrameSummary]:
+    """Export frames; ``progress(done, total, summary)`` returning False cancels. A frame
+    that fails is reported and the others go on. Writes summary.json and COCO keypoints."""
+    out_dir = Path(out_dir)
+    out = []
+    for i, frame in enumerate(frames):
+        try:
+            s = export_frame(doc, frame, out_dir)
+        except ValueError as exc:
+            s = FrameSummary(frame.id, frame.sport, "error", " ".join(str(exc).split()))
+        out.append(s)
+        if progress is not None and progress(i + 1, len(frames), s) is False:
+            break
+    export_coco(doc, frames, out_dir)
+    write_json_atomic(out_dir / "summary.json", {"project": doc.project.name,
+                                                 "frames": [vars(s) for s in out]})
+    return out
+
+
+def export_coco(doc: AnnotationDocument, frames: list[FrameRef], out_dir) -> list[Path]:
+    """COCO keypoints of the clicked court points, one file per sport."""
+    by_sport: dict[str, list] = {}
+    for frame in frames:
+        if not doc.has_annotation_file(frame.id):
+            continue
+        ann = doc.annotation(frame.id)
+        if ann.points:
+            by_sport.setdefault(frame.sport, []).append(
+                {"id": frame.id, "file_name": frame.image or f"{frame.video}#{frame.index}",
+                 "image_size": ann.image_size, "points": ann.points})
+    return [write_coco_court_keypoints(Path(out_dir) / f"court_keypoints_{sport}.coco.json",
+                                       sport, load_spec(sport).keypoint_names, items)
+            for sport, items in by_sport.items()]

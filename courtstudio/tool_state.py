@@ -1,0 +1,58 @@
+"""The annotator's tool state: which tool is active, which keypoint is next, which player is
+selected. Qt-free, so the keyboard-driven flow is testable without a window."""
+
+from __future__ import annotations
+
+from court_specs import CourtSpec
+from court_specs.model import PAPER_SIX
+from courtstudio.events import Signal
+
+TOOLS = ("court", "ball", "players")
+
+
+def keypoint_order(spec: CourtSpec) -> list[str]:
+    """The order keypoints are offered in: the paper's six first (corners and net-post tops,
+    or corners and rings), then the rest as the spec lists them."""
+    first = [n for n in PAPER_SIX if n in spec.keypoints]
+    first += [n for n in spec.keypoints if n.endswith("ring_centre") and n not in first]
+    return first + [n for n in spec.keypoints if n not in first]
+
+
+class ToolState:
+    def __init__(self):
+        self.tool = "court"
+        self.keypoint: str | None = None
+        self.player_id: int | None = None
+        self.changed = Signal("tool_state.changed")
+
+    def set_tool(self, tool: str) -> None:
+        if tool not in TOOLS:
+            raise ValueError(f"unknown tool {tool!r}; tools: {', '.join(TOOLS)}")
+        if tool != self.tool:
+            self.tool = tool
+            self.changed.emit()
+
+    def set_keypoint(self, name: str | None) -> None:
+        if name != self.keypoint:
+            self.keypoint = name
+            self.changed.emit()
+
+    def set_player(self, pid: int | None) -> None:
+        if pid != self.player_id:
+            self.player_id = pid
+            self.changed.emit()
+
+    def advance(self, spec: CourtSpec, clicked: dict, step: int = 1) -> None:
+        """Move to the next (step=+1) or previous (-1) keypoint; unclicked ones first."""
+        order = keypoint_order(spec)
+        if self.keypoint not in order:
+            self.set_keypoint(next((n for n in order if n not in clicked), order[0]))
+            return
+        i = order.index(self.keypoint)
+        n = len(order)
+        for k in range(1, n + 1):
+            cand = order[(i + step * k) % n]
+            if cand not in clicked:
+                self.set_keypoint(cand)
+                return
+        self.set_keypoint(order[(i + step) % n])
