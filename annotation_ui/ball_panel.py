@@ -64,4 +64,7 @@ class BallPanel(QWidget):
         self.height.setText(f"{result.height_m:.3f} above {result.plane}")
         self.sigma.setText(f"{s[0]:.1f} / {s[1]:.1f} / {s[2]:.1f}")
         zone = spec.zone_at(result.world)
-        self.zone.setText("-" if zone is None else f"{zone.label} ({zone.half or ''})")
+        if zone is None:
+            self.zone.setText("-")
+        else:
+            self.zone.setText(zone.label + (f" ({zone.half} half)" if zone.half else ""))

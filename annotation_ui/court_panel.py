@@ -24,7 +24,7 @@ class CourtDiagram(QWidget):
         self.clicked: set[str] = set()
         self.current: str | None = None
         self.suspects: set[str] = set()
-        self.setMinimumSize(160, 150)
+        self.setMinimumSize(140, 100)
 
     def set_state(self, spec, clicked, current, suspects=()):
         self.spec, self.clicked, self.current = spec, set(clicked), current

@@ -22,7 +22,7 @@ class TopDownView(QWidget):
         self.ball_height = None
         self.players: list[tuple[int, np.ndarray]] = []
         self.camera_xy = None
-        self.setMinimumSize(180, 220)
+        self.setMinimumSize(150, 110)
 
     def set_scene(self, spec, ball_world, players, camera_centre=None):
         self.spec, self.ball = spec, ball_world
@@ -80,11 +80,11 @@ class OrbitView(QWidget):
         self.kw = {}
         self._drag = None
         self._image = None
-        self.setMinimumSize(200, 160)
+        self.setMinimumSize(150, 110)
 
     def set_scene(self, spec, frame_camera, ball_world, players: list[OrbitPlayer]):
         if self.spec is None or spec.id != self.spec.id:
-            self.distance = 1.6 * max(spec.length_m, spec.width_m)
+            self.distance = 2.2 * max(spec.length_m, spec.width_m)
         self.spec = spec
         self.kw = dict(frame_camera=frame_camera, ball_world=ball_world, players=players)
         self._render()

@@ -1,0 +1,291 @@
+"""The desktop app, offscreen (pytest-qt): real clicks and keys drive the model, model edits
+drive the widgets, and an end-to-end run calibrates, places a ball and exports."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from annotation_ui.coords import scene_to_uv, uv_to_scene
+from annotation_ui.main_window import MainWindow
+from court_specs.model import PAPER_SIX
+from courtstudio.project import load_project
+from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.synthetic_project import write_synthetic_project
+
+CLICK_TOL_PX = 1.5  # one screen pixel is about 1.8 image pixels at fit zoom
+
+
+@pytest.fixture
+def window(qtbot):
+    win = MainWindow()
+    win.ask = lambda title, text, buttons: "Discard"
+    qtbot.addWidget(win)
+    win.resize(1400, 860)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+@pytest.fixture
+def blank_project(tmp_path):
+    """Two synthetic badminton frames with ground truth and no annotations."""
+    p = write_synthetic_project(tmp_path / "blank", ["badminton"], per_sport=2, seed=3)
+    shutil.rmtree(p.root / "annotations")
+    return load_project(p.root)
+
+
+def truth(project, frame_id):
+    return json.loads(project.truth_path(frame_id).read_text())
+
+
+def view_point(win, u, v):
+    return win.view.mapFromScene(uv_to_scene(u, v))
+
+
+def click(win, u, v, modifier=Qt.KeyboardModifier.NoModifier):
+    QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, modifier,
+                     view_point(win, u, v))
+
+
+def drag(win, a, b, steps=5):
+    vp = win.view.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view_point(win, *a))
+    for k in range(1, steps + 1):
+        t = k / steps
+        p = view_point(win, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
+        QTest.mouseMove(vp, p)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       view_point(win, *b))
+
+
+def test_coordinate_convention_round_trip():
+    p = uv_to_scene(0.0, 0.0)
+    assert (p.x(), p.y()) == (0.5, 0.5)  # centre of the top-left pixel
+    assert scene_to_uv(uv_to_scene(123.25, 7.5)) == (123.25, 7.5)
+
+
+def test_sample_opens_calibrated(window):
+    assert window.open_project(SAMPLE_PROJECT.parent / "sample_project", recover=False)
+    assert window.doc.frame_count >= 4
+    assert "f = " in window.court_panel.summary.text()
+    assert window.court_panel.table.rowCount() == 6
+    assert len(window.overlay.items) > 10
+
+
+def test_clicks_calibrate_live_and_undo(window, blank_project):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    t = truth(blank_project, fid)
+    assert window.tools.keypoint == PAPER_SIX[0]  # auto-selected first keypoint
+    for name in PAPER_SIX:
+        assert window.tools.keypoint == name  # auto-advance
+        click(window, *t["keypoints_uv"][name])
+    pts = window.doc.annotation(fid).points
+    for name in PAPER_SIX:
+        assert np.linalg.norm(np.subtract(pts[name], t["keypoints_uv"][name])) < CLICK_TOL_PX
+    cal = window.doc.camera_state(fid).calibration
+    assert cal is not None
+    assert abs(cal.camera.K[0, 0] / t["camera"]["K"][0][0] - 1) < 0.02
+    assert "f = " in window.court_panel.summary.text()
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert PAPER_SIX[-1] not in window.doc.annotation(fid).points
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    assert PAPER_SIX[-1] in window.doc.annotation(fid).points
+
+
+def test_dragging_a_click_is_one_undo_step(window, blank_project):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    t = truth(blank_project, fid)
+    for name in PAPER_SIX:
+        click(window, *t["keypoints_uv"][name])
+    start = window.doc.annotation(fid).points["near_left_corner"]
+    target = (start[0] + 30, start[1] - 10)
+    drag(window, start, target)
+    moved = window.doc.annotation(fid).points["near_left_corner"]
+    assert np.linalg.norm(np.subtract(moved, target)) < CLICK_TOL_PX
+    assert window.court_panel.diagram.suspects  # a 30 px error stands out
+    window.undo()
+    assert np.allclose(window.doc.annotation(fid).points["near_left_corner"], start)
+
+
+def test_model_edits_update_the_widgets(window, blank_project):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    t = truth(blank_project, fid)
+    assert window.court_panel.table.rowCount() == 0
+    for name in PAPER_SIX:
+        window.doc.set_keypoint(fid, name, t["keypoints_uv"][name])
+    assert window.court_panel.table.rowCount() == 6
+    assert window.timeline.statuses[0]["court"]
+    window.doc.set_player_box(fid, 1, (100, 200, 180, 400))
+    assert window.players_panel.table.rowCount() == 1
+    assert window.topdown.players and window.topdown.players[0][0] == 1
+
+
+def test_ball_tool_lifts_the_ball(window, blank_project):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    t = truth(blank_project, fid)
+    for name in PAPER_SIX:
+        window.doc.set_keypoint(fid, name, t["keypoints_uv"][name])
+    QTest.keyClick(window, Qt.Key.Key_B)
+    assert window.tools.tool == "ball" and window.tabs.currentIndex() == 1
+    click(window, *t["ball"]["uv"])
+    assert "ground point" in window.ball_panel.hint.text()
+    g = np.array(t["ball"]["ground_uv"]) + [4.0, 0.0]  # off the line: snapped
+    click(window, *g)
+    res = window.doc.annotation(fid).ball
+    assert res.visible and res.ground_uv is not None
+    world = json.loads(json.dumps(window.ball_panel.position.text().strip("()").split(", ")))
+    assert np.allclose([float(w) for w in world], t["ball"]["world"], atol=0.15)
+    QTest.keyClick(window, Qt.Key.Key_N)
+    assert not window.doc.annotation(fid).ball.visible
+    assert window.ball_panel.not_visible.isChecked()
+
+
+def test_player_boxes_draw_move_delete(window, blank_project):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    QTest.keyClick(window, Qt.Key.Key_P)
+    drag(window, (300, 300), (380, 500))
+    ann = window.doc.annotation(fid)
+    assert [p.id for p in ann.players] == [1]
+    x0, y0, x1, y1 = ann.players[0].box_xyxy
+    assert abs(x0 - 300) < 2 and abs(y1 - 500) < 2
+    drag(window, (340, 400), (440, 400))  # move
+    assert abs(window.doc.annotation(fid).players[0].box_xyxy[0] - 400) < 3
+    drag(window, (900, 300), (960, 450))  # a second player
+    assert [p.id for p in window.doc.annotation(fid).players] == [1, 2]
+    QTest.keyClick(window, Qt.Key.Key_Delete)
+    assert [p.id for p in window.doc.annotation(fid).players] == [1]
+
+
+def test_keyboard_navigation_and_flags(window):
+    window.open_project(SAMPLE_PROJECT, recover=False)
+    QTest.keyClick(window, Qt.Key.Key_Right)
+    assert window.doc.current_index == 1
+    QTest.keyClick(window, Qt.Key.Key_End)
+    assert window.doc.current_index == window.doc.frame_count - 1
+    QTest.keyClick(window, Qt.Key.Key_Home)
+    assert window.doc.current_index == 0
+    QTest.keyClick(window, Qt.Key.Key_F)
+    assert window.timeline.statuses[0]["flagged"]
+    kp = window.tools.keypoint
+    QTest.keyClick(window, Qt.Key.Key_BracketRight)
+    assert window.tools.keypoint != kp
+    assert ("Keyboard shortcuts", "F1") in window.shortcut_table
+    window.doc.undo()  # leave the bundled sample unchanged
+
+
+def test_timeline_click_goes_to_frame(window):
+    window.open_project(SAMPLE_PROJECT, recover=False)
+    w = window.timeline.width()
+    n = window.doc.frame_count
+    QTest.mouseClick(window.timeline, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     window.timeline.rect().center().__class__(int(w * (n - 0.5) / n), 10))
+    assert window.doc.current_index == n - 1
+
+
+def test_crash_recovery_restores_every_click(qtbot, blank_project):
+    win = MainWindow()
+    win.ask = lambda title, text, buttons: "Discard"  # at teardown, after the "crash"
+    qtbot.addWidget(win)
+    win.show()
+    win.open_project(blank_project.root, recover=False)
+    fid = win.doc.current_frame.id
+    t = truth(blank_project, fid)
+    for name in PAPER_SIX[:3]:
+        click(win, *t["keypoints_uv"][name])
+    clicks = dict(win.doc.annotation(fid).points)
+    win.hide()  # a crash: no save, no close prompt; the journal is all that is left
+    win2 = MainWindow()
+    qtbot.addWidget(win2)
+    asked = []
+    win2.ask = lambda title, text, buttons: asked.append(title) or "Recover"
+    win2.open_project(blank_project.root)
+    assert asked == ["Recover unsaved work?"]
+    assert win2.doc.annotation(fid).points == clicks
+    win2.save()
+    assert json.loads(blank_project.annotation_path(fid).read_text())["points"].keys() == \
+        clicks.keys()
+
+
+def test_malformed_project_is_reported_and_left_alone(window, tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    text = '{"format": "courtstudio.project", "format_version": 9, "sport": "tennis"}'
+    (bad / "courtstudio_project.json").write_text(text)
+    said = []
+    window.ask = lambda title, msg, buttons: said.append(msg) or "OK"
+    assert not window.open_project(bad)
+    assert "newer than this CourtStudio reads" in said[0]
+    assert (bad / "courtstudio_project.json").read_text() == text
+
+
+def test_export_progress_can_be_cancelled(window, tmp_path):
+    window.open_project(SAMPLE_PROJECT, recover=False)
+    out = window.export_to(tmp_path / "all", all_frames=True)
+    assert [s.status for s in out] == ["ok"] * window.doc.frame_count
+    part = window.export_to(tmp_path / "part", all_frames=True, cancel_after=1)
+    assert len(part) == 1
+
+
+def test_end_to_end_calibrate_ball_export(window, blank_project, tmp_path):
+    window.open_project(blank_project.root, recover=False)
+    fid = window.doc.current_frame.id
+    t = truth(blank_project, fid)
+    for name in PAPER_SIX:
+        click(window, *t["keypoints_uv"][name])
+    window.set_tool("ball")
+    click(window, *t["ball"]["uv"])
+    click(window, *t["ball"]["ground_uv"])
+    window.save()
+    summaries = window.export_to(tmp_path / "out", all_frames=False)
+    assert summaries[0].status == "ok"
+    scene = json.loads((tmp_path / "out" / fid / "scene.json").read_text())
+    assert np.allclose(scene["ball"]["world"], t["ball"]["world"], atol=0.15)
+    assert abs(scene["camera"]["K"][0][0] / t["camera"]["K"][0][0] - 1) < 0.02
+    assert (tmp_path / "out" / fid / "overlay.png").exists()
+
+
+def test_video_project_frames_are_frame_accurate(window, tmp_path):
+    from courtstudio.frames import VideoReader
+    from courtstudio.project_new import new_project_from_video
+    video = tmp_path / "clip.avi"
+    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 180))
+    for i in range(30):
+        wr.write(np.full((180, 320, 3), 8 * i, np.uint8))
+    wr.release()
+    p = new_project_from_video(tmp_path / "vp", video, "tennis")
+    assert len(p.frames) == 30
+    r = VideoReader(video)
+    for i in (17, 3, 4, 29, 0):
+        assert abs(int(r.read(i).mean()) - 8 * i) <= 2
+    r.close()
+    window.open_project(p.root, recover=False)
+    window.go_to(12)
+    assert abs(int(window.doc.frames.image(window.doc.current_frame).mean()) - 96) <= 2
+
+
+def test_screenshot_command(tmp_path):
+    out = tmp_path / "shot.png"
+    exe = Path(sys.executable).parent / "courtstudio"
+    proc = subprocess.run([str(exe), "gui", "--sample", "--screenshot", str(out), "--panel",
+                           "ball", "--view", "3d", "--size", "1200", "700"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 0, proc.stderr
+    img = cv2.imread(str(out))
+    assert img.shape[:2] == (700, 1200)
+    assert img.std() > 10  # not a blank window
