@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QPushButton,
                                QVBoxLayout, QWidget)
@@ -62,7 +63,8 @@ class BallPanel(QWidget):
                           "re-places the ball.")
         self.position.setText(f"({x:.2f}, {y:.2f}, {z:.2f})")
         self.height.setText(f"{result.height_m:.3f} above {result.plane}")
-        self.sigma.setText(f"{s[0]:.1f} / {s[1]:.1f} / {s[2]:.1f}")
+        self.sigma.setText("(on release)" if not np.all(np.isfinite(s)) else
+                           f"{s[0]:.1f} / {s[1]:.1f} / {s[2]:.1f}")
         zone = spec.zone_at(result.world)
         if zone is None:
             self.zone.setText("-")

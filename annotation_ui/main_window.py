@@ -413,7 +413,7 @@ class MainWindow(QMainWindow):
             draw_court(self.overlay, cam, spec, state.inherited)
         draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
                     self.tools.keypoint if self.tools.tool == "court" else None)
-        ball, ball_msg = lift_frame_ball(state, spec, ann)
+        ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=not self._dragging)
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsRectIt
                                QGraphicsSimpleTextItem)
 
 from annotation_ui.coords import uv_polyline, uv_to_scene
-from geometry.projection import project_polyline
+from geometry.projection import densify_all, project_polylines
 from geometry.rays import ground_projection_polyline
 
 COURT = QColor(255, 230, 60)
@@ -99,11 +99,21 @@ class OverlayLayer:
         return self._add(item, z)
 
 
+_DENSE: dict[str, tuple] = {}
+
+
+def _dense_court(spec):
+    """The spec's lines and net box, densified once per spec."""
+    if spec.id not in _DENSE:
+        _DENSE[spec.id] = (densify_all(list(spec.lines.values())),
+                           densify_all(spec.net_box_world()))
+    return _DENSE[spec.id]
+
+
 def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
-    runs = [r for pl in spec.lines.values() for r in project_polyline(camera, pl)]
-    layer.polylines(runs, COURT, 1.5, dashed=inherited)
-    net = [r for pl in spec.net_box_world() for r in project_polyline(camera, pl)]
-    layer.polylines(net, NET, 2.0, dashed=inherited)
+    lines, net = _dense_court(spec)
+    layer.polylines(project_polylines(camera, *lines), COURT, 1.5, dashed=inherited)
+    layer.polylines(project_polylines(camera, *net), NET, 2.0, dashed=inherited)
 
 
 def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None) -> None:

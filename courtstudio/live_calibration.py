@@ -18,7 +18,7 @@ from courtstudio.calibration import CourtCalibration, calibrate_court
 from courtstudio.project import FrameAnnotation
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.rays import intersect_rays_with_plane, pixel_rays_world
+from geometry.rays import intersect_rays_with_plane, lift_ball, pixel_rays_world
 
 MIN_POINTS = 4
 
@@ -70,9 +70,10 @@ class CalibrationCache:
         return state
 
 
-def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation
-                    ) -> tuple[BallResult | None, str]:
-    """The frame's ball (or None with the reason)."""
+def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
+                    uncertainty: bool = True) -> tuple[BallResult | None, str]:
+    """The frame's ball (or None with the reason). ``uncertainty=False`` skips the 1-sigma
+    propagation (a few ms; the app skips it while a drag is under way): sigma is then NaN."""
     b = ann.ball
     if b is None:
         return None, "click the ball"
@@ -86,9 +87,17 @@ def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation
         return None, "click the ball's ground point on the line"
     plane = b.plane or spec.default_plane
     try:
-        res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
-                                         spec.plane_z(plane), state.calibration.click_sigma_px,
-                                         state.calibration.param_covariance)
+        if uncertainty:
+            res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
+                                             spec.plane_z(plane),
+                                             state.calibration.click_sigma_px,
+                                             state.calibration.param_covariance)
+        else:
+            lift = lift_ball(state.camera, b.uv, b.ground_uv, spec.plane_z(plane))
+            res = BallResult(world=lift.world, ground_world=lift.ground_world,
+                             height_m=lift.height_m, sigma_world_m=np.full(3, np.nan),
+                             uv_ground_snapped=lift.uv_ground_snapped, plane=plane,
+                             plane_z=float(spec.plane_z(plane)))
     except ValueError as exc:
         return None, " ".join(str(exc).split())
     return res, ""

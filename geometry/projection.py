@@ -68,3 +68,37 @@ def project_polygon(camera: Camera, polygon_world, max_step_m: float = 0.5) -> n
     if len(clipped) < 3:
         return np.zeros((0, 2))
     return camera.project(camera.cam_to_world(clipped))
+
+
+def densify_all(polylines, max_step_m: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """Densify many (M_i, 3) polylines at once: points (P, 3) and the start index of each
+    polyline (K + 1,), for project_polylines. Compute once per court and reuse."""
+    dense = [densify(pl, max_step_m) for pl in polylines]
+    starts = np.cumsum([0] + [len(d) for d in dense])
+    return (np.concatenate(dense) if dense else np.zeros((0, 3))), starts
+
+
+def project_polylines(camera: Camera, dense_points: np.ndarray, starts: np.ndarray
+                      ) -> list[np.ndarray]:
+    """Image runs of many densified polylines (from densify_all) with one projection call;
+    the same result as project_polyline on each, split where a line passes behind."""
+    if len(dense_points) == 0:
+        return []
+    depth = dense_points @ camera.R[2] + camera.t[2]
+    uv = camera.project(dense_points)
+    ok = (depth > NEAR_M) & np.all(np.isfinite(uv), axis=1)
+    runs = []
+    for a, b in zip(starts[:-1], starts[1:]):
+        seg_ok = ok[a:b]
+        if seg_ok.all():
+            if b - a >= 2:
+                runs.append(uv[a:b])
+            continue
+        idx = np.flatnonzero(seg_ok)
+        if idx.size < 2:
+            continue
+        breaks = np.flatnonzero(np.diff(idx) > 1)
+        for piece in np.split(idx, breaks + 1):
+            if piece.size >= 2:
+                runs.append(uv[a + piece])
+    return runs

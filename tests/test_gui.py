@@ -67,6 +67,19 @@ def drag(win, a, b, steps=5):
                        view_point(win, *b))
 
 
+def test_qt_bindings_keep_none_alive(qtbot):
+    """PySide6 6.12.0 decrements None's refcount on calls returning None; on Python 3.11 the
+    app then dies after a few thousand redraws. The pinned bindings must not."""
+    from PySide6.QtGui import QColor, QPen
+    from PySide6.QtWidgets import QGraphicsPathItem
+    item = QGraphicsPathItem()
+    before = sys.getrefcount(None)
+    for _ in range(2000):
+        item.setPen(QPen(QColor(1, 2, 3), 1.5))
+        item.setZValue(1.0)
+    assert sys.getrefcount(None) - before > -100
+
+
 def test_coordinate_convention_round_trip():
     p = uv_to_scene(0.0, 0.0)
     assert (p.x(), p.y()) == (0.5, 0.5)  # centre of the top-left pixel

@@ -29,3 +29,20 @@ def test_clip_polygon_to_front():
     out = clip_polygon_to_front(quad, 0.5)
     assert np.all(out[:, 2] >= 0.5 - 1e-12) and len(out) == 4
     assert len(clip_polygon_to_front(quad - [0, 0, 10], 0.5)) == 0
+
+
+def test_batch_projection_matches_per_line(tennis, tennis_camera):
+    from geometry.projection import densify_all, project_polylines
+    lines = list(tennis.lines.values())
+    batch = project_polylines(tennis_camera, *densify_all(lines))
+    single = [r for pl in lines for r in project_polyline(tennis_camera, pl)]
+    assert len(batch) == len(single)
+    for a, b in zip(batch, single):
+        assert np.allclose(a, b)
+    # a camera standing on the court sees part of the lines behind it: runs are split
+    C = np.array([12.0, 5.0, 1.7])
+    R = rotation_look_at(C, np.array([0.0, 5.0, 0.0]))
+    cam = Camera(K=tennis_camera.K, R=R, t=-R @ C, image_size=(1920, 1080))
+    batch = project_polylines(cam, *densify_all(lines))
+    single = [r for pl in lines for r in project_polyline(cam, pl)]
+    assert len(batch) == len(single) and all(np.allclose(a, b) for a, b in zip(batch, single))
