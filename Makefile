@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test bench specs clean
+.PHONY: setup run reconstruct test bench bundle specs clean
 
 setup: $(STAMP)
 
@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: setup
+	$(BIN)/courtstudio gui --sample
+
+reconstruct: setup
 	$(BIN)/courtstudio reconstruct --sample -o out/sample
 
 test: setup
@@ -27,6 +30,13 @@ test: setup
 bench: setup
 	$(BIN)/python bench/calibration_accuracy.py
 	$(BIN)/python bench/speed.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/gui_latency.py
+
+# One-folder desktop bundle in dist/CourtStudio (PyInstaller; a few minutes).
+bundle: setup
+	$(BIN)/pip install --quiet 'pyinstaller>=6.0'
+	$(BIN)/pyinstaller app.spec --noconfirm
+	QT_QPA_PLATFORM=offscreen dist/CourtStudio/CourtStudio gui --sample --screenshot dist/bundle_check.png
 
 specs:
 	$(PYTHON) tools/make_court_specs.py

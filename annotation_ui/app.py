@@ -16,6 +16,14 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     """Open the window; with ``screenshot``, render it offscreen to a PNG and exit."""
     if screenshot and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if (sys.platform.startswith("linux") and not screenshot
+            and "QT_QPA_PLATFORM" not in os.environ
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
+        print("courtstudio: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
+              "are unset). Headless: `courtstudio gui --sample --screenshot app.png` renders "
+              "the window to a PNG, `courtstudio reconstruct --sample -o out/sample` runs the "
+              "reconstruction", file=sys.stderr)
+        return 2
     from PySide6.QtWidgets import QApplication
 
     from annotation_ui.main_window import MainWindow
