@@ -1,12 +1,16 @@
 """The frame canvas: the image with overlays, zoom (wheel, at the cursor) and pan (middle or
 right drag, or Space + left drag). Left-button events are reported in image pixels (uv) to
-the active tool; the view computes no geometry."""
+the active tool; the view computes no geometry.
+
+The frame is painted as the scene background with Qt's background cache: while the annotator
+drags a keypoint only the overlays change, and the already-scaled frame is blitted instead of
+rescaling a full-resolution image on every mouse move."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from annotation_ui.coords import scene_to_uv
 
@@ -23,13 +27,13 @@ class FrameView(QGraphicsView):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
-        self.pixmap_item = QGraphicsPixmapItem()
-        self.pixmap_item.setTransformationMode(Qt.TransformationMode.FastTransformation)
-        self.scene().addItem(self.pixmap_item)
+        # a few dozen overlay items rebuilt on every edit: a BSP index costs more than it saves
+        self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.pixmap = QPixmap()
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setRenderHints(QPainter.RenderHint.Antialiasing)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setMouseTracking(True)
-        self.setBackgroundBrush(Qt.GlobalColor.darkGray)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._panning = None
         self._left_down = False
@@ -37,15 +41,25 @@ class FrameView(QGraphicsView):
         self._fitted = True
 
     # --------------------------------------------------------------- content
-    def set_pixmap(self, pixmap) -> None:
-        same_size = pixmap.size() == self.pixmap_item.pixmap().size()
-        self.pixmap_item.setPixmap(pixmap)
-        self.scene().setSceneRect(self.pixmap_item.boundingRect())
+    def set_pixmap(self, pixmap: QPixmap) -> None:
+        same_size = pixmap.size() == self.pixmap.size()
+        self.pixmap = pixmap
+        self.scene().setSceneRect(QRectF(0, 0, pixmap.width(), pixmap.height()))
+        self.resetCachedContent()
+        self.viewport().update()
         if not same_size or self._fitted:
             self.fit()
 
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        painter.fillRect(rect, QColor(128, 128, 128))
+        if not self.pixmap.isNull():
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform,
+                                  self.transform().m11() < 1.0)
+            painter.drawPixmap(QRectF(0, 0, self.pixmap.width(), self.pixmap.height()),
+                               self.pixmap, QRectF(self.pixmap.rect()))
+
     def fit(self) -> None:
-        self.fitInView(self.pixmap_item, Qt.AspectRatioMode.KeepAspectRatio)
+        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         self._fitted = True
 
     def zoom(self, factor: float) -> None:
