@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
 
 from courtstudio.document import AnnotationDocument
+from courtstudio.players import height_from_ground_click
 from courtstudio.tool_state import ToolState
 
 HIT_RADIUS_SCREEN_PX = 10.0
@@ -96,6 +97,9 @@ class CanvasTools(QObject):
     # ---------------------------------------------------------------- players
     def _press_players(self, u, v, mods):
         ann = self.doc.annotation(self._fid)
+        if mods & Qt.KeyboardModifier.AltModifier:
+            self._height_click(ann, u, v)
+            return
         r = self._radius()
         for p in reversed(ann.players):
             x0, y0, x1, y1 = p.box_xyxy
@@ -124,6 +128,22 @@ class CanvasTools(QObject):
             du, dv = u - su, v - sv
             self.doc.set_player_box(self._fid, pid, (x0 + du, y0 + dv, x1 + du, y1 + dv),
                                     drag=True)
+
+
+    def _height_click(self, ann, u, v):
+        """Alt+click: the selected player's lowest vertex stands over this ground point."""
+        pid = self.tools.player_id
+        p = ann.player(pid) if pid is not None else None
+        if p is None or p.mesh is None:
+            raise ValueError("select a player with a mesh, then Alt+click its lowest vertex's "
+                             "ground point")
+        state = self.doc.camera_state(self._fid)
+        if state.camera is None:
+            raise ValueError("calibrate the court first")
+        spec = self.doc.spec()
+        h = height_from_ground_click(state.camera, self.doc.player_mesh(p.mesh), (u, v),
+                                     spec.plane_z())
+        self.doc.set_player_height(self._fid, pid, h)
 
 
 def _nearest(points: dict, uv, radius: float):

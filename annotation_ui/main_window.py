@@ -21,7 +21,7 @@ from annotation_ui.dialogs import NewProjectDialog, ShortcutsDialog
 from annotation_ui.frame_view import FrameView
 from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
-                                         draw_court, draw_players)
+                                         draw_court, draw_mesh, draw_players)
 from annotation_ui.players_panel import PlayersPanel
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
@@ -30,6 +30,7 @@ from courtstudio.autosave import Autosave, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
 from courtstudio.export_scenes import export_frames
 from courtstudio.live_calibration import box_ground_point, lift_frame_ball
+from courtstudio.players import world_player
 from courtstudio.project import load_project
 from courtstudio.sample import user_home
 from courtstudio.tool_state import TOOLS, ToolState
@@ -114,6 +115,8 @@ class MainWindow(QMainWindow):
             lambda pid: self._edit(self.doc.remove_player, self._fid, pid))
         self.players_panel.height_set.connect(
             lambda pid, h: self._edit(self.doc.set_player_height, self._fid, pid, h))
+        self.players_panel.load_mesh_requested.connect(self.load_mesh_dialog)
+        self.players_panel.propose_requested.connect(self.propose_boxes)
 
     def _build_actions(self):
         """Menus and shortcuts from one table; Help > Shortcuts lists the same table."""
@@ -333,6 +336,22 @@ class MainWindow(QMainWindow):
         self._dragging = False
         self.refresh()
 
+    def load_mesh_dialog(self, pid: int):
+        path, _ = QFileDialog.getOpenFileName(
+            self, f"Mesh for Player {pid}", "",
+            "Meshes (*.npz *.obj *.ply *.glb *.gltf *.stl *.off);;All (*)")
+        if path:
+            self.load_mesh(pid, path)
+
+    def load_mesh(self, pid: int, path) -> None:
+        """Attach a mesh file (camera coordinates of this frame) to a player."""
+        from hmr.mesh_files import load_mesh_file
+        self._edit(lambda: self.doc.set_player_mesh(self._fid, pid, load_mesh_file(path)))
+
+    def propose_boxes(self):
+        self.statusBar().showMessage("No box proposer is installed (SAM3 is an optional extra): "
+                                     "draw the boxes by hand", 8000)
+
     def show_shortcuts(self):
         ShortcutsDialog(self.shortcut_table, self).exec()
 
@@ -417,19 +436,31 @@ class MainWindow(QMainWindow):
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
-        grounds = {p.id: None if cam is None else box_ground_point(cam, p.box_xyxy,
-                                                                    spec.plane_z())
-                   for p in ann.players}
+        world = self._world_players(ann, spec, cam)
+        grounds = {}
+        for p in ann.players:
+            if p.id in world:
+                grounds[p.id] = world[p.id].ground_xy
+            elif cam is not None:
+                g = box_ground_point(cam, p.box_xyxy, spec.plane_z())
+                grounds[p.id] = None if g is None else g[:2]
         self.court_panel.update_state(spec, ann, state, self.tools.keypoint,
                                       self.doc.current_index, self.doc.frame_count)
         self.ball_panel.update_state(spec, ann, ball, ball_msg)
-        self.players_panel.update_state(ann, grounds, self.tools.player_id)
+        self.players_panel.update_state(ann, grounds, self.tools.player_id,
+                                        {pid: w.scale for pid, w in world.items()})
         ball_world = None if ball is None else ball.world
         self.topdown.set_scene(spec, ball_world, list(grounds.items()),
                                None if cam is None else cam.camera_centre_world)
         if self.result_tabs.currentWidget() is self.orbit:
-            self.orbit.set_scene(spec, cam, ball_world,
-                                 [OrbitPlayer(pid, g) for pid, g in grounds.items()])
+            players = []
+            for pid, g in grounds.items():
+                w = world.get(pid)
+                ground = None if g is None else np.array([g[0], g[1], spec.plane_z()])
+                players.append(OrbitPlayer(pid, ground, None if w is None else w.vertices_world,
+                                           None if w is None else
+                                           self.doc.player_mesh(ann.player(pid).mesh).faces))
+            self.orbit.set_scene(spec, cam, ball_world, players)
         if not self.loupe.hovered and cam is not None and self.tools.keypoint is not None:
             pred = cam.project(spec.keypoints[self.tools.keypoint][None])[0]
             if np.all(np.isfinite(pred)):
@@ -439,6 +470,22 @@ class MainWindow(QMainWindow):
             f"{self.tools.tool}" + (f": next {self.tools.keypoint}"
                                     if self.tools.tool == "court" and self.tools.keypoint else ""))
         self._update_title()
+
+    def _world_players(self, ann, spec, cam) -> dict:
+        """Players with a mesh: drawn over the frame, and placed in the world (rescaled)."""
+        out = {}
+        if cam is None:
+            return out
+        for p in ann.players:
+            if p.mesh is None:
+                continue
+            try:
+                mesh = self.doc.player_mesh(p.mesh)
+                draw_mesh(self.overlay, p.mesh, mesh, cam)
+                out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m, spec.plane_z())
+            except ValueError as exc:
+                self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
+        return out
 
     # ------------------------------------------------------------------- misc
     def _ask_user(self, title: str, text: str, buttons: list[str]) -> str:

@@ -4,11 +4,13 @@ transform, so both keep their on-screen size at any zoom."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QTransform
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
-                               QGraphicsSimpleTextItem)
+from PySide6.QtGui import (QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap,
+                           QTransform)
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPixmapItem,
+                               QGraphicsRectItem, QGraphicsSimpleTextItem)
 
 from annotation_ui.coords import uv_polyline, uv_to_scene
 from geometry.projection import densify_all, project_polylines
@@ -153,6 +155,41 @@ def draw_ball(layer: OverlayLayer, ann, camera, plane_z: float, result) -> None:
         layer.marker(g, "circle", BALL, 4, 1.5, fill=True)
         layer.polylines([np.array([b.uv, g])], BALL, 1.0)
         layer.label(b.uv, f"{result.height_m:.2f} m", BALL, dx=12, dy=-22)
+
+
+_SILHOUETTES: dict[tuple, QPixmap] = {}
+SILHOUETTE_SCALE = 2  # rendered at half resolution: fast, and a fill needs no more
+
+
+def mesh_silhouette(mesh_key: str, mesh, camera) -> QPixmap:
+    """A translucent silhouette of a camera-frame mesh (projected triangles), image-sized /
+    SILHOUETTE_SCALE; cached by mesh and intrinsics (extrinsics do not move it)."""
+    key = (mesh_key, camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
+    hit = _SILHOUETTES.get(key)
+    if hit is not None:
+        return hit
+    w, h = camera.image_size
+    sw, sh = (w + SILHOUETTE_SCALE - 1) // SILHOUETTE_SCALE, (h + SILHOUETTE_SCALE - 1) // \
+        SILHOUETTE_SCALE
+    uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
+                           camera.dist)[0].reshape(-1, 2)
+    tri = ((uv[mesh.faces] + 0.5) / SILHOUETTE_SCALE * 4).astype(np.int32)
+    mask = np.zeros((sh, sw), np.uint8)
+    cv2.fillPoly(mask, list(tri), 255, cv2.LINE_8, 2)
+    rgba = np.zeros((sh, sw, 4), np.uint8)
+    rgba[..., 0], rgba[..., 1], rgba[..., 2] = 255, 200, 80  # BGRA: light blue
+    rgba[..., 3] = (mask // 255) * 110
+    img = QImage(rgba.data, sw, sh, 4 * sw, QImage.Format.Format_ARGB32).copy()
+    if len(_SILHOUETTES) > 64:
+        _SILHOUETTES.clear()
+    _SILHOUETTES[key] = QPixmap.fromImage(img)
+    return _SILHOUETTES[key]
+
+
+def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera) -> None:
+    item = QGraphicsPixmapItem(mesh_silhouette(mesh_key, mesh, camera))
+    item.setScale(SILHOUETTE_SCALE)
+    layer._add(item, 0.5)
 
 
 def draw_players(layer: OverlayLayer, ann, selected: int | None) -> None:

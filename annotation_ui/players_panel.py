@@ -12,15 +12,19 @@ class PlayersPanel(QWidget):
     player_selected = Signal(int)
     delete_requested = Signal(int)
     height_set = Signal(int, float)
+    load_mesh_requested = Signal(int)
+    propose_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.hint = QLabel("Drag on the frame to draw a box; drag inside a box to move it, "
                            "its lower-right corner to resize. Ids stay with a player across "
-                           "frames: select Player N, then draw.")
+                           "frames: select Player N, then draw. With a mesh: type the lowest "
+                           "vertex's height, or Alt+click its ground point.")
         self.hint.setWordWrap(True)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["player", "feet on court (m)", "lowest vertex m"])
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["player", "on court (m)", "lowest vertex m",
+                                              "mesh scale"])
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -35,6 +39,13 @@ class PlayersPanel(QWidget):
         self.set_height.clicked.connect(self._set_height)
         self.delete = QPushButton("Delete player")
         self.delete.clicked.connect(self._delete)
+        self.load_mesh = QPushButton("Load mesh...")
+        self.load_mesh.setToolTip("A PersonMesh .npz or an OBJ/PLY/GLB in this frame's camera "
+                                  "coordinates (metres)")
+        self.load_mesh.clicked.connect(lambda: self.selected is not None
+                                       and self.load_mesh_requested.emit(self.selected))
+        self.propose = QPushButton("Propose boxes")
+        self.propose.clicked.connect(self.propose_requested.emit)
         row = QHBoxLayout()
         row.addWidget(QLabel("lowest vertex"))
         row.addWidget(self.height)
@@ -43,7 +54,11 @@ class PlayersPanel(QWidget):
         lay.addWidget(self.hint)
         lay.addWidget(self.table)
         lay.addLayout(row)
-        lay.addWidget(self.delete)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.load_mesh)
+        buttons.addWidget(self.delete)
+        buttons.addWidget(self.propose)
+        lay.addLayout(buttons)
         self._ids: list[int] = []
         self.selected: int | None = None
 
@@ -59,19 +74,29 @@ class PlayersPanel(QWidget):
         if self.selected is not None:
             self.height_set.emit(self.selected, self.height.value())
 
-    def update_state(self, ann, ground_points: dict, selected):
+    def update_state(self, ann, ground_points: dict, selected, scales: dict | None = None,
+                     proposer: str | None = None):
+        """ground_points: {id: (x, y) world}; scales: {id: mesh scale} for players with a
+        mesh; proposer: the box proposer's name, None when none is installed."""
         self.selected = selected
+        scales = scales or {}
         self._ids = [p.id for p in ann.players]
         self.table.setRowCount(len(ann.players))
+        self.propose.setEnabled(proposer is not None)
+        self.propose.setToolTip(f"Fill in boxes with {proposer}" if proposer else
+                                "No box proposer is installed (SAM3 is an optional extra); "
+                                "draw boxes by hand")
         for row, p in enumerate(ann.players):
             g = ground_points.get(p.id)
             cells = [f"Player {p.id}", "-" if g is None else f"({g[0]:.2f}, {g[1]:.2f})",
                      "-" if p.lowest_vertex_height_m is None else
-                     f"{p.lowest_vertex_height_m:.3f}"]
+                     f"{p.lowest_vertex_height_m:.3f}",
+                     "no mesh" if p.id not in scales else f"{scales[p.id]:.3f}"]
             for col, text in enumerate(cells):
                 self.table.setItem(row, col, QTableWidgetItem(text))
             if p.id == selected:
                 self.table.selectRow(row)
         has = selected is not None and selected in self._ids
         self.delete.setEnabled(has)
-        self.set_height.setEnabled(has)
+        self.load_mesh.setEnabled(has)
+        self.set_height.setEnabled(has and selected in scales)

@@ -26,7 +26,7 @@ class TopDownView(QWidget):
 
     def set_scene(self, spec, ball_world, players, camera_centre=None):
         self.spec, self.ball = spec, ball_world
-        self.players = [(pid, g) for pid, g in players if g is not None]
+        self.players = [(pid, np.asarray(g, float)[:2]) for pid, g in players if g is not None]
         self.camera_xy = None if camera_centre is None else camera_centre[:2]
         self.update()
 

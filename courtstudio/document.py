@@ -14,7 +14,10 @@ Signals:
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
+
+import numpy as np
 
 from court_specs import CourtSpec, load_spec
 from courtstudio.events import Signal
@@ -23,6 +26,7 @@ from courtstudio.live_calibration import CalibrationCache, CameraState
 from courtstudio.project import (BallAnnotation, CameraRange, FrameAnnotation, FrameRef,
                                  PlayerAnnotation, Project, ProjectError, parse_annotation)
 from courtstudio.undo import Command, UndoStack
+from hmr.person_mesh import PersonMesh
 
 
 class AnnotationDocument:
@@ -32,6 +36,7 @@ class AnnotationDocument:
         self.undo_stack = UndoStack()
         self.calibrations = CalibrationCache()
         self._ann: dict[str, FrameAnnotation] = {}
+        self._meshes: dict[str, PersonMesh] = {}
         self._dirty: set[str] = set()
         self._ranges_dirty = False
         self.current_index = 0
@@ -188,7 +193,9 @@ class AnnotationDocument:
         def m(a: FrameAnnotation):
             old = a.player(pid)
             h = old.lowest_vertex_height_m if old else None
-            a.players = [p for p in a.players if p.id != pid] + [PlayerAnnotation(pid, box, h)]
+            mesh = old.mesh if old else None
+            a.players = [p for p in a.players if p.id != pid] + [PlayerAnnotation(pid, box, h,
+                                                                                  mesh)]
             a.players.sort(key=lambda p: p.id)
         self._edit(frame_id, f"Player {pid} box", m, ("box", frame_id, pid) if drag else None)
 
@@ -204,6 +211,38 @@ class AnnotationDocument:
                 raise ProjectError(f"no player {pid} in frame {frame_id}")
             p.lowest_vertex_height_m = None if height_m is None else float(height_m)
         self._edit(frame_id, f"Player {pid} height", m)
+
+    def set_player_mesh(self, frame_id: str, pid: int, mesh: PersonMesh | None) -> None:
+        """Attach a mesh (camera frame of this frame) to a player. The mesh is stored once,
+        content-addressed, under meshes/<frame id>/, so undo and autosave can refer to it."""
+        rel = None
+        if mesh is not None:
+            rel = self._store_mesh(frame_id, pid, mesh)
+
+        def m(a: FrameAnnotation):
+            p = a.player(pid)
+            if p is None:
+                raise ProjectError(f"no player {pid} in frame {frame_id}: draw its box first")
+            p.mesh = rel
+        self._edit(frame_id, f"Player {pid} mesh", m)
+
+    def _store_mesh(self, frame_id: str, pid: int, mesh: PersonMesh) -> str:
+        digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
+                              + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
+        rel = f"meshes/{frame_id}/player_{pid}_{digest}.npz"
+        path = self.project.root / rel
+        if not path.exists():
+            mesh.save_npz(path)
+        self._meshes[rel] = mesh
+        return rel
+
+    def player_mesh(self, rel: str | None) -> PersonMesh | None:
+        """The PersonMesh stored at ``rel`` (cached); None for None."""
+        if rel is None:
+            return None
+        if rel not in self._meshes:
+            self._meshes[rel] = PersonMesh.load_npz(self.project.root / rel)
+        return self._meshes[rel]
 
     def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
         def m(a: FrameAnnotation):
@@ -298,6 +337,7 @@ class AnnotationDocument:
         ann = self.annotation(frame.id) if loaded else None
         rng = self.project.camera_range_of(index)
         return {"court": bool(ann and len(ann.points) >= 4),
+                "meshes": bool(ann and any(p.mesh for p in ann.players)),
                 "ball": bool(ann and ann.ball is not None
                              and (not ann.ball.visible or ann.ball.ground_uv is not None)),
                 "players": bool(ann and ann.players),

@@ -18,6 +18,7 @@ import numpy as np
 from court_specs import load_spec
 from courtstudio.document import AnnotationDocument
 from courtstudio.live_calibration import box_ground_point, lift_frame_ball
+from courtstudio.players import world_player
 from courtstudio.project import FrameRef
 from exporters.atomic import write_json_atomic
 from exporters.coco import write_coco_court_keypoints
@@ -65,10 +66,7 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
                               ground_uv=ball.uv_ground_snapped, world=ball.world,
                               height_m=ball.height_m, sigma_world_m=ball.sigma_world_m,
                               plane=ball.plane)
-    players = [PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
-                            ground_world=box_ground_point(cal.camera, p.box_xyxy,
-                                                          spec.plane_z()),
-                            source="box") for p in ann.players]
+    players = [_player_record(doc, cal.camera, spec, p) for p in ann.players]
     if frame.image is not None:
         image_ref = os.path.relpath(doc.project.image_path(frame).resolve(), fdir.resolve())
     else:
@@ -104,6 +102,23 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
             s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
                 truth["ball"]["world"])]
     return s
+
+
+def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
+    """A player for the scene file: its box's foot point, and with a mesh the rescaled
+    mesh, joints, scale and lowest-vertex height."""
+    rec = PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
+                       ground_world=box_ground_point(camera, p.box_xyxy, spec.plane_z()),
+                       source="box")
+    if p.mesh is None:
+        return rec
+    mesh = doc.player_mesh(p.mesh)
+    w = world_player(camera, mesh, p.lowest_vertex_height_m, spec.plane_z())
+    rec.vertices_world, rec.faces, rec.scale = w.vertices_world, mesh.faces, w.scale
+    rec.joints_world = w.joints_world if mesh.has_body_joints else {}
+    rec.lowest_vertex_height_m = float(w.lowest_vertex_world[2] - spec.plane_z())
+    rec.source = mesh.source
+    return rec
 
 
 def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,

@@ -62,6 +62,7 @@ class PlayerAnnotation:
     id: int
     box_xyxy: tuple[float, float, float, float]
     lowest_vertex_height_m: float | None = None
+    mesh: str | None = None  # a PersonMesh .npz, relative to the project folder
 
 
 @dataclass
@@ -99,7 +100,8 @@ class FrameAnnotation:
         out.pop("ball", None)
         out["players"] = [{"id": p.id, "box_xyxy": list(p.box_xyxy),
                            **({"lowest_vertex_height_m": p.lowest_vertex_height_m}
-                              if p.lowest_vertex_height_m is not None else {})}
+                              if p.lowest_vertex_height_m is not None else {}),
+                           **({"mesh": p.mesh} if p.mesh is not None else {})}
                           for p in self.players]
         out["flags"] = list(self.flags)
         if self.ball is not None:
@@ -322,7 +324,10 @@ def parse_annotation(data: dict, path) -> FrameAnnotation:
         h = pl.get("lowest_vertex_height_m")
         if h is not None and not isinstance(h, (int, float)):
             raise ProjectError(f"{where}.lowest_vertex_height_m: expected metres")
-        players.append(PlayerAnnotation(pl["id"], tuple(float(c) for c in box), h))
+        mesh = pl.get("mesh")
+        if mesh is not None and (not isinstance(mesh, str) or not mesh):
+            raise ProjectError(f"{where}.mesh: expected a path relative to the project")
+        players.append(PlayerAnnotation(pl["id"], tuple(float(c) for c in box), h, mesh))
     flags = data.get("flags", [])
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
         raise ProjectError(f"{path}: field flags: expected a list of strings")

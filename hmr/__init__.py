@@ -1,4 +1,4 @@
-"""Human mesh recovery: SAM3 boxes, PromptHMR meshes, body models (issue 4).
+"""Human mesh recovery: the neutral person-mesh record and its sources (issue 4).
 
 The only package that imports torch, and only lazily inside the adapters that need it.
 """

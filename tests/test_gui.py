@@ -302,3 +302,44 @@ def test_screenshot_command(tmp_path):
     img = cv2.imread(str(out))
     assert img.shape[:2] == (700, 1200)
     assert img.std() > 10  # not a blank window
+
+
+def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
+    """A player with a mesh (depth wrong by 1.6x, as HMR returns it): drawn over the frame,
+    rescaled by a typed height and by Alt+clicking its ground point, exported with joints."""
+    from tests.stand_ins import stand_in_player
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    window.open_project(tmp_path / "p", recover=False)
+    fid = window.doc.current_frame.id
+    cam = window.doc.camera_state(fid).camera
+    mesh, Vw, Jw = stand_in_player(cam, (18.0, 6.0), lift_m=0.2, depth_scale=1.6)
+    uv = cam.project(Vw)
+    box = (uv[:, 0].min() - 3, uv[:, 1].min() - 3, uv[:, 0].max() + 3, uv[:, 1].max() + 3)
+    window.doc.set_player_box(fid, 1, box)
+    window.tools.set_player(1)
+    mesh.save_npz(tmp_path / "player.npz")
+    window.load_mesh(1, tmp_path / "player.npz")
+    rel = window.doc.annotation(fid).player(1).mesh
+    assert rel.startswith(f"meshes/{fid}/player_1_") and (tmp_path / "p" / rel).exists()
+    assert any(type(it).__name__ == "QGraphicsPixmapItem" for it in window.overlay.items)
+    assert window.players_panel.table.item(0, 3).text() == "1.000"  # not corrected yet
+    window.players_panel.height.setValue(0.2)
+    window.players_panel.set_height.click()
+    assert window.players_panel.table.item(0, 3).text() == f"{1 / 1.6:.3f}"
+    window.doc.undo()
+    window.set_tool("players")
+    low = Vw[np.argmin(Vw[:, 2])]
+    click(window, *cam.project(np.array([[low[0], low[1], 0.0]]))[0],
+          Qt.KeyboardModifier.AltModifier)
+    h = window.doc.annotation(fid).player(1).lowest_vertex_height_m
+    assert abs(h - 0.2) < 0.03  # one screen pixel of click error
+    window.doc.set_player_height(fid, 1, 0.2)
+    out = window.export_to(tmp_path / "out", all_frames=False)
+    assert out[0].status == "ok"
+    from exporters.scene import load_scene
+    scene = load_scene(tmp_path / "out" / fid / "scene.json")
+    p = scene.players[0]
+    assert np.allclose(p.vertices_world, Vw, atol=2e-4)  # float32 in HDF5
+    assert np.allclose(p.joints_world["pelvis"], Jw["pelvis"], atol=1e-6)
+    # meshes are stored as float32: the scale is exact to ~1e-8
+    assert abs(p.scale - 1 / 1.6) < 1e-6 and abs(p.lowest_vertex_height_m - 0.2) < 1e-6

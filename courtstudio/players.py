@@ -1,0 +1,58 @@
+"""A player's mesh in the world: camera frame -> world, then the lowest-vertex height
+correction (CourtSI eq. 4) when the annotator has given the height."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from geometry.camera import Camera
+from geometry.rays import lift_ball
+from geometry.rescale import rescale_to_lowest_vertex_height
+from hmr.person_mesh import PersonMesh
+
+
+@dataclass(frozen=True)
+class WorldPlayer:
+    """vertices_world (V, 3), joints_world {name: (3,)} metres; scale applied about the camera
+    centre (1.0 until a height is given); lowest_vertex_world (3,); ground_xy (2,) where the
+    player stands (pelvis, else the lowest vertex, dropped to the court)."""
+
+    vertices_world: np.ndarray
+    joints_world: dict
+    scale: float
+    lowest_vertex_world: np.ndarray
+    lowest_vertex_index: int
+
+    @property
+    def ground_xy(self) -> np.ndarray:
+        p = self.joints_world.get("pelvis", self.lowest_vertex_world)
+        return np.asarray(p, float)[:2]
+
+
+def world_player(camera: Camera, mesh: PersonMesh, lowest_vertex_height_m: float | None,
+                 plane_z: float = 0.0) -> WorldPlayer:
+    """The mesh in world coordinates, rescaled about the camera centre so its lowest vertex
+    is at the given height above the plane (unscaled when the height is None)."""
+    V = mesh.vertices_world(camera)
+    names = list(mesh.joints_cam)
+    J = np.array([camera.cam_to_world(mesh.joints_cam[n][None])[0] for n in names]) \
+        if names else np.zeros((0, 3))
+    if lowest_vertex_height_m is None:
+        i = int(np.argmin(V[:, 2]))
+        return WorldPlayer(V, dict(zip(names, J)), 1.0, V[i], i)
+    res = rescale_to_lowest_vertex_height(V, J, camera.camera_centre_world,
+                                          lowest_vertex_height_m, plane_z)
+    return WorldPlayer(res.vertices_world, dict(zip(names, res.joints_world)), res.scale,
+                       res.lowest_vertex_world, res.lowest_vertex_index)
+
+
+def height_from_ground_click(camera: Camera, mesh: PersonMesh, uv_ground, plane_z: float = 0.0
+                             ) -> float:
+    """The lowest vertex's height from a click on its ground point (the ball tool's geometry
+    applied to the lowest vertex's pixel). Metres above the plane."""
+    V = mesh.vertices_world(camera)
+    low = V[int(np.argmin(V[:, 2]))]
+    uv_low = camera.project(low[None])[0]
+    return lift_ball(camera, uv_low, uv_ground, plane_z).height_m
