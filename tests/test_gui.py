@@ -343,3 +343,43 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
     assert np.allclose(p.joints_world["pelvis"], Jw["pelvis"], atol=1e-6)
     # meshes are stored as float32: the scale is exact to ~1e-8
     assert abs(p.scale - 1 / 1.6) < 1e-6 and abs(p.lowest_vertex_height_m - 0.2) < 1e-6
+
+
+def test_end_to_end_on_the_bundled_sample(window, tmp_path):
+    """The sample's tennis frame annotated from scratch through the UI, then exported."""
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    project = load_project(tmp_path / "p")
+    fid = project.frames[0].id
+    project.annotation_path(fid).unlink()
+    window.open_project(project.root, recover=False)
+    assert window.doc.camera_state(fid).calibration is None
+    t = truth(project, fid)
+    for name in PAPER_SIX:
+        click(window, *t["keypoints_uv"][name])
+    window.set_tool("ball")
+    click(window, *t["ball"]["uv"])
+    click(window, *t["ball"]["ground_uv"])
+    QTest.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert not window.doc.is_dirty and project.annotation_path(fid).exists()
+    out = window.export_to(tmp_path / "out", all_frames=True)
+    assert [s.status for s in out] == ["ok"] * len(project.frames)
+    scene = json.loads((tmp_path / "out" / fid / "scene.json").read_text())
+    assert np.linalg.norm(np.subtract(scene["ball"]["world"], t["ball"]["world"])) < 0.3
+    assert abs(scene["camera"]["K"][0][0] / t["camera"]["K"][0][0] - 1) < 0.02
+
+
+def test_new_project_from_images_and_recent_list(window, tmp_path):
+    from courtstudio.project_new import new_project_from_images
+    from courtstudio.project import ProjectError
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(frames / f"f{i}.png"), np.full((90, 160, 3), 40 * i, np.uint8))
+    p = new_project_from_images(tmp_path / "proj", frames, "badminton")
+    with pytest.raises(ProjectError, match="a project already exists"):
+        new_project_from_images(tmp_path / "proj", frames, "badminton")
+    window.open_project(p.root, recover=False)
+    assert window.doc.frame_count == 3 and window.doc.spec().id == "badminton"
+    recent = window.settings.value("recent", [], list)
+    assert recent[0] == str(p.root)
+    assert any(a.text() == str(p.root) for a in window.recent_menu.actions())
