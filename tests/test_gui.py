@@ -80,6 +80,15 @@ def test_qt_bindings_keep_none_alive(qtbot):
     assert sys.getrefcount(None) - before > -100
 
 
+def annotate_from_truth(win, t):
+    """Click the paper's six keypoints, then the ball and its ground point, where they are."""
+    for name in PAPER_SIX:
+        click(win, *t["keypoints_uv"][name])
+    win.set_tool("ball")
+    click(win, *t["ball"]["uv"])
+    click(win, *t["ball"]["ground_uv"])
+
+
 def test_coordinate_convention_round_trip():
     p = uv_to_scene(0.0, 0.0)
     assert (p.x(), p.y()) == (0.5, 0.5)  # centre of the top-left pixel
@@ -258,11 +267,7 @@ def test_end_to_end_calibrate_ball_export(window, blank_project, tmp_path):
     window.open_project(blank_project.root, recover=False)
     fid = window.doc.current_frame.id
     t = truth(blank_project, fid)
-    for name in PAPER_SIX:
-        click(window, *t["keypoints_uv"][name])
-    window.set_tool("ball")
-    click(window, *t["ball"]["uv"])
-    click(window, *t["ball"]["ground_uv"])
+    annotate_from_truth(window, t)
     window.save()
     summaries = window.export_to(tmp_path / "out", all_frames=False)
     assert summaries[0].status == "ok"
@@ -354,11 +359,7 @@ def test_end_to_end_on_the_bundled_sample(window, tmp_path):
     window.open_project(project.root, recover=False)
     assert window.doc.camera_state(fid).calibration is None
     t = truth(project, fid)
-    for name in PAPER_SIX:
-        click(window, *t["keypoints_uv"][name])
-    window.set_tool("ball")
-    click(window, *t["ball"]["uv"])
-    click(window, *t["ball"]["ground_uv"])
+    annotate_from_truth(window, t)
     QTest.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert not window.doc.is_dirty and project.annotation_path(fid).exists()
     out = window.export_to(tmp_path / "out", all_frames=True)
