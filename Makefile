@@ -10,11 +10,15 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-# Re-install when the project's dependency list changes. Nothing here depends on torch yet;
-# when the hmr extras land, `pip install torch==2.13.0` must come first (local CPU wheel).
-$(STAMP): pyproject.toml
+# Re-install when the project's dependency list changes. torch (for reading PromptHMR results,
+# hmr/ only, imported lazily) is pinned to 2.13.0 and installed first: that pin is the local
+# CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
+TORCH := torch==2.13.0
+
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(TORCH)
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 

@@ -257,6 +257,48 @@ def cmd_synth(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------ players
+def cmd_players_correct(args) -> int:
+    from courtstudio.players import world_player
+    from hmr.prompthmr import load_image_output, original_intrinsics
+
+    cam, doc, _ = load_camera_file(args.camera)
+    _, z = _plane(args, doc)
+    result = load_image_output(args.hmr)
+    warnings = []
+    if result.cam_int_padded is not None:
+        f_hmr = original_intrinsics(result.cam_int_padded, cam.image_size)[0, 0]
+        f_cam = cam.K[0, 0]
+        if abs(f_hmr / f_cam - 1) > 0.01:
+            warnings.append(f"the result was computed with f = {f_hmr:.0f} px but the camera "
+                            f"has f = {f_cam:.0f} px: run PromptHMR with this camera's K")
+    n = len(result.people)
+    if args.person is not None and not 0 <= args.person < n:
+        raise CliError(f"--person {args.person}: the result has {n} people (0..{n - 1})")
+    chosen = range(n) if args.person is None else [args.person]
+    people = []
+    for i in chosen:
+        w = world_player(cam, result.people[i], args.height, z)
+        joints = {k: [round(float(c), 5) for c in v] for k, v in w.joints_world.items()}
+        people.append({"person": i, "scale": round(w.scale, 6),
+                       "lowest_vertex_world": [round(float(c), 5)
+                                               for c in w.lowest_vertex_world],
+                       "pelvis_world": joints.get("pelvis"), "joints_world": joints,
+                       "source": result.people[i].source})
+    out = {"people": people, "warnings": warnings}
+    if args.json:
+        _print_json(out)
+    else:
+        for p in people:
+            pel = p["pelvis_world"]
+            pel_text = "-" if pel is None else "({:.2f}, {:.2f}, {:.2f}) m".format(*pel)
+            print(f"person {p['person']}: scale {p['scale']:.4f}, pelvis {pel_text}, lowest "
+                  "vertex ({:.2f}, {:.2f}, {:.2f}) m".format(*p["lowest_vertex_world"]))
+    for w in warnings:
+        print(f"courtstudio: warning: {w}", file=sys.stderr)
+    return 0
+
+
 # ---------------------------------------------------------------------------------- gui
 def cmd_gui(args) -> int:
     try:
@@ -389,6 +431,30 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sample", action="store_true", help="the bundled sample project")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_reconstruct)
+
+    sp = sub.add_parser("players", help="player meshes (PromptHMR results)", formatter_class=fmt)
+    psub = sp.add_subparsers(dest="players_command", required=True, metavar="COMMAND")
+    pc = psub.add_parser(
+        "correct", formatter_class=fmt,
+        help="place PromptHMR meshes in the world by their lowest vertex's height",
+        description="Rescale each person of a PromptHMR image-demo result (output.pt) about "
+                    "the camera centre so the lowest vertex is at --height above the plane "
+                    "(CourtSI eq. 4), and print scale, lowest_vertex_world, pelvis_world and "
+                    "joints_world (pelvis, head, hands, feet; from the result's BODY_25 "
+                    "joints). Uses the stored vertices, or the joints when only they are "
+                    "stored; no SMPL-X model is needed.",
+        epilog=_examples("courtstudio players correct --camera camera.json --hmr output.pt "
+                         "--height 0 --json",
+                         "courtstudio players correct --camera camera.json --hmr output.pt "
+                         "--person 1 --height 0.35"))
+    pc.add_argument("--camera", required=True)
+    pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz)")
+    pc.add_argument("--person", type=int, help="only this person (0-based)")
+    pc.add_argument("--height", type=float, required=True,
+                    help="height of the lowest vertex above the plane, metres (0 = standing)")
+    plane_args(pc)
+    pc.add_argument("--json", action="store_true")
+    pc.set_defaults(func=cmd_players_correct)
 
     sp = sub.add_parser(
         "gui", help="the desktop annotation app", formatter_class=fmt,

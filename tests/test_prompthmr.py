@@ -1,0 +1,163 @@
+"""PromptHMR results: the image demo's torch-saved dict read as PersonMesh, padded intrinsics
+mapped back, and ``courtstudio players correct`` placing the people in the world."""
+
+import json
+
+import numpy as np
+import pytest
+import torch  # the Makefile installs torch==2.13.0 (CPU) before the project
+
+from courtstudio.cli import main
+from hmr.person_mesh import MeshError
+from hmr.prompthmr import (NET_INPUT_PX, body25_to_named, load_image_output, original_boxes,
+                           original_intrinsics, padding, smplx_faces)
+from tests.conftest import IMAGE_SIZE
+from tests.stand_ins import stand_in_player
+
+
+def pad_like_prompthmr(K, image_size):
+    """PromptHMR's own forward mapping (prompt_hmr/models/inference.py: pad_image)."""
+    scale, offset = padding(image_size)
+    Kp = np.array(K, float)
+    Kp[:2] *= scale
+    Kp[:2, 2] += offset
+    return Kp
+
+
+def body25_from(joints: dict) -> np.ndarray:
+    J = np.tile(joints["pelvis"], (25, 1))
+    J[8] = joints["pelvis"]
+    J[17] = J[18] = joints["head"]
+    J[7], J[4] = joints["left_hand"], joints["right_hand"]
+    J[19] = J[21] = joints["left_foot"]
+    J[22] = J[24] = joints["right_foot"]
+    return J
+
+
+def write_output_pt(path, camera, people, with_vertices=True):
+    """people: [(PersonMesh, ...)] -> the image demo's output.pt."""
+    d = {"body_joints": torch.tensor(np.stack([body25_from(m.joints_cam) for m in people])),
+         "betas": torch.zeros(len(people), 10), "transl": torch.zeros(len(people), 3),
+         "rotmat": torch.eye(3).repeat(len(people), 22, 1, 1),
+         "pose": torch.zeros(len(people), 22, 6),
+         "cam_int": torch.tensor(pad_like_prompthmr(camera.K, camera.image_size))[None]}
+    if with_vertices:
+        d["vertices"] = torch.tensor(np.stack([m.vertices_cam for m in people]))
+    torch.save(d, path)
+    return path
+
+
+@pytest.fixture
+def two_players(tennis_camera):
+    a = stand_in_player(tennis_camera, (17.0, 3.0), depth_scale=1.8)
+    b = stand_in_player(tennis_camera, (20.0, 8.0), lift_m=0.3, depth_scale=0.6)
+    return a, b
+
+
+def test_intrinsics_and_boxes_round_trip(tennis_camera):
+    Kp = pad_like_prompthmr(tennis_camera.K, IMAGE_SIZE)
+    assert np.allclose(original_intrinsics(Kp[None], IMAGE_SIZE), tennis_camera.K)
+    s, off = padding(IMAGE_SIZE)
+    assert abs(s - NET_INPUT_PX / 1920) < 1e-12 and np.allclose(off, [0, (896 - 1080 * s) / 2])
+    boxes = np.array([[100.0, 200, 300, 700], [1500, 50, 1900, 1000]])
+    padded = boxes * s + np.r_[off, off]
+    assert np.allclose(original_boxes(padded, IMAGE_SIZE), boxes)
+
+
+def test_body25_mapping():
+    J = np.arange(75, dtype=float).reshape(25, 3)
+    named = body25_to_named(J)
+    assert np.allclose(named["pelvis"], J[8])  # MidHip
+    assert np.allclose(named["head"], (J[17] + J[18]) / 2)
+    assert np.allclose(named["left_hand"], J[7]) and np.allclose(named["right_hand"], J[4])
+
+
+def test_read_output_pt(tmp_path, tennis_camera, two_players):
+    (ma, _, _), (mb, _, _) = two_players
+    res = load_image_output(write_output_pt(tmp_path / "output.pt", tennis_camera, [ma, mb]))
+    assert len(res.people) == 2
+    assert np.allclose(res.people[1].vertices_cam, mb.vertices_cam)
+    assert np.allclose(res.people[0].joints_cam["pelvis"], ma.joints_cam["pelvis"])
+    assert res.people[0].params["betas"].shape == (10,)
+    assert np.allclose(original_intrinsics(res.cam_int_padded, IMAGE_SIZE), tennis_camera.K)
+
+
+def test_smplx_faces_from_the_users_model(tmp_path):
+    (tmp_path / "smplx").mkdir()
+    np.savez(tmp_path / "smplx" / "SMPLX_NEUTRAL.npz", f=np.zeros((20908, 3), np.int32))
+    assert smplx_faces(tmp_path).shape == (20908, 3)
+    with pytest.raises(MeshError, match="no SMPL-X model"):
+        smplx_faces(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("content,msg", [
+    ({"betas": torch.zeros(1, 10)}, "neither 'vertices' nor 'body_joints'"),
+    ({"vertices": torch.zeros(2, 5)}, r"vertices: expected \(B, V, 3\)"),
+    ({"body_joints": torch.zeros(1, 24, 3)}, r"body_joints: expected \(B, 25, 3\)"),
+    ({"vertices": torch.ones(2, 5, 3), "body_joints": torch.ones(3, 25, 3)}, "2 people"),
+])
+def test_malformed_results_are_named(tmp_path, content, msg):
+    torch.save(content, tmp_path / "bad.pt")
+    with pytest.raises(MeshError, match=msg):
+        load_image_output(tmp_path / "bad.pt")
+    (tmp_path / "junk.pt").write_bytes(b"junk")
+    with pytest.raises(MeshError, match="cannot read as a torch-saved"):
+        load_image_output(tmp_path / "junk.pt")
+
+
+def _camera_file(tmp_path, camera):
+    p = tmp_path / "camera.json"
+    p.write_text(json.dumps(camera.to_dict()))
+    return p
+
+
+def test_cli_players_correct(tmp_path, capsys, tennis_camera, two_players):
+    (ma, _, Ja), (mb, _, Jb) = two_players
+    pt = write_output_pt(tmp_path / "output.pt", tennis_camera, [ma, mb])
+    cam = _camera_file(tmp_path, tennis_camera)
+    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
+                 "--person", "0", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["warnings"] == []
+    p = out["people"][0]
+    assert abs(p["scale"] - 1 / 1.8) < 1e-5
+    assert np.allclose(p["pelvis_world"], Ja["pelvis"], atol=1e-4)
+    assert np.allclose(p["joints_world"]["left_foot"], Ja["left_foot"], atol=1e-4)
+    assert abs(p["lowest_vertex_world"][2]) < 1e-6
+    main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0.3",
+          "--person", "1", "--json"])
+    p = json.loads(capsys.readouterr().out)["people"][0]
+    assert np.allclose(p["pelvis_world"], Jb["pelvis"], atol=1e-4)
+
+
+def test_cli_players_correct_from_joints_only(tmp_path, capsys, tennis_camera, two_players):
+    (ma, _, Ja), _ = two_players
+    pt = write_output_pt(tmp_path / "joints.pt", tennis_camera, [ma], with_vertices=False)
+    cam = _camera_file(tmp_path, tennis_camera)
+    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height",
+                 "0.05", "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)["people"][0]
+    # the lowest joint (a foot, 5 cm above the sole) at 0.05 m puts the body where it was
+    assert np.allclose(p["pelvis_world"], Ja["pelvis"], atol=1e-4)
+
+
+def test_cli_players_correct_bad_input(tmp_path, capsys, tennis_camera, two_players):
+    (ma, _, _), _ = two_players
+    pt = write_output_pt(tmp_path / "output.pt", tennis_camera, [ma])
+    cam = _camera_file(tmp_path, tennis_camera)
+    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
+                 "--person", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--person 3: the result has 1 people" in err and err.count("\n") == 1
+    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(tmp_path / "no.pt"),
+                 "--height", "0"])
+    assert code == 2 and "no such PromptHMR result" in capsys.readouterr().err
+    other = tennis_camera.K.copy()
+    other[0, 0] *= 1.2
+    other[1, 1] *= 1.2
+    d = torch.load(pt, weights_only=True)
+    d["cam_int"] = torch.tensor(pad_like_prompthmr(other, IMAGE_SIZE))[None]
+    torch.save(d, pt)
+    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height",
+                 "0"]) == 0
+    assert "run PromptHMR with this camera's K" in capsys.readouterr().err
