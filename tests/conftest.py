@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+# Anny's first model build takes ~35 s; keep its cache beside the venv across test runs
+os.environ.setdefault("ANNY_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".venv",
+                                                     "anny_cache"))
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
