@@ -142,7 +142,7 @@ class CanvasTools(QObject):
             raise ValueError("calibrate the court first")
         spec = self.doc.spec()
         h = height_from_ground_click(state.camera, self.doc.player_mesh(p.mesh), (u, v),
-                                     spec.plane_z())
+                                     spec.player_plane_z())
         self.doc.set_player_height(self._fid, pid, h)
 
 

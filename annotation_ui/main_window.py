@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
             if p.id in world:
                 grounds[p.id] = world[p.id].ground_xy
             elif cam is not None:
-                g = box_ground_point(cam, p.box_xyxy, spec.plane_z())
+                g = box_ground_point(cam, p.box_xyxy, spec.player_plane_z())
                 grounds[p.id] = None if g is None else g[:2]
         self.court_panel.update_state(spec, ann, state, self.tools.keypoint,
                                       self.doc.current_index, self.doc.frame_count)
@@ -456,7 +456,7 @@ class MainWindow(QMainWindow):
             players = []
             for pid, g in grounds.items():
                 w = world.get(pid)
-                ground = None if g is None else np.array([g[0], g[1], spec.plane_z()])
+                ground = None if g is None else np.array([g[0], g[1], spec.player_plane_z()])
                 players.append(OrbitPlayer(pid, ground, None if w is None else w.vertices_world,
                                            None if w is None else
                                            self.doc.player_mesh(ann.player(pid).mesh).faces))
@@ -482,7 +482,8 @@ class MainWindow(QMainWindow):
             try:
                 mesh = self.doc.player_mesh(p.mesh)
                 draw_mesh(self.overlay, p.mesh, mesh, cam)
-                out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m, spec.plane_z())
+                out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m,
+                                         spec.player_plane_z())
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
         return out

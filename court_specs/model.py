@@ -54,6 +54,15 @@ class CourtSpec:
             raise KeyError(f"{self.id} has no plane {name!r}; planes: {', '.join(self.planes)}")
         return float(self.planes[name])
 
+    @property
+    def player_plane(self) -> str:
+        """The plane players stand on: the floor where the spec has one (table tennis), else
+        the playing surface."""
+        return "floor" if "floor" in self.planes else self.default_plane
+
+    def player_plane_z(self) -> float:
+        return self.plane_z(self.player_plane)
+
     def zone_at(self, point_xy) -> Zone | None:
         """The first zone (in file order) containing world point (x, y) or (x, y, z); or None."""
         p = np.asarray(point_xy, float)[:2][None]

@@ -252,7 +252,8 @@ def cmd_synth(args) -> int:
         load_spec(s)
     p = write_synthetic_project(args.output, args.sports, args.per_sport, args.seed,
                                 args.click_sigma, args.all_points,
-                                tuple(args.image_size), name=Path(args.output).name)
+                                tuple(args.image_size), name=Path(args.output).name,
+                                players=args.players)
     print(f"wrote {len(p.frames)} frames to project {args.output}")
     return 0
 
@@ -486,6 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--all-points", action="store_true",
                     help="click every visible keypoint (default: the paper's six)")
     sp.add_argument("--image-size", nargs=2, type=int, default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("--players", type=int, default=0,
+                    help="Anny players per frame, rendered and annotated with simulated "
+                         "PromptHMR meshes (needs the anny package)")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_synth)
     return p

@@ -29,6 +29,18 @@ from courtstudio.undo import Command, UndoStack
 from hmr.person_mesh import PersonMesh
 
 
+def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMesh) -> str:
+    """Write a mesh once under meshes/<frame id>/, named by its content (so an annotation,
+    its undo history and the autosave journal can all refer to it); returns the path relative
+    to the project."""
+    digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
+                          + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
+    rel = f"meshes/{frame_id}/player_{pid}_{digest}.npz"
+    if not (project.root / rel).exists():
+        mesh.save_npz(project.root / rel)
+    return rel
+
+
 class AnnotationDocument:
     def __init__(self, project: Project, frames: FrameStore | None = None):
         self.project = project
@@ -227,12 +239,7 @@ class AnnotationDocument:
         self._edit(frame_id, f"Player {pid} mesh", m)
 
     def _store_mesh(self, frame_id: str, pid: int, mesh: PersonMesh) -> str:
-        digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
-                              + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
-        rel = f"meshes/{frame_id}/player_{pid}_{digest}.npz"
-        path = self.project.root / rel
-        if not path.exists():
-            mesh.save_npz(path)
+        rel = store_person_mesh(self.project, frame_id, pid, mesh)
         self._meshes[rel] = mesh
         return rel
 

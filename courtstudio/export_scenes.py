@@ -41,6 +41,7 @@ class FrameSummary:
     ball_sigma_cm: list | None = None
     focal_error_pct: float | None = None
     ball_error_cm: list | None = None
+    player_pelvis_error_cm: dict | None = None  # {player id: cm} where truth is known
 
 
 def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: bool = True,
@@ -101,22 +102,28 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         if ball is not None:
             s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
                 truth["ball"]["world"])]
+        true_players = {tp["id"]: tp for tp in truth.get("players", [])}
+        errs = {p.id: 100 * float(np.linalg.norm(p.joints_world["pelvis"] - np.array(
+            true_players[p.id]["joints_world"]["pelvis"])))
+            for p in players if p.id in true_players and "pelvis" in p.joints_world}
+        s.player_pelvis_error_cm = errs or None
     return s
 
 
 def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
-    """A player for the scene file: its box's foot point, and with a mesh the rescaled
-    mesh, joints, scale and lowest-vertex height."""
+    """A player for the scene file: its box's foot point on the plane players stand on, and
+    with a mesh the rescaled mesh, joints, scale and lowest-vertex height."""
+    plane_z = spec.player_plane_z()
     rec = PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
-                       ground_world=box_ground_point(camera, p.box_xyxy, spec.plane_z()),
+                       ground_world=box_ground_point(camera, p.box_xyxy, plane_z),
                        source="box")
     if p.mesh is None:
         return rec
     mesh = doc.player_mesh(p.mesh)
-    w = world_player(camera, mesh, p.lowest_vertex_height_m, spec.plane_z())
+    w = world_player(camera, mesh, p.lowest_vertex_height_m, plane_z)
     rec.vertices_world, rec.faces, rec.scale = w.vertices_world, mesh.faces, w.scale
     rec.joints_world = w.joints_world if mesh.has_body_joints else {}
-    rec.lowest_vertex_height_m = float(w.lowest_vertex_world[2] - spec.plane_z())
+    rec.lowest_vertex_height_m = float(w.lowest_vertex_world[2] - plane_z)
     rec.source = mesh.source
     return rec
 

@@ -36,4 +36,7 @@ def summary_line(s: FrameSummary) -> str:
         out += " ball=({:.2f}, {:.2f}, {:.2f}) m".format(*s.ball_world)
         if s.ball_error_cm is not None:
             out += " (error {:+.1f}, {:+.1f}, {:+.1f} cm)".format(*s.ball_error_cm)
+    if s.player_pelvis_error_cm:
+        out += " players: pelvis error " + ", ".join(
+            f"P{pid} {e:.1f} cm" for pid, e in sorted(s.player_pelvis_error_cm.items()))
     return out

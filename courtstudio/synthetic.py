@@ -48,8 +48,10 @@ def framing_keypoints(spec: CourtSpec) -> list[str]:
 
 
 def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
-                            zoom=(0.80, 0.97)) -> Camera:
-    """A random broadcast camera for the spec (see module doc). rng: numpy Generator."""
+                            zoom=(0.80, 0.97), frame_players: bool = False) -> Camera:
+    """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
+    frame_players: also keep the far player's pelvis and head in frame where the court alone
+    would crop them (table tennis: players stand behind the table)."""
     rng = rng or np.random.default_rng()
     pre = PRESETS.get(spec.id, PRESETS["tennis"])
     L, W = spec.length_m, spec.width_m
@@ -62,6 +64,9 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     w, h = image_size
     c = np.array([(w - 1) / 2, (h - 1) / 2])
     P = np.array([spec.keypoints[n] for n in framing_keypoints(spec)])
+    if frame_players and spec.id == "table_tennis":
+        z_floor = spec.plane_z("floor")
+        P = np.vstack([P, [[-1.0, W / 2, z_floor + 1.0], [-1.0, W / 2, z_floor + 1.8]]])
     Xc = P @ R.T + t
     xn = np.abs(Xc[:, 0] / Xc[:, 2])
     yn = np.abs(Xc[:, 1] / Xc[:, 2])
@@ -166,12 +171,46 @@ def _draw_ball(img, camera: Camera, ball_world, radius_m):
     cv2.circle(img, hl, int(round(r_px * 0.4 * 16)), (180, 255, 255), -1, cv2.LINE_AA, 4)
 
 
+def _occluders(spec: CourtSpec) -> list:
+    """Scene geometry that can stand in front of a player: the table-tennis table's slab."""
+    if spec.id != "table_tennis":
+        return []
+    import trimesh
+
+    from exporters.mesh_render import RenderMesh
+    slab = trimesh.creation.box(extents=[spec.length_m, spec.width_m, 0.025])
+    slab.apply_translation([spec.length_m / 2, spec.width_m / 2, -0.0125])
+    return [RenderMesh(np.asarray(slab.vertices), np.asarray(slab.faces))]
+
+
+@dataclass(frozen=True)
+class SyntheticPlayer:
+    """A ground-truth player: world mesh (V, 3) + faces, our six joints, the pose name, the
+    plane it stands on and the height of its lowest vertex above it, its image box (xyxy)."""
+
+    id: int
+    vertices_world: np.ndarray
+    faces: np.ndarray
+    joints_world: dict
+    pose: str
+    plane: str
+    lowest_vertex_height_m: float
+    box_xyxy: tuple
+
+    def truth_json(self) -> dict:
+        return {"id": self.id, "pose": self.pose, "plane": self.plane,
+                "lowest_vertex_height_m": self.lowest_vertex_height_m,
+                "box_xyxy": list(self.box_xyxy),
+                "joints_world": {k: v.tolist() for k, v in self.joints_world.items()}}
+
+
 @dataclass(frozen=True)
 class SyntheticFrame:
     image: np.ndarray  # (h, w, 3) uint8 BGR
     camera: Camera
     ball_world: np.ndarray  # (3,)
     keypoints_uv: dict  # visible keypoints, true pixels
+    players: tuple = ()
 
     def truth_json(self, spec: CourtSpec) -> dict:
         ground = self.ball_world.copy()
@@ -182,13 +221,83 @@ class SyntheticFrame:
                          "uv": self.camera.project(self.ball_world[None])[0].tolist(),
                          "ground_uv": self.camera.project(ground[None])[0].tolist(),
                          "plane": spec.default_plane},
-                "keypoints_uv": {k: v.tolist() for k, v in self.keypoints_uv.items()}}
+                "keypoints_uv": {k: v.tolist() for k, v in self.keypoints_uv.items()},
+                "players": [p.truth_json() for p in self.players]}
 
 
-def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True
-                         ) -> SyntheticFrame:
-    cam = sample_broadcast_camera(spec, image_size, rng)
+PLAYER_POSES = {"standing": 0.5, "lunge": 0.3, "jump": 0.2}
+MIN_VISIBLE = 0.7
+
+
+def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[SyntheticPlayer]:
+    """``count`` Anny players (random phenotype and pose) where players stand: on the court,
+    or on the floor behind the table ends for table tennis. At least MIN_VISIBLE of each
+    body, and its pelvis, are inside the image (tight table-tennis framing cuts players off,
+    as broadcasts do); boxes are clipped to the image."""
+    from hmr.anny_body import AnnyBody, place_on_court
+    body = AnnyBody()
+    L, W = spec.length_m, spec.width_m
+    players: list[SyntheticPlayer] = []
+    tries = 0
+    while len(players) < count and tries < 50 * count:
+        tries += 1
+        if spec.id == "table_tennis":
+            plane = "floor"
+            side = len(players) % 2
+            x = -rng.uniform(0.4, 1.5) if side == 0 else L + rng.uniform(0.4, 1.5)
+            xy = (x, rng.uniform(0.0, W))
+            facing = 0.0 if side == 0 else np.pi
+        else:
+            plane = spec.default_plane
+            far = len(players) % 2 == 0
+            xy = (rng.uniform(-0.05, 0.45) * L if far else rng.uniform(0.55, 1.05) * L,
+                  rng.uniform(0.05, 0.95) * W)
+            facing = (0.0 if far else np.pi) + rng.uniform(-0.6, 0.6)
+        pose = str(rng.choice(list(PLAYER_POSES), p=list(PLAYER_POSES.values())))
+        lift = float(rng.uniform(0.15, 0.45)) if pose == "jump" else 0.0
+        sample = body.sample(pose, {"gender": rng.uniform(0, 1), "height": rng.uniform(0.4, 1),
+                                    "muscle": rng.uniform(0.3, 0.9),
+                                    "weight": rng.uniform(0.3, 0.7)})
+        V, J = place_on_court(sample, xy, facing, lift, spec.plane_z(plane))
+        uv = camera.project(V)
+        inside = camera.in_image(uv, -4) & np.all(np.isfinite(uv), axis=1)
+        pelvis_uv = camera.project(J["pelvis"][None])
+        if inside.mean() < MIN_VISIBLE or not camera.in_image(pelvis_uv, -4)[0]:
+            continue
+        w, h = camera.image_size
+        vis = uv[inside]
+        box = (max(-0.5, float(vis[:, 0].min() - 2)), max(-0.5, float(vis[:, 1].min() - 2)),
+               min(w - 0.5, float(vis[:, 0].max() + 2)), min(h - 0.5, float(vis[:, 1].max() + 2)))
+        if any(_iou(box, p.box_xyxy) > 0.05 for p in players):
+            continue
+        players.append(SyntheticPlayer(len(players) + 1, V, sample.faces, J, pose, plane, lift,
+                                       box))
+    return players
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True,
+                         players: int = 0) -> SyntheticFrame:
+    """A broadcast frame; with ``players`` > 0, Anny players rendered into it (pyrender with
+    EGL, or the CPU fallback)."""
+    cam = sample_broadcast_camera(spec, image_size, rng, frame_players=players > 0)
     ball = sample_ball(spec, rng)
-    img = render_frame(spec, cam, ball, rng) if render else np.zeros((0, 0, 3), np.uint8)
+    people = sample_players(spec, cam, rng, players) if players else []
+    if render:
+        img = render_frame(spec, cam, None, rng)
+        if people:
+            from exporters.mesh_render import RenderMesh, render_meshes
+            img = render_meshes(img, cam, [RenderMesh(p.vertices_world, p.faces)
+                                           for p in people], occluders=_occluders(spec))
+        _draw_ball(img, cam, ball, spec.ball_radius_m)
+    else:
+        img = np.zeros((0, 0, 3), np.uint8)
     return SyntheticFrame(image=img, camera=cam, ball_world=ball,
-                          keypoints_uv=visible_keypoints(spec, cam))
+                          keypoints_uv=visible_keypoints(spec, cam), players=tuple(people))

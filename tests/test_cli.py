@@ -82,6 +82,11 @@ def test_reconstruct_sample_and_export(capsys, tmp_path):
         assert fr["status"] == "ok"
         assert abs(fr["focal_error_pct"]) < 2.0
         assert np.linalg.norm(fr["ball_error_cm"]) < 30
+        # the sample's players: meshes with simulated HMR depth error, corrected by height
+        assert fr["player_pelvis_error_cm"] and max(fr["player_pelvis_error_cm"].values()) < 20
+    from exporters.scene import load_scene
+    scene = load_scene(tmp_path / "out" / "tennis_0001" / "scene.json")
+    assert scene.players[0].vertices_world.shape[1] == 3 and scene.players[0].joints_world
     code, out, err = run(capsys, "export", tmp_path / "out" / "tennis_0001" / "scene.json",
                          "-o", tmp_path / "t.glb")
     assert code == 0 and (tmp_path / "t.glb").stat().st_size > 1000

@@ -97,10 +97,12 @@ def test_ball_players_flags_and_ranges(doc):
     doc.set_ball_ground(fid, (900, 500))
     doc.set_ball_not_visible(fid)
     assert not doc.annotation(fid).ball.visible
-    doc.set_player_box(fid, doc.next_player_id(), (100, 200, 40, 400))
-    assert doc.annotation(fid).players[0].box_xyxy == (40, 200, 100, 400)
-    assert doc.next_player_id() == 2
-    doc.set_player_height(fid, 1, 0.1)
+    pid = doc.next_player_id()
+    assert doc.annotation(fid).player(pid) is None
+    doc.set_player_box(fid, pid, (100, 200, 40, 400))
+    assert doc.annotation(fid).player(pid).box_xyxy == (40, 200, 100, 400)  # normalised
+    assert doc.next_player_id() == pid + 1
+    doc.set_player_height(fid, pid, 0.1)
     doc.toggle_flag(fid)
     assert doc.frame_status(0)["flagged"] and doc.frame_status(0)["players"]
     doc.set_camera_range(0, 2, fid)

@@ -320,30 +320,32 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
     mesh, Vw, Jw = stand_in_player(cam, (18.0, 6.0), lift_m=0.2, depth_scale=1.6)
     uv = cam.project(Vw)
     box = (uv[:, 0].min() - 3, uv[:, 1].min() - 3, uv[:, 0].max() + 3, uv[:, 1].max() + 3)
-    window.doc.set_player_box(fid, 1, box)
-    window.tools.set_player(1)
+    pid = window.doc.next_player_id()  # the sample's players keep theirs
+    window.doc.set_player_box(fid, pid, box)
+    window.tools.set_player(pid)
     mesh.save_npz(tmp_path / "player.npz")
-    window.load_mesh(1, tmp_path / "player.npz")
-    rel = window.doc.annotation(fid).player(1).mesh
-    assert rel.startswith(f"meshes/{fid}/player_1_") and (tmp_path / "p" / rel).exists()
+    window.load_mesh(pid, tmp_path / "player.npz")
+    rel = window.doc.annotation(fid).player(pid).mesh
+    assert rel.startswith(f"meshes/{fid}/player_{pid}_") and (tmp_path / "p" / rel).exists()
     assert any(type(it).__name__ == "QGraphicsPixmapItem" for it in window.overlay.items)
-    assert window.players_panel.table.item(0, 3).text() == "1.000"  # not corrected yet
+    row = [p.id for p in window.doc.annotation(fid).players].index(pid)
+    assert window.players_panel.table.item(row, 3).text() == "1.000"  # not corrected yet
     window.players_panel.height.setValue(0.2)
     window.players_panel.set_height.click()
-    assert window.players_panel.table.item(0, 3).text() == f"{1 / 1.6:.3f}"
+    assert window.players_panel.table.item(row, 3).text() == f"{1 / 1.6:.3f}"
     window.doc.undo()
     window.set_tool("players")
     low = Vw[np.argmin(Vw[:, 2])]
     click(window, *cam.project(np.array([[low[0], low[1], 0.0]]))[0],
           Qt.KeyboardModifier.AltModifier)
-    h = window.doc.annotation(fid).player(1).lowest_vertex_height_m
+    h = window.doc.annotation(fid).player(pid).lowest_vertex_height_m
     assert abs(h - 0.2) < 0.03  # one screen pixel of click error
-    window.doc.set_player_height(fid, 1, 0.2)
+    window.doc.set_player_height(fid, pid, 0.2)
     out = window.export_to(tmp_path / "out", all_frames=False)
     assert out[0].status == "ok"
     from exporters.scene import load_scene
     scene = load_scene(tmp_path / "out" / fid / "scene.json")
-    p = scene.players[0]
+    p = next(pl for pl in scene.players if pl.id == pid)
     assert np.allclose(p.vertices_world, Vw, atol=2e-4)  # float32 in HDF5
     assert np.allclose(p.joints_world["pelvis"], Jw["pelvis"], atol=1e-6)
     # meshes are stored as float32: the scale is exact to ~1e-8

@@ -1,9 +1,7 @@
 """Regenerate the app screenshots in docs/ (offscreen): one per panel, plus the 3D view.
 
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tools/make_screenshots.py``. Works on a
-temporary copy of the sample project; two player boxes are drawn on the tennis frame, one with
-the test suite's stand-in mesh (depth off by 1.4x, as HMR returns it) corrected to a height of
-0, so the Players panel has something to show.
+temporary copy of the sample project (whose players carry simulated PromptHMR meshes).
 """
 
 from __future__ import annotations
@@ -34,17 +32,7 @@ def main():
     win.resize(1600, 940)
     win.show()
     win.open_project(tmp / "sample", recover=False)
-    fid = win.doc.current_frame.id
-    from tests.stand_ins import stand_in_player
-    cam = win.doc.camera_state(fid).camera
-    mesh, Vw, _ = stand_in_player(cam, (19.5, 7.6), depth_scale=1.4)
-    uv = cam.project(Vw)
-    win.doc.set_player_box(fid, 1, (uv[:, 0].min() - 4, uv[:, 1].min() - 4,
-                                    uv[:, 0].max() + 4, uv[:, 1].max() + 4))
-    win.doc.set_player_mesh(fid, 1, mesh)
-    win.doc.set_player_height(fid, 1, 0.0)
-    win.doc.set_player_box(fid, 2, (905, 300, 935, 370))
-    shots = [("court", 1, "topdown"), ("ball", 2, "3d"), ("players", 0, "3d")]
+    shots = [("court", 1, "topdown"), ("ball", 3, "3d"), ("players", 2, "3d")]
     for panel, frame, view in shots:
         win.go_to(frame)
         win.set_tool(panel)

@@ -1,0 +1,151 @@
+"""Player meshes rendered into a frame with its calibrated camera.
+
+Backends: pyrender offscreen through EGL (``PYOPENGL_PLATFORM=egl``; Mesa's software EGL works
+without a GPU), or a CPU fallback that fills shaded triangles in depth order with OpenCV, used
+when pyrender or EGL is unavailable. Both honour the OpenCV camera exactly: pixel (0, 0) is the
+centre of the top-left pixel, where OpenGL's pixel centres sit at +0.5.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from geometry.camera import Camera
+
+LIGHT_DIR_WORLD = np.array([0.3, 0.2, 0.93]) / np.linalg.norm([0.3, 0.2, 0.93])
+_backend_error: str | None = None
+_renderers: dict = {}
+
+
+@dataclass
+class RenderMesh:
+    """vertices_world (V, 3) metres, faces (F, 3), rgb in [0, 1]."""
+
+    vertices_world: np.ndarray
+    faces: np.ndarray
+    rgb: tuple = (0.85, 0.62, 0.5)
+
+
+def _pyrender():
+    """The pyrender module with EGL, or None (the reason kept in _backend_error)."""
+    global _backend_error
+    if _backend_error is not None:
+        return None
+    os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+    try:
+        if not hasattr(np, "infty"):  # pyrender 0.1.45 still uses it; numpy 2 removed it
+            np.infty = np.inf
+        import pyrender
+        return pyrender
+    except Exception as exc:  # noqa: BLE001 - missing module, missing EGL, driver errors
+        _backend_error = f"{type(exc).__name__}: {exc}"
+        return None
+
+
+def backend(prefer: str = "auto") -> str:
+    """'pyrender' when available (and not refused), else 'cpu'."""
+    if prefer == "cpu":
+        return "cpu"
+    return "pyrender" if _pyrender() is not None else "cpu"
+
+
+def render_meshes(image: np.ndarray, camera: Camera, meshes: list[RenderMesh],
+                  prefer: str = "auto", alpha: float = 1.0,
+                  occluders: list[RenderMesh] = ()) -> np.ndarray:
+    """Composite meshes over image (h, w, 3) uint8 BGR; returns a new image. Occlusion between
+    meshes is resolved. The image has no depth of its own, so scene geometry that stands in
+    front of a player (a table-tennis table) is passed as ``occluders``: where an occluder is
+    nearer, the image shows through."""
+    if not meshes:
+        return image.copy()
+    if backend(prefer) == "pyrender":
+        try:
+            return _render_pyrender(image, camera, meshes, alpha, occluders)
+        except Exception as exc:  # noqa: BLE001 - EGL can fail at context creation
+            global _backend_error
+            _backend_error = f"{type(exc).__name__}: {exc}"
+    return _render_cpu(image, camera, meshes, alpha, occluders)
+
+
+def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
+    import trimesh
+    pyrender = _pyrender()
+    w, h = camera.image_size
+    scene = pyrender.Scene(bg_color=[0, 0, 0, 0], ambient_light=[0.35, 0.35, 0.35])
+    nodes = []
+    for m in meshes:
+        tm = trimesh.Trimesh(m.vertices_world, m.faces, process=False)
+        mat = pyrender.MetallicRoughnessMaterial(baseColorFactor=[*m.rgb, 1.0],
+                                                 metallicFactor=0.0, roughnessFactor=0.8)
+        nodes.append(scene.add(pyrender.Mesh.from_trimesh(tm, material=mat, smooth=True)))
+    K = camera.K
+    cam = pyrender.IntrinsicsCamera(fx=K[0, 0], fy=K[1, 1], cx=K[0, 2] + 0.5,
+                                    cy=K[1, 2] + 0.5, znear=0.05, zfar=1000.0)
+    pose = np.eye(4)
+    pose[:3, :3] = camera.R.T @ np.diag([1.0, -1.0, -1.0])  # OpenCV -> OpenGL camera axes
+    pose[:3, 3] = camera.camera_centre_world
+    scene.add(cam, pose=pose)
+    light = np.eye(4)
+    z = -LIGHT_DIR_WORLD
+    x = np.cross([0.0, 0.0, 1.0], z)
+    x = x / np.linalg.norm(x) if np.linalg.norm(x) > 1e-9 else np.array([1.0, 0, 0])
+    light[:3, :3] = np.column_stack([x, np.cross(z, x), -z])
+    scene.add(pyrender.DirectionalLight(intensity=3.0), pose=light)
+    r = _renderers.get((w, h))
+    if r is None:
+        r = _renderers[(w, h)] = pyrender.OffscreenRenderer(w, h)
+    # Composite with the multisample-resolved alpha (coverage), not depth > 0: the depth
+    # read back is MSAA sample 0, at (0.375, 0.125) of the pixel, which would shift every
+    # silhouette by (+0.125, -0.375) px.
+    rgba, _ = r.render(scene, flags=pyrender.RenderFlags.RGBA)
+    a = (rgba[..., 3:4].astype(np.float64) / 255.0) * alpha
+    if occluders:
+        seg_map = {n: (255, 255, 255) for n in nodes}
+        for o in occluders:  # nodes missing from the map are skipped, so occluders are black
+            seg_map[scene.add(pyrender.Mesh.from_trimesh(
+                trimesh.Trimesh(o.vertices_world, o.faces, process=False)))] = (0, 0, 0)
+        seg, _ = r.render(scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
+        a = a * (seg[..., :1] > 0)  # a player pixel hidden by an occluder shows the image
+    bgr = rgba[..., 2::-1].astype(np.float64)
+    return np.clip(a * bgr + (1 - a) * image, 0, 255).astype(np.uint8)
+
+
+def _render_cpu(image, camera: Camera, meshes, alpha, occluders=()):
+    out = image.copy()
+    tris, depths, colors = [], [], []
+    for m, is_occluder in [(m, False) for m in meshes] + [(o, True) for o in occluders]:
+        V = np.asarray(m.vertices_world, float)
+        F = np.asarray(m.faces)
+        depth = camera.world_to_cam(V)[:, 2]
+        uv = camera.project(V)
+        ok = np.all(depth[F] > 0.05, axis=1) & np.all(np.isfinite(uv[F]).reshape(len(F), -1),
+                                                       axis=1)
+        F = F[ok]
+        tri = V[F]
+        n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-12
+        shade = 0.35 + 0.65 * np.abs(n @ LIGHT_DIR_WORLD)
+        bgr = np.array(m.rgb[::-1]) * 255
+        tris.append(uv[F])
+        depths.append(depth[F].mean(axis=1))
+        # an occluder's colour is NaN: it repaints the original image, not a colour
+        colors.append(np.full((len(F), 3), np.nan) if is_occluder else shade[:, None] * bgr)
+    T = np.concatenate(tris)
+    order = np.argsort(-np.concatenate(depths))
+    C = np.concatenate(colors)
+    layer = out.copy()
+    for i in order:  # far to near (painter's algorithm)
+        pts = [np.round(T[i] * 16).astype(np.int32)]
+        if np.isnan(C[i, 0]):
+            mask = np.zeros(layer.shape[:2], np.uint8)
+            cv2.fillPoly(mask, pts, 255, cv2.LINE_8, 4)
+            layer[mask > 0] = image[mask > 0]
+        else:
+            cv2.fillPoly(layer, pts, tuple(float(c) for c in C[i]), cv2.LINE_AA, 4)
+    if alpha >= 1.0:
+        return layer
+    return cv2.addWeighted(layer, alpha, out, 1 - alpha, 0)
