@@ -6,6 +6,7 @@ It holds no annotation state: everything is in ``AnnotationDocument`` (edits, un
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
             lambda pid, h: self._edit(self.doc.set_player_height, self._fid, pid, h))
         self.players_panel.load_mesh_requested.connect(self.load_mesh_dialog)
         self.players_panel.propose_requested.connect(self.propose_boxes)
+        self.players_panel.import_hmr_requested.connect(self.import_hmr_dialog)
 
     def _build_actions(self):
         """Menus and shortcuts from one table; Help > Shortcuts lists the same table."""
@@ -348,9 +350,59 @@ class MainWindow(QMainWindow):
         from hmr.mesh_files import load_mesh_file
         self._edit(lambda: self.doc.set_player_mesh(self._fid, pid, load_mesh_file(path)))
 
-    def propose_boxes(self):
-        self.statusBar().showMessage("No box proposer is installed (SAM3 is an optional extra): "
-                                     "draw the boxes by hand", 8000)
+    def import_hmr_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self, "PromptHMR result", "",
+                                              "PromptHMR output (*.pt *.npz);;All (*)")
+        if path:
+            self._edit(self.import_hmr, path)
+
+    def import_hmr(self, path) -> list[int]:
+        """Import a PromptHMR image-demo result into the current frame's players."""
+        from courtstudio.players import match_people_to_players
+        from hmr.prompthmr import load_image_output
+        state = self.doc.camera_state(self._fid)
+        if state.camera is None:
+            raise ValueError("calibrate the court first: the meshes are placed with its camera")
+        smplx_dir = os.environ.get("COURTSTUDIO_SMPLX_DIR")
+        result = load_image_output(path, smplx_model=smplx_dir or None)
+        ann = self.doc.annotation(self._fid)
+        matches = match_people_to_players(state.camera, result.people,
+                                          {p.id: p.box_xyxy for p in ann.players})
+        ids = self.doc.import_people(self._fid, [(pid, box, result.people[i])
+                                                 for pid, i, box in matches])
+        self.statusBar().showMessage(
+            f"Imported {len(ids)} people: players {', '.join(map(str, ids))}. Give each "
+            "one's lowest-vertex height to place it.", 8000)
+        return ids
+
+    def _proposer(self):
+        """The configured box proposer (SAM3 via COURTSTUDIO_SAM3_CHECKPOINT), built once."""
+        if not hasattr(self, "_proposer_cache"):
+            from hmr.sam3_boxes import ProposerError, proposer_from_environment
+            try:
+                self._proposer_cache = proposer_from_environment()
+            except ProposerError as exc:
+                self._proposer_cache = None
+                self.statusBar().showMessage(str(exc), 10000)
+        return self._proposer_cache
+
+    def propose_boxes(self, proposer=None) -> list[int]:
+        """Fill in player boxes from the proposer; boxes over existing players are skipped."""
+        from courtstudio.players import box_iou
+        proposer = proposer or self._proposer()
+        if proposer is None:
+            self.statusBar().showMessage("No box proposer is configured (SAM3 is an optional "
+                                         "extra; set COURTSTUDIO_SAM3_CHECKPOINT): draw the "
+                                         "boxes by hand", 8000)
+            return []
+        ann = self.doc.annotation(self._fid)
+        boxes = [q.box_xyxy for q in proposer.propose(self.doc.frames.image(
+            self.doc.current_frame)) if all(box_iou(q.box_xyxy, p.box_xyxy) < 0.5
+                                            for p in ann.players)]
+        ids = self.doc.add_players(self._fid, boxes)
+        self.statusBar().showMessage(f"{proposer.name} proposed {len(ids)} new player box(es)",
+                                     6000)
+        return ids
 
     def show_shortcuts(self):
         ShortcutsDialog(self.shortcut_table, self).exec()
@@ -447,8 +499,9 @@ class MainWindow(QMainWindow):
         self.court_panel.update_state(spec, ann, state, self.tools.keypoint,
                                       self.doc.current_index, self.doc.frame_count)
         self.ball_panel.update_state(spec, ann, ball, ball_msg)
-        self.players_panel.update_state(ann, grounds, self.tools.player_id,
-                                        {pid: w.scale for pid, w in world.items()})
+        self.players_panel.update_state(
+            ann, grounds, self.tools.player_id, {pid: w.scale for pid, w in world.items()},
+            "SAM3" if os.environ.get("COURTSTUDIO_SAM3_CHECKPOINT") else None)
         ball_world = None if ball is None else ball.world
         self.topdown.set_scene(spec, ball_world, list(grounds.items()),
                                None if cam is None else cam.camera_centre_world)

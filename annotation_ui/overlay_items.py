@@ -173,9 +173,15 @@ def mesh_silhouette(mesh_key: str, mesh, camera) -> QPixmap:
         SILHOUETTE_SCALE
     uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
                            camera.dist)[0].reshape(-1, 2)
-    tri = ((uv[mesh.faces] + 0.5) / SILHOUETTE_SCALE * 4).astype(np.int32)
     mask = np.zeros((sh, sw), np.uint8)
-    cv2.fillPoly(mask, list(tri), 255, cv2.LINE_8, 2)
+    if len(mesh.faces):
+        tri = ((uv[mesh.faces] + 0.5) / SILHOUETTE_SCALE * 4).astype(np.int32)
+        cv2.fillPoly(mask, list(tri), 255, cv2.LINE_8, 2)
+    else:  # vertices without faces (no SMPL-X model given): dots
+        pts = np.round((uv + 0.5) / SILHOUETTE_SCALE).astype(int)
+        ok = (pts[:, 0] >= 0) & (pts[:, 0] < sw) & (pts[:, 1] >= 0) & (pts[:, 1] < sh)
+        mask[pts[ok, 1], pts[ok, 0]] = 255
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
     rgba = np.zeros((sh, sw, 4), np.uint8)
     rgba[..., 0], rgba[..., 1], rgba[..., 2] = 255, 200, 80  # BGRA: light blue
     rgba[..., 3] = (mask // 255) * 110

@@ -14,6 +14,7 @@ class PlayersPanel(QWidget):
     height_set = Signal(int, float)
     load_mesh_requested = Signal(int)
     propose_requested = Signal()
+    import_hmr_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -46,6 +47,10 @@ class PlayersPanel(QWidget):
                                        and self.load_mesh_requested.emit(self.selected))
         self.propose = QPushButton("Propose boxes")
         self.propose.clicked.connect(self.propose_requested.emit)
+        self.import_hmr = QPushButton("Import PromptHMR result...")
+        self.import_hmr.setToolTip("The image demo's output.pt: each person goes to the player "
+                                   "whose box matches its mesh, or becomes a new player")
+        self.import_hmr.clicked.connect(self.import_hmr_requested.emit)
         row = QHBoxLayout()
         row.addWidget(QLabel("lowest vertex"))
         row.addWidget(self.height)
@@ -59,6 +64,7 @@ class PlayersPanel(QWidget):
         buttons.addWidget(self.delete)
         buttons.addWidget(self.propose)
         lay.addLayout(buttons)
+        lay.addWidget(self.import_hmr)
         self._ids: list[int] = []
         self.selected: int | None = None
 

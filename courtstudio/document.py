@@ -238,6 +238,43 @@ class AnnotationDocument:
             p.mesh = rel
         self._edit(frame_id, f"Player {pid} mesh", m)
 
+    def add_players(self, frame_id: str, boxes: list) -> list[int]:
+        """New players (next free ids) for boxes xyxy, in one undo step; returns their ids."""
+        ann = self.annotation(frame_id)
+        first = max([p.id for p in ann.players] + [0]) + 1
+        ids = list(range(first, first + len(boxes)))
+
+        def m(a: FrameAnnotation):
+            for pid, box in zip(ids, boxes):
+                a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box)))
+        if boxes:
+            self._edit(frame_id, f"Add {len(boxes)} proposed players", m)
+        return ids
+
+    def import_people(self, frame_id: str, assignments: list[tuple[int | None, tuple,
+                                                                   PersonMesh]]) -> list[int]:
+        """Attach HMR people to players in one undo step: (player id or None for a new player,
+        box xyxy used for a new player, mesh). Returns the player ids."""
+        ann = self.annotation(frame_id)
+        next_id = max([p.id for p in ann.players] + [0]) + 1
+        plan = []
+        for pid, box, mesh in assignments:
+            if pid is None:
+                pid, next_id = next_id, next_id + 1
+            plan.append((pid, box, self._store_mesh(frame_id, pid, mesh)))
+
+        def m(a: FrameAnnotation):
+            for pid, box, rel in plan:
+                p = a.player(pid)
+                if p is None:
+                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box),
+                                                      None, rel))
+                else:
+                    p.mesh = rel
+            a.players.sort(key=lambda p: p.id)
+        self._edit(frame_id, f"Import {len(plan)} HMR people", m)
+        return [pid for pid, _, _ in plan]
+
     def _store_mesh(self, frame_id: str, pid: int, mesh: PersonMesh) -> str:
         rel = store_person_mesh(self.project, frame_id, pid, mesh)
         self._meshes[rel] = mesh

@@ -56,3 +56,43 @@ def height_from_ground_click(camera: Camera, mesh: PersonMesh, uv_ground, plane_
     low = V[int(np.argmin(V[:, 2]))]
     uv_low = camera.project(low[None])[0]
     return lift_ball(camera, uv_low, uv_ground, plane_z).height_m
+
+
+MATCH_IOU = 0.3
+
+
+def projected_box(camera: Camera, mesh: PersonMesh) -> tuple[float, float, float, float]:
+    """xyxy pixels of a camera-frame mesh's image (intrinsics only), clipped to the image."""
+    uv = camera.project(camera.cam_to_world(mesh.vertices_cam))
+    uv = uv[np.all(np.isfinite(uv), axis=1)]
+    if len(uv) == 0:
+        raise ValueError("the mesh has no vertex in front of the camera")
+    w, h = camera.image_size
+    return (max(-0.5, float(uv[:, 0].min())), max(-0.5, float(uv[:, 1].min())),
+            min(w - 0.5, float(uv[:, 0].max())), min(h - 0.5, float(uv[:, 1].max())))
+
+
+def box_iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match_people_to_players(camera: Camera, people: list[PersonMesh], boxes: dict
+                            ) -> list[tuple[int | None, int, tuple]]:
+    """Assign each person of an HMR result to a player box by IoU (greedy, best first,
+    IoU >= MATCH_IOU). Returns (player id or None for a new player, person index, the
+    person's projected box)."""
+    pboxes = [projected_box(camera, m) for m in people]
+    pairs = sorted(((box_iou(pb, b), i, pid) for i, pb in enumerate(pboxes)
+                    for pid, b in boxes.items()), reverse=True)
+    taken_p, taken_id, out = set(), set(), {}
+    for iou, i, pid in pairs:
+        if iou < MATCH_IOU or i in taken_p or pid in taken_id:
+            continue
+        out[i] = pid
+        taken_p.add(i)
+        taken_id.add(pid)
+    return [(out.get(i), i, pboxes[i]) for i in range(len(people))]

@@ -386,3 +386,49 @@ def test_new_project_from_images_and_recent_list(window, tmp_path):
     recent = window.settings.value("recent", [], list)
     assert recent[0] == str(p.root)
     assert any(a.text() == str(p.root) for a in window.recent_menu.actions())
+
+
+def test_import_prompthmr_result_matches_players(window, tmp_path):
+    from courtstudio.players import projected_box
+    from tests.stand_ins import stand_in_player
+    from tests.test_prompthmr import write_output_pt
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    window.open_project(tmp_path / "p", recover=False)
+    fid = window.doc.current_frame.id
+    cam = window.doc.camera_state(fid).camera
+    a, _, _ = stand_in_player(cam, (16.0, 2.0), depth_scale=1.3)
+    b, _, _ = stand_in_player(cam, (21.0, 9.0), depth_scale=0.8)
+    pid = window.doc.next_player_id()
+    x0, y0, x1, y1 = projected_box(cam, a)
+    window.doc.set_player_box(fid, pid, (x0 - 3, y0 - 2, x1 + 2, y1 + 3))  # annotator's box
+    before = len(window.doc.annotation(fid).players)
+    ids = window.import_hmr(write_output_pt(tmp_path / "output.pt", cam, [a, b]))
+    assert ids == [pid, pid + 1]
+    ann = window.doc.annotation(fid)
+    assert len(ann.players) == before + 1
+    assert ann.player(pid).mesh and ann.player(pid + 1).mesh
+    window.undo()  # one step
+    assert window.doc.annotation(fid).player(pid).mesh is None
+    assert window.doc.annotation(fid).player(pid + 1) is None
+
+
+def test_box_proposer_fills_in_new_players(window, tmp_path):
+    """Any proposer with the SAM3 adapter's interface (name, propose(image) -> proposals)."""
+    from hmr.sam3_boxes import Proposal
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    window.open_project(tmp_path / "p", recover=False)
+    fid = window.doc.current_frame.id
+    existing = window.doc.annotation(fid).players[0].box_xyxy
+
+    class Proposer:
+        name = "stand-in"
+
+        def propose(self, image):
+            assert image.shape == (1080, 1920, 3)
+            return [Proposal(existing, 0.95), Proposal((100.0, 100, 160, 260), 0.8)]
+    before = len(window.doc.annotation(fid).players)
+    ids = window.propose_boxes(Proposer())
+    assert len(ids) == 1 and len(window.doc.annotation(fid).players) == before + 1
+    window.undo()
+    assert len(window.doc.annotation(fid).players) == before
+    assert window.propose_boxes() == []  # none configured: a message, no change
