@@ -24,6 +24,7 @@ from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
                                          draw_court, draw_mesh, draw_players)
 from annotation_ui.players_panel import PlayersPanel
+from annotation_ui.preferences import PreferencesDialog, apply_preferences
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
 from annotation_ui.views import OrbitView, TopDownView
@@ -47,6 +48,7 @@ class MainWindow(QMainWindow):
         self.autosave: Autosave | None = None
         self.tools = ToolState()
         self.settings = QSettings(str(user_home() / "settings.ini"), QSettings.Format.IniFormat)
+        apply_preferences(self.settings)
         self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
         self._dragging = False
         self._build()
@@ -119,6 +121,9 @@ class MainWindow(QMainWindow):
         self.players_panel.load_mesh_requested.connect(self.load_mesh_dialog)
         self.players_panel.propose_requested.connect(self.propose_boxes)
         self.players_panel.import_hmr_requested.connect(self.import_hmr_dialog)
+        self.players_panel.run_hmr_requested.connect(lambda: self._edit(self.run_prompthmr))
+        self.players_panel.template_requested.connect(
+            lambda pid, h: self._edit(self.template_body, pid, h))
 
     def _build_actions(self):
         """Menus and shortcuts from one table; Help > Shortcuts lists the same table."""
@@ -127,6 +132,7 @@ class MainWindow(QMainWindow):
                 ("New project...", "Ctrl+N", self.new_project_dialog),
                 ("Open project...", "Ctrl+O", self.open_project_dialog),
                 ("Open sample project", None, self.open_sample),
+                ("Preferences...", None, self.preferences_dialog),
                 ("Save", "Ctrl+S", self.save),
                 ("Export current frame...", "Ctrl+Shift+E", lambda: self.export_dialog(False)),
                 ("Export all frames...", "Ctrl+E", lambda: self.export_dialog(True)),
@@ -289,7 +295,8 @@ class MainWindow(QMainWindow):
 
     def _guarded(self, fn, *args):
         if self.doc is None and fn not in (self.new_project_dialog, self.open_project_dialog,
-                                           self.open_sample, self.close, self.show_shortcuts):
+                                           self.open_sample, self.close, self.show_shortcuts,
+                                           self.preferences_dialog):
             return
         try:
             fn(*args)
@@ -374,6 +381,46 @@ class MainWindow(QMainWindow):
             f"Imported {len(ids)} people: players {', '.join(map(str, ids))}. Give each "
             "one's lowest-vertex height to place it.", 8000)
         return ids
+
+    def preferences_dialog(self):
+        PreferencesDialog(self.settings, self).exec()
+        self.__dict__.pop("_proposer_cache", None)
+
+    def run_prompthmr(self) -> list[int]:
+        """PromptHMR on the current frame's boxes with its calibrated K (GPU machines)."""
+        from hmr.prompthmr_runner import PromptHMRRunner
+        state = self.doc.camera_state(self._fid)
+        if state.camera is None:
+            raise ValueError("calibrate the court first: PromptHMR is given its K")
+        ann = self.doc.annotation(self._fid)
+        if not ann.players:
+            raise ValueError("draw (or propose) the player boxes first")
+        if not hasattr(self, "_hmr_runner"):
+            self._hmr_runner = PromptHMRRunner()
+        res = self._hmr_runner.run(self.doc.frames.image(self.doc.current_frame),
+                                   [p.box_xyxy for p in ann.players], state.camera)
+        return self.doc.import_people(self._fid, [(p.id, p.box_xyxy, m) for p, m in
+                                                  zip(ann.players, res.people)])
+
+    def template_body(self, pid: int, stature_m: float) -> None:
+        """An Anny body for a player without an HMR result (feet from the box)."""
+        from courtstudio.players import template_player
+        state = self.doc.camera_state(self._fid)
+        p = self.doc.annotation(self._fid).player(pid)
+        if state.camera is None or p is None:
+            raise ValueError("calibrate the court and draw the player's box first")
+        spec = self.doc.spec()
+        foot = box_ground_point(state.camera, p.box_xyxy, spec.player_plane_z())
+        if foot is None:
+            raise ValueError("the box's feet are not on the court in front of the camera")
+        self.statusBar().showMessage("Building the body (the first time takes about 35 s)...")
+        self.setCursor(Qt.CursorShape.WaitCursor)
+        try:
+            mesh = template_player(state.camera, foot, stature_m)
+        finally:
+            self.unsetCursor()
+        self.doc.import_people(self._fid, [(pid, p.box_xyxy, mesh)])
+        self.doc.set_player_height(self._fid, pid, 0.0)
 
     def _proposer(self):
         """The configured box proposer (SAM3 via COURTSTUDIO_SAM3_CHECKPOINT), built once."""

@@ -15,6 +15,8 @@ class PlayersPanel(QWidget):
     load_mesh_requested = Signal(int)
     propose_requested = Signal()
     import_hmr_requested = Signal()
+    run_hmr_requested = Signal()
+    template_requested = Signal(int, float)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -51,6 +53,22 @@ class PlayersPanel(QWidget):
         self.import_hmr.setToolTip("The image demo's output.pt: each person goes to the player "
                                    "whose box matches its mesh, or becomes a new player")
         self.import_hmr.clicked.connect(self.import_hmr_requested.emit)
+        self.run_hmr = QPushButton("Run PromptHMR")
+        self.run_hmr.setToolTip("Meshes for every box, with this frame's calibrated K (needs "
+                                "PromptHMR and a CUDA GPU; see File > Preferences)")
+        self.run_hmr.clicked.connect(self.run_hmr_requested.emit)
+        self.stature = QDoubleSpinBox()
+        self.stature.setRange(1.0, 2.5)
+        self.stature.setValue(1.80)
+        self.stature.setDecimals(2)
+        self.stature.setSuffix(" m")
+        self.template = QPushButton("Template body")
+        self.template.setToolTip("An Anny body of this stature standing at the box's feet, "
+                                 "for a player with no HMR result (first use builds the model, "
+                                 "about 35 s)")
+        self.template.clicked.connect(lambda: self.selected is not None
+                                      and self.template_requested.emit(self.selected,
+                                                                       self.stature.value()))
         row = QHBoxLayout()
         row.addWidget(QLabel("lowest vertex"))
         row.addWidget(self.height)
@@ -64,7 +82,15 @@ class PlayersPanel(QWidget):
         buttons.addWidget(self.delete)
         buttons.addWidget(self.propose)
         lay.addLayout(buttons)
-        lay.addWidget(self.import_hmr)
+        hmr_row = QHBoxLayout()
+        hmr_row.addWidget(self.import_hmr)
+        hmr_row.addWidget(self.run_hmr)
+        lay.addLayout(hmr_row)
+        tmpl = QHBoxLayout()
+        tmpl.addWidget(QLabel("stature"))
+        tmpl.addWidget(self.stature)
+        tmpl.addWidget(self.template)
+        lay.addLayout(tmpl)
         self._ids: list[int] = []
         self.selected: int | None = None
 
@@ -105,4 +131,5 @@ class PlayersPanel(QWidget):
         has = selected is not None and selected in self._ids
         self.delete.setEnabled(has)
         self.load_mesh.setEnabled(has)
+        self.template.setEnabled(has)
         self.set_height.setEnabled(has and selected in scales)

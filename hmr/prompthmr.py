@@ -117,23 +117,29 @@ def load_image_output(path, smplx_model=None) -> PromptHMRResult:
             data = {k: z[k] for k in z.files}
     else:
         data = _torch_load(path)
+    return result_from_arrays(data, path.name, smplx_model, where=str(path))
+
+
+def result_from_arrays(data: dict, source_name: str, smplx_model=None,
+                       where: str = "PromptHMR output") -> PromptHMRResult:
+    """PersonMesh per person from PromptHMR's output arrays (numpy), saved or fresh."""
     V = data.get("vertices")
     J = data.get("body_joints")
     if V is None and J is None:
-        raise MeshError(f"{path}: neither 'vertices' nor 'body_joints' in the result (keys: "
+        raise MeshError(f"{where}: neither 'vertices' nor 'body_joints' in the result (keys: "
                         f"{', '.join(sorted(data))})")
     if V is not None and (V.ndim != 3 or V.shape[2] != 3):
-        raise MeshError(f"{path}: field vertices: expected (B, V, 3), got {V.shape}")
+        raise MeshError(f"{where}: field vertices: expected (B, V, 3), got {V.shape}")
     if J is not None and (J.ndim != 3 or J.shape[1:] != (25, 3)):
-        raise MeshError(f"{path}: field body_joints: expected (B, 25, 3), got {J.shape}")
+        raise MeshError(f"{where}: field body_joints: expected (B, 25, 3), got {J.shape}")
     n = len(V) if V is not None else len(J)
     if V is not None and J is not None and len(J) != n:
-        raise MeshError(f"{path}: {len(V)} people in vertices but {len(J)} in body_joints")
+        raise MeshError(f"{where}: {len(V)} people in vertices but {len(J)} in body_joints")
     faces = np.zeros((0, 3), np.int64)
     if smplx_model is not None and V is not None:
         faces = smplx_faces(smplx_model)
         if V.shape[1] != SMPLX_VERTICES:
-            raise MeshError(f"{path}: {V.shape[1]} vertices per person, but SMPL-X faces "
+            raise MeshError(f"{where}: {V.shape[1]} vertices per person, but SMPL-X faces "
                             f"index {SMPLX_VERTICES}")
     people = []
     for i in range(n):
@@ -142,7 +148,7 @@ def load_image_output(path, smplx_model=None) -> PromptHMRResult:
         params = {k: np.asarray(data[k][i]) for k in ("betas", "rotmat", "transl", "pose")
                   if k in data and len(data[k]) == n}
         people.append(PersonMesh(verts, faces if V is not None else np.zeros((0, 3), int),
-                                 joints, source=f"prompthmr:{path.name}#{i}"
+                                 joints, source=f"prompthmr:{source_name}#{i}"
                                  + ("" if V is not None else " (joints only)"), params=params))
     cam = data.get("cam_int")
     return PromptHMRResult(people, None if cam is None else np.asarray(cam).reshape(3, 3))

@@ -432,3 +432,27 @@ def test_box_proposer_fills_in_new_players(window, tmp_path):
     window.undo()
     assert len(window.doc.annotation(fid).players) == before
     assert window.propose_boxes() == []  # none configured: a message, no change
+
+
+def test_template_body_and_preferences(window, tmp_path, monkeypatch):
+    from annotation_ui.preferences import apply_preferences
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    window.open_project(tmp_path / "p", recover=False)
+    fid = window.doc.current_frame.id
+    pid = window.doc.next_player_id()
+    window.doc.set_player_box(fid, pid, (900.0, 600, 960, 760))
+    window.template_body(pid, 1.85)
+    p = window.doc.annotation(fid).player(pid)
+    assert p.mesh and p.lowest_vertex_height_m == 0.0
+    mesh = window.doc.player_mesh(p.mesh)
+    Vw = mesh.vertices_world(window.doc.camera_state(fid).camera)
+    assert abs(Vw[:, 2].max() - Vw[:, 2].min() - 1.85) < 1e-6 and abs(Vw[:, 2].min()) < 1e-6
+    # preferences: a stored path reaches the adapters through the environment
+    monkeypatch.delenv("COURTSTUDIO_SMPLX_DIR", raising=False)
+    window.settings.setValue("paths/smplx_dir", str(tmp_path / "models"))
+    apply_preferences(window.settings)
+    import os
+    assert os.environ["COURTSTUDIO_SMPLX_DIR"] == str(tmp_path / "models")
+    monkeypatch.delenv("COURTSTUDIO_SMPLX_DIR")
+    with pytest.raises(ValueError, match="PromptHMR"):
+        window.run_prompthmr()  # not installed here: a clear message

@@ -1,0 +1,70 @@
+"""File > Preferences: where the user's licensed models live. Stored in the app's settings and
+exported to the environment variables the hmr adapters read (an explicitly set environment
+variable wins)."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+
+PATHS = (("smplx_dir", "COURTSTUDIO_SMPLX_DIR", "SMPL-X model folder (holds smplx/)", True),
+         ("sam3_checkpoint", "COURTSTUDIO_SAM3_CHECKPOINT", "SAM3 checkpoint file", False),
+         ("prompthmr_dir", "COURTSTUDIO_PROMPTHMR_DIR", "PromptHMR checkout folder", True))
+_FROM_ENVIRONMENT = {env for _, env, _, _ in PATHS if os.environ.get(env)}
+
+
+def apply_preferences(settings) -> None:
+    for key, env, _, _ in PATHS:
+        if env in _FROM_ENVIRONMENT:
+            continue
+        value = settings.value(f"paths/{key}", "", str)
+        if value:
+            os.environ[env] = value
+        else:
+            os.environ.pop(env, None)
+
+
+class PreferencesDialog(QDialog):
+    def __init__(self, settings, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.settings = settings
+        self.fields = {}
+        form = QFormLayout()
+        for key, env, label, is_dir in PATHS:
+            edit = QLineEdit(settings.value(f"paths/{key}", "", str))
+            if env in _FROM_ENVIRONMENT:
+                edit.setText(os.environ[env])
+                edit.setEnabled(False)
+                edit.setToolTip(f"set by the environment variable {env}")
+            browse = QPushButton("Browse...")
+            browse.clicked.connect(lambda checked=False, e=edit, d=is_dir: self._browse(e, d))
+            row = QWidget()
+            lay = QHBoxLayout(row)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(edit)
+            lay.addWidget(browse)
+            form.addRow(label, row)
+            self.fields[key] = edit
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        outer = QVBoxLayout(self)
+        outer.addLayout(form)
+        outer.addWidget(buttons)
+
+    def _browse(self, edit: QLineEdit, is_dir: bool):
+        path = (QFileDialog.getExistingDirectory(self, "Folder") if is_dir
+                else QFileDialog.getOpenFileName(self, "File")[0])
+        if path:
+            edit.setText(path)
+
+    def accept(self):
+        for key, edit in self.fields.items():
+            if edit.isEnabled():
+                self.settings.setValue(f"paths/{key}", edit.text().strip())
+        apply_preferences(self.settings)
+        super().accept()
