@@ -23,6 +23,7 @@ from courtstudio.project import FrameRef
 from exporters.atomic import write_json_atomic
 from exporters.coco import write_coco_court_keypoints
 from exporters.glb import write_glb
+from exporters.mesh_render import RenderMesh, render_meshes
 from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
 from exporters.scene import BallRecord, PlayerRecord, Scene, save_scene
@@ -82,6 +83,10 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         write_glb(scene, spec, fdir / "scene.glb")
     if overlay:
         image = doc.frames.image(frame).copy()
+        meshes = [RenderMesh(r.vertices_world, r.faces, (0.35, 0.7, 1.0)) for r in players
+                  if r.vertices_world is not None and len(r.faces)]
+        if meshes:  # the corrected player meshes, seen through
+            image = render_meshes(image, cal.camera, meshes, alpha=0.55)
         draw_court(image, cal.camera, spec)
         if ann.points:
             draw_clicks(image, cal.camera, spec, ann.points, cal.suspects)

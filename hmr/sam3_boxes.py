@@ -122,3 +122,66 @@ def proposer_from_environment() -> Sam3BoxProposer | None:
     if not ckpt:
         return None
     return Sam3BoxProposer(ckpt, os.environ.get("COURTSTUDIO_SAM3_BPE"))
+
+
+@dataclass(frozen=True)
+class TrackedBox:
+    """A tracked player box: the tracker's object id is stable across the clip."""
+
+    frame_index: int
+    track_id: int
+    box_xyxy: tuple[float, float, float, float]
+    score: float
+
+
+class Sam3VideoTracker:
+    """SAM3's video predictor: a text prompt on one frame, propagated through the clip with
+    stable object ids. sam3 0.1.4's video predictor runs on CUDA only."""
+
+    name = "SAM3 video"
+
+    def __init__(self, checkpoint_path, bpe_path=None):
+        ckpt = Path(checkpoint_path)
+        if not ckpt.is_file():
+            raise ProposerError(f"SAM3 checkpoint not found: {ckpt}")
+        try:
+            import torch
+            from sam3.model_builder import build_sam3_video_predictor
+        except ImportError as exc:
+            raise ProposerError(f"SAM3 is not installed ({exc}); it is an optional extra: "
+                                "pip install sam3 open_clip_torch psutil") from None
+        if not torch.cuda.is_available():
+            raise ProposerError("SAM3's video tracker runs on a CUDA GPU only; on this machine "
+                                "use the per-frame proposer and keep ids by hand")
+        bpe = Path(bpe_path) if bpe_path else find_bpe_vocab()
+        if bpe is None or not bpe.is_file():
+            raise ProposerError(f"{BPE_NAME} not found: install open_clip_torch or pass its "
+                                "path")
+        self.predictor = build_sam3_video_predictor(checkpoint_path=str(ckpt),
+                                                    bpe_path=str(bpe))
+
+    def track(self, video_path, video_size: tuple[int, int], prompt_frame: int = 0,
+              prompt: str = "player") -> list[TrackedBox]:
+        """Boxes (xyxy pixels) of every tracked player in every frame of the video (or JPEG
+        folder), with the tracker's object ids."""
+        w, h = video_size
+        session = self.predictor.handle_request({"type": "start_session",
+                                                 "resource_path": str(video_path)})
+        sid = session["session_id"]
+        try:
+            self.predictor.handle_request({"type": "add_prompt", "session_id": sid,
+                                           "frame_index": int(prompt_frame), "text": prompt})
+            out = []
+            for item in self.predictor.handle_stream_request({"type": "propagate_in_video",
+                                                              "session_id": sid}):
+                o = item["outputs"]
+                ids = _numpy(o["out_obj_ids"]).reshape(-1).astype(int)
+                probs = _numpy(o["out_probs"]).reshape(-1)
+                xywh = _numpy(o["out_boxes_xywh"]).reshape(-1, 4) * [w, h, w, h]
+                for tid, p, (x, y, bw, bh) in zip(ids, probs, xywh):
+                    out.append(TrackedBox(int(item["frame_index"]), int(tid),
+                                          (float(x), float(y), float(x + bw), float(y + bh)),
+                                          float(p)))
+        finally:
+            self.predictor.handle_request({"type": "close_session", "session_id": sid})
+        return out

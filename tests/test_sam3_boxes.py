@@ -99,3 +99,33 @@ def test_environment_configuration(fake_sam3, monkeypatch):
     monkeypatch.setenv("COURTSTUDIO_SAM3_CHECKPOINT", str(ckpt))
     monkeypatch.setenv("COURTSTUDIO_SAM3_BPE", str(bpe))
     assert proposer_from_environment().name == "SAM3"
+
+
+def test_video_tracker_protocol(fake_sam3, monkeypatch):
+    calls, ckpt, bpe = fake_sam3
+    requests = []
+
+    class Predictor:
+        def handle_request(self, r):
+            requests.append(r["type"])
+            return {"session_id": "s1"} if r["type"] == "start_session" else {}
+
+        def handle_stream_request(self, r):
+            assert r == {"type": "propagate_in_video", "session_id": "s1"}
+            for f in range(2):
+                yield {"frame_index": f, "outputs": {
+                    "out_obj_ids": torch.tensor([3, 5]), "out_probs": torch.tensor([0.9, 0.7]),
+                    "out_boxes_xywh": torch.tensor([[0.1, 0.2, 0.05, 0.2], [0.5, 0.5, 0.1, 0.1]])}}
+    sys.modules["sam3.model_builder"].build_sam3_video_predictor = \
+        lambda checkpoint_path, bpe_path: calls.setdefault("video", (checkpoint_path, bpe_path)) \
+        and Predictor()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    from hmr.sam3_boxes import Sam3VideoTracker
+    boxes = Sam3VideoTracker(ckpt, bpe).track("clip.mp4", (1920, 1080))
+    assert requests == ["start_session", "add_prompt", "close_session"]
+    assert calls["video"] == (str(ckpt), str(bpe))
+    assert [(b.frame_index, b.track_id) for b in boxes] == [(0, 3), (0, 5), (1, 3), (1, 5)]
+    assert np.allclose(boxes[0].box_xyxy, (192, 216, 288, 432))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ProposerError, match="CUDA GPU only"):
+        Sam3VideoTracker(ckpt, bpe)
