@@ -1,0 +1,59 @@
+"""Write samples/prompthmr/tennis_0001_output.pt: the sample tennis frame's players in the
+format of PromptHMR's image demo (torch.save of vertices, body_joints (BODY_25), cam_int as the
+padded 896 x 896 intrinsics), so `courtstudio players correct` can be tried as pasted.
+
+The people are the sample project's player meshes (Anny bodies with a simulated HMR depth
+error). BODY_25 slots we have no joint for repeat the pelvis; the ones `players correct` reads
+(MidHip, ears, wrists, big toes and heels) are filled from our named joints.
+
+Run: ``.venv/bin/python tools/make_sample_prompthmr.py``
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from courtstudio.project import load_project  # noqa: E402
+from hmr.person_mesh import PersonMesh  # noqa: E402
+from hmr.prompthmr import padding  # noqa: E402
+
+
+def body25(j: dict) -> np.ndarray:
+    J = np.tile(j["pelvis"], (25, 1))
+    J[8] = j["pelvis"]
+    J[17] = J[18] = j["head"]
+    J[7], J[4] = j["left_hand"], j["right_hand"]
+    J[19] = J[21] = j["left_foot"]
+    J[22] = J[24] = j["right_foot"]
+    return J
+
+
+def main():
+    project = load_project(ROOT / "samples" / "sample_project")
+    fid = "tennis_0001"
+    ann = project.load_annotation(fid)
+    meshes = [PersonMesh.load_npz(project.root / p.mesh) for p in ann.players]
+    truth = json.loads(project.truth_path(fid).read_text())
+    K = np.array(truth["camera"]["K"])
+    scale, offset = padding(tuple(truth["camera"]["image_size"]))
+    Kp = K.copy()
+    Kp[:2] *= scale
+    Kp[:2, 2] += offset
+    out = ROOT / "samples" / "prompthmr" / f"{fid}_output.pt"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"vertices": torch.tensor(np.stack([m.vertices_cam for m in meshes]),
+                                         dtype=torch.float32),
+                "body_joints": torch.tensor(np.stack([body25(m.joints_cam) for m in meshes]),
+                                            dtype=torch.float32),
+                "cam_int": torch.tensor(Kp, dtype=torch.float32)[None]}, out)
+    print(f"wrote {out} ({len(meshes)} people)")
+
+
+if __name__ == "__main__":
+    main()
