@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self.players_panel.propose_requested.connect(self.propose_boxes)
         self.players_panel.import_hmr_requested.connect(self.import_hmr_dialog)
         self.players_panel.run_hmr_requested.connect(lambda: self._edit(self.run_prompthmr))
+        self.players_panel.track_requested.connect(lambda: self._edit(self.track_players))
         self.players_panel.template_requested.connect(
             lambda pid, h: self._edit(self.template_body, pid, h))
 
@@ -401,6 +402,32 @@ class MainWindow(QMainWindow):
                                    [p.box_xyxy for p in ann.players], state.camera)
         return self.doc.import_people(self._fid, [(p.id, p.box_xyxy, m) for p, m in
                                                   zip(ann.players, res.people)])
+
+    def track_players(self, tracker=None) -> int:
+        """Player boxes on every frame of a video project from the tracker (SAM3's video
+        predictor by default), prompted on the current frame; tracker ids become player ids
+        (+1, so ids start at 1). One undo step per frame. Returns the boxes added."""
+        frame = self.doc.current_frame
+        if frame.video is None:
+            raise ValueError("tracking needs a video project (frames from one video)")
+        if tracker is None:
+            from hmr.sam3_boxes import Sam3VideoTracker
+            ckpt = os.environ.get("COURTSTUDIO_SAM3_CHECKPOINT")
+            if not ckpt:
+                raise ValueError("set the SAM3 checkpoint in File > Preferences first")
+            tracker = Sam3VideoTracker(ckpt, os.environ.get("COURTSTUDIO_SAM3_BPE"))
+        size = self.doc.frames.image_size(frame)
+        by_index = {f.index: f.id for f in self.doc.project.frames if f.video == frame.video}
+        added = 0
+        per_frame: dict[str, list] = {}
+        for b in tracker.track(self.doc.project.video_path(frame), size, frame.index):
+            if b.frame_index in by_index:
+                per_frame.setdefault(by_index[b.frame_index], []).append(b)
+        for fid, boxes in per_frame.items():
+            added += self.doc.set_tracked_boxes(fid, {b.track_id + 1: b.box_xyxy
+                                                      for b in boxes})
+        self.statusBar().showMessage(f"Tracked {added} boxes over {len(per_frame)} frames", 8000)
+        return added
 
     def template_body(self, pid: int, stature_m: float) -> None:
         """An Anny body for a player without an HMR result (feet from the box)."""

@@ -16,6 +16,7 @@ class PlayersPanel(QWidget):
     propose_requested = Signal()
     import_hmr_requested = Signal()
     run_hmr_requested = Signal()
+    track_requested = Signal()
     template_requested = Signal(int, float)
 
     def __init__(self, parent=None):
@@ -49,6 +50,10 @@ class PlayersPanel(QWidget):
                                        and self.load_mesh_requested.emit(self.selected))
         self.propose = QPushButton("Propose boxes")
         self.propose.clicked.connect(self.propose_requested.emit)
+        self.track = QPushButton("Track through clip")
+        self.track.setToolTip("SAM3 video tracking from this frame: boxes on every frame of "
+                              "the video, ids kept (video projects; CUDA GPU)")
+        self.track.clicked.connect(self.track_requested.emit)
         self.import_hmr = QPushButton("Import PromptHMR result...")
         self.import_hmr.setToolTip("The image demo's output.pt: each person goes to the player "
                                    "whose box matches its mesh, or becomes a new player")
@@ -81,6 +86,7 @@ class PlayersPanel(QWidget):
         buttons.addWidget(self.load_mesh)
         buttons.addWidget(self.delete)
         buttons.addWidget(self.propose)
+        buttons.addWidget(self.track)
         lay.addLayout(buttons)
         hmr_row = QHBoxLayout()
         hmr_row.addWidget(self.import_hmr)
@@ -115,6 +121,7 @@ class PlayersPanel(QWidget):
         self._ids = [p.id for p in ann.players]
         self.table.setRowCount(len(ann.players))
         self.propose.setEnabled(proposer is not None)
+        self.track.setEnabled(proposer is not None)
         self.propose.setToolTip(f"Fill in boxes with {proposer}" if proposer else
                                 "No box proposer is installed (SAM3 is an optional extra); "
                                 "draw boxes by hand")

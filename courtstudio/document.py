@@ -238,6 +238,21 @@ class AnnotationDocument:
             p.mesh = rel
         self._edit(frame_id, f"Player {pid} mesh", m)
 
+    def set_tracked_boxes(self, frame_id: str, boxes: dict) -> int:
+        """Boxes {player id: xyxy} from a tracker, in one undo step: existing players keep
+        their mesh and height and get the new box; returns how many boxes were set."""
+        def m(a: FrameAnnotation):
+            for pid, box in boxes.items():
+                p = a.player(pid)
+                if p is None:
+                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box)))
+                else:
+                    p.box_xyxy = tuple(float(c) for c in box)
+            a.players.sort(key=lambda p: p.id)
+        if boxes:
+            self._edit(frame_id, f"Track {len(boxes)} players", m)
+        return len(boxes)
+
     def add_players(self, frame_id: str, boxes: list) -> list[int]:
         """New players (next free ids) for boxes xyxy, in one undo step; returns their ids."""
         ann = self.annotation(frame_id)

@@ -296,6 +296,37 @@ def test_video_project_frames_are_frame_accurate(window, tmp_path):
     assert abs(int(window.doc.frames.image(window.doc.current_frame).mean()) - 96) <= 2
 
 
+def test_tracking_through_a_video_clip(window, tmp_path):
+    """A tracker with the SAM3 video adapter's interface fills boxes on every frame, ids kept."""
+    from courtstudio.project_new import new_project_from_video
+    from hmr.sam3_boxes import TrackedBox
+    video = tmp_path / "clip.avi"
+    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 180))
+    for i in range(6):
+        wr.write(np.full((180, 320, 3), 30 * i, np.uint8))
+    wr.release()
+    p = new_project_from_video(tmp_path / "vp", video, "tennis")
+    window.open_project(p.root, recover=False)
+    window.go_to(2)
+
+    class Tracker:
+        def track(self, path, size, prompt_frame):
+            assert (Path(path), size, prompt_frame) == (video, (320, 180), 2)
+            return [TrackedBox(f, tid, (10.0 + f + 50 * tid, 20, 40 + f + 50 * tid, 90), 0.9)
+                    for f in range(6) for tid in (0, 3)]
+    assert window.track_players(Tracker()) == 12
+    for f in p.frames:
+        ann = window.doc.annotation(f.id)
+        assert [pl.id for pl in ann.players] == [1, 4]
+        assert ann.player(4).box_xyxy[0] == 10.0 + f.index + 150
+    window.undo()  # one step per frame: the last frame's boxes go
+    assert window.doc.annotation(p.frames[-1].id).players == []
+    with pytest.raises(ValueError, match="video project"):
+        shutil.copytree(SAMPLE_PROJECT, tmp_path / "s")
+        window.open_project(tmp_path / "s", recover=False)
+        window.track_players(Tracker())
+
+
 def test_screenshot_command(tmp_path):
     out = tmp_path / "shot.png"
     exe = Path(sys.executable).parent / "courtstudio"
