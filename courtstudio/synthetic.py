@@ -234,6 +234,7 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
     or on the floor behind the table ends for table tennis. At least MIN_VISIBLE of each
     body, and its pelvis, are inside the image (tight table-tennis framing cuts players off,
     as broadcasts do); boxes are clipped to the image."""
+    from courtstudio.players import box_iou
     from hmr.anny_body import AnnyBody, place_on_court
     body = AnnyBody()
     L, W = spec.length_m, spec.width_m
@@ -268,19 +269,11 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
         vis = uv[inside]
         box = (max(-0.5, float(vis[:, 0].min() - 2)), max(-0.5, float(vis[:, 1].min() - 2)),
                min(w - 0.5, float(vis[:, 0].max() + 2)), min(h - 0.5, float(vis[:, 1].max() + 2)))
-        if any(_iou(box, p.box_xyxy) > 0.05 for p in players):
+        if any(box_iou(box, p.box_xyxy) > 0.05 for p in players):
             continue
         players.append(SyntheticPlayer(len(players) + 1, V, sample.faces, J, pose, plane, lift,
                                        box))
     return players
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True,

@@ -39,6 +39,18 @@ def body25_to_named(joints: np.ndarray) -> dict[str, np.ndarray]:
             "right_foot": (J[R_BIG_TOE] + J[R_HEEL]) / 2}
 
 
+def named_to_body25(joints: dict) -> np.ndarray:
+    """(25, 3) BODY_25 joints from our six named ones, the inverse of body25_to_named for
+    the slots it reads (MidHip, ears, wrists, big toes, heels); other slots repeat the pelvis.
+    For writing files in PromptHMR's format (stand-ins, the sample)."""
+    J = np.tile(np.asarray(joints["pelvis"], np.float64), (25, 1))
+    J[R_EAR] = J[L_EAR] = joints["head"]
+    J[L_WRIST], J[R_WRIST] = joints["left_hand"], joints["right_hand"]
+    J[L_BIG_TOE] = J[L_HEEL] = joints["left_foot"]
+    J[R_BIG_TOE] = J[R_HEEL] = joints["right_foot"]
+    return J
+
+
 def padding(image_size: tuple[int, int], net_px: int = NET_INPUT_PX) -> tuple[float, np.ndarray]:
     """(scale, offset (2,)) of PromptHMR's resize-and-centre-pad to net_px x net_px."""
     size = np.array(image_size, np.float64)

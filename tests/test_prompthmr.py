@@ -9,8 +9,8 @@ import torch  # the Makefile installs torch==2.13.0 (CPU) before the project
 
 from courtstudio.cli import main
 from hmr.person_mesh import MeshError
-from hmr.prompthmr import (NET_INPUT_PX, body25_to_named, load_image_output, original_boxes,
-                           original_intrinsics, padding, smplx_faces)
+from hmr.prompthmr import (NET_INPUT_PX, body25_to_named, load_image_output, named_to_body25,
+                           original_boxes, original_intrinsics, padding, smplx_faces)
 from tests.conftest import IMAGE_SIZE
 from tests.stand_ins import stand_in_player
 
@@ -24,19 +24,10 @@ def pad_like_prompthmr(K, image_size):
     return Kp
 
 
-def body25_from(joints: dict) -> np.ndarray:
-    J = np.tile(joints["pelvis"], (25, 1))
-    J[8] = joints["pelvis"]
-    J[17] = J[18] = joints["head"]
-    J[7], J[4] = joints["left_hand"], joints["right_hand"]
-    J[19] = J[21] = joints["left_foot"]
-    J[22] = J[24] = joints["right_foot"]
-    return J
-
-
 def write_output_pt(path, camera, people, with_vertices=True):
     """people: [(PersonMesh, ...)] -> the image demo's output.pt."""
-    d = {"body_joints": torch.tensor(np.stack([body25_from(m.joints_cam) for m in people])),
+    d = {"body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam)
+                                               for m in people])),
          "betas": torch.zeros(len(people), 10), "transl": torch.zeros(len(people), 3),
          "rotmat": torch.eye(3).repeat(len(people), 22, 1, 1),
          "pose": torch.zeros(len(people), 22, 6),
@@ -67,6 +58,8 @@ def test_intrinsics_and_boxes_round_trip(tennis_camera):
 def test_body25_mapping():
     J = np.arange(75, dtype=float).reshape(25, 3)
     named = body25_to_named(J)
+    back = body25_to_named(named_to_body25(named))
+    assert all(np.allclose(back[k], named[k]) for k in named)  # a round trip
     assert np.allclose(named["pelvis"], J[8])  # MidHip
     assert np.allclose(named["head"], (J[17] + J[18]) / 2)
     assert np.allclose(named["left_hand"], J[7]) and np.allclose(named["right_hand"], J[4])

@@ -21,17 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from courtstudio.project import load_project  # noqa: E402
 from hmr.person_mesh import PersonMesh  # noqa: E402
-from hmr.prompthmr import padding  # noqa: E402
-
-
-def body25(j: dict) -> np.ndarray:
-    J = np.tile(j["pelvis"], (25, 1))
-    J[8] = j["pelvis"]
-    J[17] = J[18] = j["head"]
-    J[7], J[4] = j["left_hand"], j["right_hand"]
-    J[19] = J[21] = j["left_foot"]
-    J[22] = J[24] = j["right_foot"]
-    return J
+from hmr.prompthmr import named_to_body25, padding  # noqa: E402
 
 
 def main():
@@ -49,7 +39,7 @@ def main():
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"vertices": torch.tensor(np.stack([m.vertices_cam for m in meshes]),
                                          dtype=torch.float32),
-                "body_joints": torch.tensor(np.stack([body25(m.joints_cam) for m in meshes]),
+                "body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam) for m in meshes]),
                                             dtype=torch.float32),
                 "cam_int": torch.tensor(Kp, dtype=torch.float32)[None]}, out)
     print(f"wrote {out} ({len(meshes)} people)")
