@@ -300,6 +300,39 @@ def cmd_players_correct(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- propagate
+def cmd_batch_propagate(args) -> int:
+    from courtstudio.propagate import (Reference, VideoFrames, print_progress, propagate,
+                                       summary)
+    spec = load_spec(args.sport)
+    src = Path(args.source)
+    if not src.is_file():
+        raise CliError(f"{src}: expected a video file")
+    frames = VideoFrames(src)
+    refs = []
+    for item in args.reference:
+        frame_s, _, pts = item.partition(":")
+        if not frame_s.isdigit() or not pts:
+            raise CliError(f"--reference {item!r}: expected FRAME:POINTS.json")
+        size, points = load_points_file(pts)
+        if tuple(size) != tuple(frames.size):
+            raise CliError(f"{pts}: image_size {size[0]}x{size[1]} but the video is "
+                           f"{frames.size[0]}x{frames.size[1]}")
+        refs.append(Reference(int(frame_s), points))
+    records = propagate(frames, spec, refs, args.out, flag_rms_px=args.flag_px,
+                        progress=None if args.quiet else print_progress)
+    rep = summary(records)
+    write_json_atomic(Path(args.out) / "summary.json", rep)
+    c = rep["counts"]
+    print(f"{rep['frames']} frames: " + ", ".join(f"{v} {k}" for k, v in sorted(c.items()))
+          + (f"; cuts before frames {rep['cuts']}" if rep["cuts"] else ""))
+    for f in rep["flagged"][:20]:
+        print(f"  flagged frame {f['frame']}: {f['reason']}")
+    if len(rep["flagged"]) > 20:
+        print(f"  ... {len(rep['flagged']) - 20} more in {Path(args.out) / 'summary.json'}")
+    return 0
+
+
 # ---------------------------------------------------------------------------------- gui
 def cmd_gui(args) -> int:
     try:
@@ -432,6 +465,30 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sample", action="store_true", help="the bundled sample project")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_reconstruct)
+
+    sp = sub.add_parser(
+        "batch-propagate", formatter_class=fmt,
+        help="calibrate every frame of a clip from annotated reference frames",
+        description="Carry the clicked keypoints of reference frames to every frame of a video "
+                    "(registering each frame directly to its nearest reference in the same "
+                    "shot) and recalibrate it. Writes OUT/cameras.jsonl (one line per frame: "
+                    "frame, K, R, t, status reference|ok|static|flagged, rms_px, reason) and "
+                    "OUT/summary.json. Resumable: frames already in cameras.jsonl are skipped.",
+        epilog=_examples("courtstudio batch-propagate clip.mp4 --sport tennis --reference "
+                         "0:frame0_points.json --out out/clip",
+                         "courtstudio batch-propagate clip.mp4 --sport tennis --reference "
+                         "0:a.json --reference 299:b.json --out out/clip"))
+    sp.add_argument("source", help="video file")
+    sp.add_argument("--sport", required=True)
+    sp.add_argument("--reference", action="append", required=True, metavar="FRAME:POINTS.json",
+                    help="an annotated frame (points file as for calibrate); repeatable")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--workers", type=int, default=1,
+                    help="accepted for scripts; runs are sequential in this version")
+    sp.add_argument("--flag-px", type=float, default=3.0, help="flag frames whose "
+                                                               "recalibration RMS exceeds this")
+    sp.add_argument("--quiet", action="store_true", help="no progress line")
+    sp.set_defaults(func=cmd_batch_propagate)
 
     sp = sub.add_parser("players", help="player meshes (PromptHMR results)", formatter_class=fmt)
     psub = sp.add_subparsers(dest="players_command", required=True, metavar="COMMAND")

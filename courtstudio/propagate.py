@@ -1,0 +1,251 @@
+"""Carry annotated court keypoints from reference frames through a clip and recalibrate every
+frame (issue 5; docs/propagation.md).
+
+1. Shots: a jump in the colour histogram between consecutive frames is a cut. A cut ends a
+   propagation run and is flagged; runs never cross it.
+2. Each frame takes the nearest reference in its shot (so between two references each half
+   propagates from its own end) and is registered *directly* to it (geometry.plane_motion):
+   the previous frame's homography predicts, the residual is measured, errors do not chain.
+3. The reference's clicked keypoints are transferred by that homography (exact for every point
+   under pan/tilt/zoom about a fixed point) and the frame is recalibrated, warm-started.
+4. Status: "reference"; "static" (the image did not move: the reference camera is reused);
+   "ok"; or "flagged" with a reason (cut, registration failed, residual above the threshold,
+   too few keypoints in view, no reference in the shot).
+
+Results stream to ``cameras.jsonl`` (one JSON line per frame, written as soon as the frame is
+done), so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+import numpy as np
+
+from court_specs import CourtSpec
+from courtstudio.calibration import calibrate_court
+from geometry.camera import Camera
+from geometry.camera_params import ParamModel
+from geometry.plane_motion import is_cut, is_identity, register_to_reference, transfer_points
+
+FLAG_RMS_PX = 3.0
+MIN_POINTS_IN_VIEW = 4
+
+
+class Frames(Protocol):
+    count: int
+    size: tuple[int, int]
+
+    def image(self, index: int) -> np.ndarray: ...
+
+
+@dataclass
+class FrameCamera:
+    frame: int
+    status: str
+    camera: Camera | None = None
+    rms_px: float | None = None
+    reason: str = ""
+    reference: int | None = None
+    H: np.ndarray | None = None  # reference -> frame
+    cut: bool = False  # a shot cut just before this frame
+
+    def to_json(self) -> dict:
+        d = {"frame": self.frame, "status": self.status,
+             "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4)}
+        if self.camera is not None:
+            d.update({"K": self.camera.K.tolist(), "R": self.camera.R.tolist(),
+                      "t": self.camera.t.tolist(), "image_size": list(self.camera.image_size),
+                      "dist": self.camera.dist.tolist()})
+        if self.reason:
+            d["reason"] = self.reason
+        if self.reference is not None:
+            d["reference"] = self.reference
+        if self.H is not None:
+            d["H_from_reference"] = self.H.tolist()
+        if self.cut:
+            d["cut"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class Reference:
+    frame: int
+    points: dict  # {keypoint: (u, v)}
+
+
+def find_cuts(frames: Frames) -> list[int]:
+    """Frames that start a new shot (index i: a cut between i - 1 and i)."""
+    cuts, prev = [], None
+    for i in range(frames.count):
+        img = frames.image(i)
+        if prev is not None and is_cut(prev, img):
+            cuts.append(i)
+        prev = img
+    return cuts
+
+
+def read_done(path: Path) -> dict[int, dict]:
+    """Frames already in cameras.jsonl (a partial last line from a kill is ignored)."""
+    done = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                d = json.loads(line)
+                done[int(d["frame"])] = d
+            except (ValueError, KeyError):
+                continue
+    return done
+
+
+def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
+              flag_rms_px: float = FLAG_RMS_PX,
+              progress: Callable[[int, int], None] | None = None) -> list[dict]:
+    """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "cameras.jsonl"
+    done = read_done(path)
+    n = frames.count
+    refs = sorted(references, key=lambda r: r.frame)
+    for r in refs:
+        if not 0 <= r.frame < n:
+            raise ValueError(f"reference frame {r.frame} is outside the clip (0..{n - 1})")
+    cuts = find_cuts(frames)
+    cut_set = set(cuts)
+    bounds = [0] + cuts + [n]
+    shots = list(zip(bounds[:-1], bounds[1:]))
+    ref_cams = {}
+    for r in refs:
+        cal = calibrate_court(spec, frames.size, r.points, diagnose=False)
+        ref_cams[r.frame] = cal
+    finished = len(done)
+    with open(path, "a") as fh:
+        def emit(rec: FrameCamera):
+            nonlocal finished
+            rec.cut = rec.frame in cut_set
+            fh.write(json.dumps(rec.to_json()) + "\n")
+            fh.flush()
+            done[rec.frame] = rec.to_json()
+            finished += 1
+            if progress:
+                progress(finished, n)
+
+        for s0, s1 in shots:
+            in_shot = [r for r in refs if s0 <= r.frame < s1]
+            if not in_shot:
+                for i in range(s0, s1):
+                    if i not in done:
+                        emit(FrameCamera(i, "flagged", reason="no reference in this shot"
+                                         + (" (starts at a cut)" if i == s0 and s0 else "")))
+                continue
+            for k, r in enumerate(in_shot):
+                lo = s0 if k == 0 else (in_shot[k - 1].frame + r.frame) // 2 + 1
+                hi = s1 - 1 if k == len(in_shot) - 1 else (r.frame + in_shot[k + 1].frame) // 2
+                if r.frame not in done:
+                    cal = ref_cams[r.frame]
+                    emit(FrameCamera(r.frame, "reference", cal.camera, cal.fit.rms_px,
+                                     reference=r.frame, H=np.eye(3)))
+                for direction, stop in ((1, hi), (-1, lo)):
+                    _run(frames, spec, r, ref_cams[r.frame].camera, direction, stop, done,
+                         emit, flag_rms_px)
+    records = [done[i] for i in sorted(done)]
+    return records
+
+
+def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, stop: int,
+         done: dict, emit, flag_rms_px: float) -> None:
+    """Frames ref.frame + direction ... stop (inclusive), registered to the reference."""
+    ref_img = frames.image(ref.frame)
+    names = list(ref.points)
+    ref_uv = np.array([ref.points[n] for n in names], float)
+    H_prev = np.eye(3)
+    theta = ParamModel("simple").from_camera(ref_cam)
+    i = ref.frame + direction
+    while (direction > 0 and i <= stop) or (direction < 0 and i >= stop):
+        if i in done:  # resuming: continue from the recorded homography
+            H_rec = done[i].get("H_from_reference")
+            if H_rec is not None:
+                H_prev = np.array(H_rec)
+            i += direction
+            continue
+        img = frames.image(i)
+        reg = register_to_reference(ref_img, img, H_prev)
+        if not reg.ok:
+            emit(FrameCamera(i, "flagged", reason=f"registration failed ({reg.inliers} "
+                                                  "inliers): blur, a cut or occlusion",
+                             reference=ref.frame))
+            i += direction
+            continue
+        H_prev = reg.H
+        if is_identity(reg.H, frames.size):
+            emit(FrameCamera(i, "static", ref_cam, 0.0, reference=ref.frame, H=reg.H))
+            i += direction
+            continue
+        uv = transfer_points(reg.H, ref_uv)
+        w, h = frames.size
+        inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
+        if inside.sum() < MIN_POINTS_IN_VIEW:
+            emit(FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints in view",
+                             reference=ref.frame, H=reg.H))
+            i += direction
+            continue
+        pts = {n: tuple(p) for n, p, ok in zip(names, uv, inside) if ok}
+        try:
+            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta)
+        except ValueError as exc:
+            emit(FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
+                             reference=ref.frame, H=reg.H))
+            i += direction
+            continue
+        theta = ParamModel("simple").from_camera(cal.camera)
+        status, reason = "ok", ""
+        if cal.fit.rms_px > flag_rms_px:
+            status, reason = "flagged", f"residual {cal.fit.rms_px:.1f} px"
+        emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H))
+        i += direction
+
+
+def summary(records: list[dict]) -> dict:
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
+               if r["status"] == "flagged"]
+    cuts = [r["frame"] for r in records if r.get("cut")]
+    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged}
+
+
+class VideoFrames:
+    """Frames of a video file, decoded in order with a small cache (propagation reads each
+    frame a few times, mostly in sequence)."""
+
+    def __init__(self, path, cache: int = 64):
+        from courtstudio.frames import VideoReader
+        self.reader = VideoReader(path)
+        self.count = self.reader.frame_count
+        self.size = self.reader.size
+        self._cache: dict[int, np.ndarray] = {}
+        self._order: list[int] = []
+        self.cache = cache
+
+    def image(self, index: int) -> np.ndarray:
+        hit = self._cache.get(index)
+        if hit is not None:
+            return hit
+        img = self.reader.read(index)
+        self._cache[index] = img
+        self._order.append(index)
+        if len(self._order) > self.cache:
+            self._cache.pop(self._order.pop(0), None)
+        return img
+
+
+def print_progress(done: int, total: int) -> None:
+    if done == total or done % 10 == 0:
+        print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
