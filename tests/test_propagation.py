@@ -1,0 +1,109 @@
+"""Propagation on synthetic pan/tilt/zoom clips with known cameras."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from court_specs import load_spec
+from court_specs.model import PAPER_SIX
+from courtstudio.cli import main
+from courtstudio.propagate import Reference, propagate, summary
+from courtstudio.synthetic_clip import ClipFrames, make_clip
+from geometry.camera import Camera
+from geometry.plane_motion import is_cut, is_identity
+
+
+@pytest.fixture(scope="module")
+def tennis():
+    return load_spec("tennis")
+
+
+def clicks(spec, cam):
+    return {n: tuple(cam.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
+
+
+def errors(spec, clip, records):
+    """Median keypoint error (px) and focal error (%) of usable frames."""
+    P = np.array([spec.keypoints[n] for n in PAPER_SIX])
+    kp, f = [], []
+    for r in records:
+        cam = clip.cameras[r["frame"]]
+        if r["status"] in ("ok", "static", "reference") and cam is not None:
+            est = Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), cam.image_size)
+            kp.append(np.median(np.linalg.norm(est.project(P) - cam.project(P), axis=1)))
+            f.append(abs(est.K[0, 0] / cam.K[0, 0] - 1) * 100)
+    return np.array(kp), np.array(f)
+
+
+def test_pan_tilt_zoom_from_one_reference(tennis, tmp_path):
+    clip = make_clip(tennis, 50, (960, 540), seed=2)
+    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
+                     tmp_path)
+    s = summary(recs)
+    assert s["counts"].get("flagged", 0) == 0 and s["cuts"] == []
+    kp, f = errors(tennis, clip, recs)
+    assert len(kp) == 50 and np.median(kp) < 1.0 and kp.max() < 3.0
+    assert np.median(f) < 1.0
+
+
+def test_cuts_and_blur_are_flagged_never_bridged(tennis, tmp_path):
+    clip = make_clip(tennis, 40, (960, 540), seed=3, cut_at=(25,), cut_length=6,
+                     blur_frames=(12,))
+    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
+                     tmp_path)
+    s = summary(recs)
+    assert s["cuts"] == [25, 31]
+    flagged = {f["frame"] for f in s["flagged"]}
+    assert 12 in flagged  # heavy blur
+    assert set(range(25, 40)) <= flagged  # no reference after the cut: nothing bridged
+
+
+def test_two_references_and_resume(tennis, tmp_path):
+    clip = make_clip(tennis, 40, (960, 540), seed=4)
+    refs = [Reference(0, clicks(tennis, clip.cameras[0])),
+            Reference(39, clicks(tennis, clip.cameras[39]))]
+    recs = propagate(ClipFrames(clip), tennis, refs, tmp_path)
+    by = {r["frame"]: r for r in recs}
+    assert by[10]["reference"] == 0 and by[30]["reference"] == 39  # nearest reference
+    lines = (tmp_path / "cameras.jsonl").read_text().splitlines()
+    (tmp_path / "cameras.jsonl").write_text("\n".join(lines[:15]) + "\n{\"frame\": 9")  # killed
+    again = propagate(ClipFrames(clip), tennis, refs, tmp_path)
+    assert [r["frame"] for r in again] == list(range(40))
+    kp, _ = errors(tennis, clip, again)
+    assert np.median(kp) < 1.0
+
+
+def test_static_camera_reuses_the_reference(tennis, tmp_path):
+    clip = make_clip(tennis, 8, (960, 540), seed=5, pan_deg=0, tilt_deg=0, zoom=0,
+                     occluders=0)
+    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
+                     tmp_path)
+    assert [r["status"] for r in recs] == ["reference"] + ["static"] * 7
+    assert is_identity(np.eye(3), (960, 540))
+    assert not is_cut(clip.frames[0], clip.frames[1])
+
+
+def test_batch_propagate_cli(tennis, tmp_path, capsys):
+    clip = make_clip(tennis, 20, (640, 360), seed=6)
+    video = tmp_path / "clip.avi"
+    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
+    for f in clip.frames:
+        wr.write(f)
+    wr.release()
+    pts = tmp_path / "ref.json"
+    pts.write_text(json.dumps({"image_size": [640, 360], "points": {
+        k: list(v) for k, v in clicks(tennis, clip.cameras[0]).items()}}))
+    out = tmp_path / "out"
+    code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference",
+                 f"0:{pts}", "--out", str(out), "--quiet"])
+    assert code == 0
+    lines = [json.loads(x) for x in (out / "cameras.jsonl").read_text().splitlines()]
+    assert len(lines) == 20 and lines[0]["status"] == "reference"
+    for r in lines:
+        assert {"frame", "K", "R", "t", "status", "rms_px"} <= set(r)
+    assert json.loads((out / "summary.json").read_text())["frames"] == 20
+    code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference", "x:y",
+                 "--out", str(out)])
+    assert code == 2 and "expected FRAME:POINTS.json" in capsys.readouterr().err
