@@ -54,10 +54,10 @@ def frame_errors(clip, cams_est):
     return out
 
 
-def run_ours(clip, refs):
+def run_ours(clip, refs, shared_centre=True):
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
-        recs = propagate(ClipFrames(clip), SPEC, refs, d)
+        recs = propagate(ClipFrames(clip), SPEC, refs, d, shared_centre=shared_centre)
         dt = time.perf_counter() - t0
     est = {r["frame"]: Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]),
                               tuple(r["image_size"]))
@@ -107,9 +107,11 @@ def main():
         clip = make_clip(SPEC, 300, size, seed=11)
         n = len(clip.frames)
         tag = f"{size[0]}x{size[1]}"
-        for label, refs in (("ours, 1 reference", [0]), ("ours, 2 references", [0, n - 1])):
+        for label, refs, shared in (("ours, 1 reference", [0], True),
+                                    ("ours, 1 reference, free pose per frame", [0], False),
+                                    ("ours, 2 references", [0, n - 1], True)):
             recs, est, fps = run_ours(clip, [Reference(r, clicks(clip.cameras[r]))
-                                             for r in refs])
+                                             for r in refs], shared)
             errs = frame_errors(clip, est)
             a = np.array(list(errs.values()))
             d = by_distance(errs, refs, n)

@@ -53,6 +53,7 @@ class FrameCamera:
     reference: int | None = None
     H: np.ndarray | None = None  # reference -> frame
     cut: bool = False  # a shot cut just before this frame
+    points: dict | None = None  # the keypoints it was calibrated from, px
 
     def to_json(self) -> dict:
         d = {"frame": self.frame, "status": self.status,
@@ -69,6 +70,9 @@ class FrameCamera:
             d["H_from_reference"] = self.H.tolist()
         if self.cut:
             d["cut"] = True
+        if self.points:
+            d["points"] = {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
+                           for k, v in self.points.items()}
         return d
 
 
@@ -103,7 +107,7 @@ def read_done(path: Path) -> dict[int, dict]:
 
 
 def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
-              flag_rms_px: float = FLAG_RMS_PX,
+              flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
               progress: Callable[[int, int], None] | None = None) -> list[dict]:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order)."""
     out_dir = Path(out_dir)
@@ -149,12 +153,59 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
                 if r.frame not in done:
                     cal = ref_cams[r.frame]
                     emit(FrameCamera(r.frame, "reference", cal.camera, cal.fit.rms_px,
-                                     reference=r.frame, H=np.eye(3)))
+                                     reference=r.frame, H=np.eye(3), points=r.points))
                 for direction, stop in ((1, hi), (-1, lo)):
                     _run(frames, spec, r, ref_cams[r.frame].camera, direction, stop, done,
                          emit, flag_rms_px)
     records = [done[i] for i in sorted(done)]
+    if shared_centre:
+        for s0, s1 in shots:
+            share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
+        write_jsonl_atomic(path, records)
     return records
+
+
+SHARED_TOL_PX = 0.5
+
+
+def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
+    """One camera centre for a shot (the median of its frames' free solutions); each frame is
+    refitted for rotation and focal length with it, and keeps its free pose where the shared
+    centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
+    from geometry.fixed_centre import solve_fixed_centre
+    solved = [r for r in records if r["status"] in ("ok", "reference") and r.get("points")]
+    if len(solved) < 2:
+        return
+    cams = {r["frame"]: _camera(r) for r in solved}
+    C = np.median([c.camera_centre_world for c in cams.values()], axis=0)
+    for r in solved:
+        names = list(r["points"])
+        X = np.array([spec.keypoints[n] for n in names])
+        uv = np.array([r["points"][n] for n in names])
+        try:
+            cam, rms = solve_fixed_centre(X, uv, size, C, cams[r["frame"]])
+        except ValueError:
+            r["centre"] = "free"
+            continue
+        if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
+            r.update({"K": cam.K.tolist(), "R": cam.R.tolist(), "t": cam.t.tolist(),
+                      "rms_px": round(rms, 4), "centre": "shared"})
+        else:
+            r["centre"] = "free"
+    by_frame = {r["frame"]: r for r in records}
+    for r in records:  # static frames show their reference's final camera
+        ref = by_frame.get(r.get("reference"))
+        if r["status"] == "static" and ref is not None and "K" in ref:
+            r.update({k: ref[k] for k in ("K", "R", "t")})
+
+
+def _camera(r: dict) -> Camera:
+    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]))
+
+
+def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
+    from exporters.atomic import write_text_atomic
+    write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
 def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, stop: int,
@@ -206,7 +257,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
         status, reason = "ok", ""
         if cal.fit.rms_px > flag_rms_px:
             status, reason = "flagged", f"residual {cal.fit.rms_px:.1f} px"
-        emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H))
+        emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H,
+                         points=pts))
         i += direction
 
 
