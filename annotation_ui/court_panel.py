@@ -145,7 +145,11 @@ class CourtPanel(QWidget):
         if not self.range_first.hasFocus():
             self.range_first.setValue(frame_index)
         self.range_button.setEnabled(cal is not None and not state.inherited)
-        if cal is None:
+        if cal is None and state.camera is not None:
+            self.summary.setText(f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
+                                 f"{state.message}. Click keypoints here to calibrate this "
+                                 f"frame itself. Next: <b>{current or '-'}</b>")
+        elif cal is None:
             self.summary.setText(f"<b>No camera</b>: {state.message}. Next: "
                                  f"<b>{current or '-'}</b>")
         else:

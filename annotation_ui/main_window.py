@@ -157,7 +157,8 @@ class MainWindow(QMainWindow):
                 ("Forward 10 frames", "PgDown", lambda: self.step(10)),
                 ("Back 10 frames", "PgUp", lambda: self.step(-10)),
                 ("First frame", "Home", lambda: self.go_to(0)),
-                ("Last frame", "End", lambda: self.go_to(10 ** 9))]),
+                ("Last frame", "End", lambda: self.go_to(10 ** 9)),
+                ("Propagate court keypoints", "Ctrl+P", self.propagate_dialog)]),
             ("&View", [
                 ("Fit frame", "0", lambda: self.view.fit()),
                 ("Zoom in", "=;+", lambda: self.view.zoom(1.25)),
@@ -478,6 +479,37 @@ class MainWindow(QMainWindow):
                                      6000)
         return ids
 
+    def propagate_dialog(self, cancel_after: int | None = None) -> list:
+        """Carry the annotated frames' keypoints through the project and recalibrate every
+        frame (saved edits first: propagation reads the frames' current clicks)."""
+        from courtstudio.propagate import propagate_project
+        total = self.doc.frame_count
+        dlg = QProgressDialog("Propagating court keypoints...", "Cancel", 0, total, self)
+        dlg.setWindowModality(Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(300)
+
+        class Cancelled(Exception):
+            pass
+
+        def progress(done, n):
+            dlg.setValue(done)
+            if dlg.wasCanceled() or (cancel_after is not None and done >= cancel_after):
+                raise Cancelled()
+        records = []
+        try:
+            records = propagate_project(self.doc.project, store=self.doc.frames,
+                                        progress=progress, annotation_of=self.doc.annotation)
+            flagged = sum(r["status"] == "flagged" for r in records)
+            self.statusBar().showMessage(f"Propagated {len(records)} frames; {flagged} "
+                                         "flagged for review", 10000)
+        except Cancelled:
+            self.statusBar().showMessage("Propagation cancelled; done frames are kept and a "
+                                         "new run resumes", 8000)
+        finally:
+            dlg.close()
+            self.doc.reload_propagation()
+        return records
+
     def show_shortcuts(self):
         ShortcutsDialog(self.shortcut_table, self).exec()
 
@@ -555,7 +587,7 @@ class MainWindow(QMainWindow):
         cam = state.camera
         self.overlay.clear()
         if cam is not None:
-            draw_court(self.overlay, cam, spec, state.inherited)
+            draw_court(self.overlay, cam, spec, state.inherited or state.propagated is not None)
         draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
                     self.tools.keypoint if self.tools.tool == "court" else None)
         ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=not self._dragging)

@@ -306,9 +306,18 @@ def cmd_batch_propagate(args) -> int:
                                        summary)
     spec = load_spec(args.sport)
     src = Path(args.source)
-    if not src.is_file():
-        raise CliError(f"{src}: expected a video file")
-    frames = VideoFrames(src)
+    if src.is_dir():
+        from courtstudio.propagate import ProjectFrames, project_references
+        project = load_project(src)
+        if any(f.sport != spec.id for f in project.frames):
+            raise CliError(f"{src}: the project's frames are not all {spec.id}")
+        frames = ProjectFrames(project)
+        default_refs = project_references(project)
+    elif src.is_file():
+        frames = VideoFrames(src)
+        default_refs = []
+    else:
+        raise CliError(f"{src}: no such video or project")
     refs = []
     for item in args.reference:
         frame_s, _, pts = item.partition(":")
@@ -319,8 +328,15 @@ def cmd_batch_propagate(args) -> int:
             raise CliError(f"{pts}: image_size {size[0]}x{size[1]} but the video is "
                            f"{frames.size[0]}x{frames.size[1]}")
         refs.append(Reference(int(frame_s), points))
+    refs = refs or default_refs
+    if not refs:
+        raise CliError("no reference: give --reference FRAME:POINTS.json (for a project, "
+                       "annotate a frame's court keypoints)")
     records = propagate(frames, spec, refs, args.out, flag_rms_px=args.flag_px,
                         progress=None if args.quiet else print_progress)
+    if src.is_dir():  # the project variant: the app shows these
+        from courtstudio.propagate import write_jsonl_atomic
+        write_jsonl_atomic(src / "propagation" / "cameras.jsonl", records)
     rep = summary(records)
     write_json_atomic(Path(args.out) / "summary.json", rep)
     c = rep["counts"]
@@ -478,9 +494,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "0:frame0_points.json --out out/clip",
                          "courtstudio batch-propagate clip.mp4 --sport tennis --reference "
                          "0:a.json --reference 299:b.json --out out/clip"))
-    sp.add_argument("source", help="video file")
+    sp.add_argument("source", help="video file, or a project folder (its annotated frames are "
+                                   "the references; results also go to PROJECT/propagation)")
     sp.add_argument("--sport", required=True)
-    sp.add_argument("--reference", action="append", required=True, metavar="FRAME:POINTS.json",
+    sp.add_argument("--reference", action="append", default=[], metavar="FRAME:POINTS.json",
                     help="an annotated frame (points file as for calibrate); repeatable")
     sp.add_argument("--out", required=True)
     sp.add_argument("--workers", type=int, default=1,

@@ -26,6 +26,7 @@ from courtstudio.live_calibration import CalibrationCache, CameraState
 from courtstudio.project import (BallAnnotation, CameraRange, FrameAnnotation, FrameRef,
                                  PlayerAnnotation, Project, ProjectError, parse_annotation)
 from courtstudio.undo import Command, UndoStack
+from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
 
 
@@ -49,6 +50,7 @@ class AnnotationDocument:
         self.calibrations = CalibrationCache()
         self._ann: dict[str, FrameAnnotation] = {}
         self._meshes: dict[str, PersonMesh] = {}
+        self._propagation: dict[int, dict] | None = None
         self._dirty: set[str] = set()
         self._ranges_dirty = False
         self.current_index = 0
@@ -90,7 +92,15 @@ class AnnotationDocument:
         own = self.calibrations.solve(frame_id, load_spec(frame.sport), ann, diagnose)
         if own.calibration is not None or ann.points:
             return own
-        rng = self.project.camera_range_of(self.project.index_of(frame_id))
+        index = self.project.index_of(frame_id)
+        prop = self.propagation().get(index)
+        if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
+            cam = Camera(np.array(prop["K"]), np.array(prop["R"]), np.array(prop["t"]),
+                         tuple(prop["image_size"]))
+            return CameraState(None, f"propagated from frame {prop.get('reference')} "
+                                     f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
+                               propagated=cam)
+        rng = self.project.camera_range_of(index)
         if rng is not None and rng.source != frame_id:
             src = self.calibrations.solve(rng.source, load_spec(frame.sport),
                                           self.annotation(rng.source), diagnose)
@@ -98,6 +108,18 @@ class AnnotationDocument:
                 return CameraState(src.calibration, f"static camera of {rng.source}",
                                    rng.source)
         return own
+
+    def propagation(self) -> dict[int, dict]:
+        """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame
+        index; read once, re-read after reload_propagation()."""
+        if self._propagation is None:
+            from courtstudio.propagate import read_done
+            self._propagation = read_done(self.project.root / "propagation" / "cameras.jsonl")
+        return self._propagation
+
+    def reload_propagation(self) -> None:
+        self._propagation = None
+        self.ranges_changed.emit()
 
     @property
     def is_dirty(self) -> bool:
@@ -395,10 +417,12 @@ class AnnotationDocument:
         loaded = frame.id in self._ann or self.project.annotation_path(frame.id).exists()
         ann = self.annotation(frame.id) if loaded else None
         rng = self.project.camera_range_of(index)
-        return {"court": bool(ann and len(ann.points) >= 4),
+        prop = self.propagation().get(index, {})
+        return {"court": bool(ann and len(ann.points) >= 4)
+                or prop.get("status") in ("ok", "static"),
                 "meshes": bool(ann and any(p.mesh for p in ann.players)),
                 "ball": bool(ann and ann.ball is not None
                              and (not ann.ball.visible or ann.ball.ground_uv is not None)),
                 "players": bool(ann and ann.players),
-                "flagged": bool(ann and ann.flags),
+                "flagged": bool(ann and ann.flags) or prop.get("status") == "flagged",
                 "static": rng is not None}

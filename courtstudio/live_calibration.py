@@ -32,10 +32,13 @@ class CameraState:
     message: str = ""
     source_frame_id: str | None = None  # set when inherited
     fixes: tuple = ()  # the doctor's relabellings when the clicks did not calibrate
+    propagated: Camera | None = None  # a camera carried here by propagation
 
     @property
     def camera(self) -> Camera | None:
-        return None if self.calibration is None else self.calibration.camera
+        if self.calibration is not None:
+            return self.calibration.camera
+        return self.propagated
 
     @property
     def inherited(self) -> bool:

@@ -301,3 +301,60 @@ def print_progress(done: int, total: int) -> None:
     if done == total or done % 10 == 0:
         print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
               file=sys.stderr, flush=True)
+
+
+class ProjectFrames:
+    """A project's frames (images or video) as propagation input."""
+
+    def __init__(self, project, store=None):
+        from courtstudio.frames import FrameStore
+        self.project = project
+        self.store = store or FrameStore(project)
+        self.count = len(project.frames)
+        self.size = self.store.image_size(project.frames[0]) if project.frames else (0, 0)
+
+    def image(self, index: int) -> np.ndarray:
+        return self.store.image(self.project.frames[index])
+
+
+def project_references(project, annotation_of=None) -> list[Reference]:
+    """Every frame of the project annotated with at least 4 court keypoints."""
+    refs = []
+    for i, f in enumerate(project.frames):
+        ann = annotation_of(f.id) if annotation_of else project.load_annotation(f.id)
+        if ann is not None and len(ann.points) >= 4:
+            refs.append(Reference(i, dict(ann.points)))
+    return refs
+
+
+def propagate_project(project, references=None, store=None, progress=None,
+                      annotation_of=None) -> list[dict]:
+    """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
+    summary.json. A run with other references than the saved one starts afresh."""
+    from court_specs import load_spec
+    from exporters.atomic import write_json_atomic
+    sports = {f.sport for f in project.frames}
+    if len(sports) != 1:
+        raise ValueError(f"propagation needs one sport per project; this one has "
+                         f"{', '.join(sorted(sports))}")
+    refs = references if references is not None else project_references(project,
+                                                                         annotation_of)
+    if not refs:
+        raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
+    out = project.root / "propagation"
+    fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
+                                    for k, v in r.points.items())] for r in refs]
+    summary_path = out / "summary.json"
+    if summary_path.exists():
+        try:
+            old = json.loads(summary_path.read_text()).get("references")
+        except ValueError:
+            old = None
+        if old != fingerprint and (out / "cameras.jsonl").exists():
+            (out / "cameras.jsonl").unlink()
+    records = propagate(ProjectFrames(project, store), load_spec(sports.pop()), refs, out,
+                        progress=progress)
+    rep = summary(records)
+    rep["references"] = fingerprint
+    write_json_atomic(summary_path, rep)
+    return records

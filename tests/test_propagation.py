@@ -107,3 +107,37 @@ def test_batch_propagate_cli(tennis, tmp_path, capsys):
     code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference", "x:y",
                  "--out", str(out)])
     assert code == 2 and "expected FRAME:POINTS.json" in capsys.readouterr().err
+
+
+def test_project_propagation_in_the_app(tmp_path, qtbot):
+    """A video project with one annotated frame: Frame > Propagate calibrates the others, the
+    timeline shows them, and a cancelled run resumes."""
+    from annotation_ui.main_window import MainWindow
+    from courtstudio.project_new import new_project_from_video
+    spec = load_spec("tennis")
+    clip = make_clip(spec, 24, (640, 360), seed=7)
+    video = tmp_path / "clip.avi"
+    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
+    for f in clip.frames:
+        wr.write(f)
+    wr.release()
+    p = new_project_from_video(tmp_path / "vp", video, "tennis")
+    win = MainWindow()
+    win.ask = lambda *a: "Discard"
+    qtbot.addWidget(win)
+    win.open_project(p.root, recover=False)
+    fid0 = p.frames[0].id
+    for n, uv in clicks(spec, clip.cameras[0]).items():
+        win.doc.set_keypoint(fid0, n, uv)
+    assert win.propagate_dialog(cancel_after=5) == []  # cancelled part-way
+    recs = win.propagate_dialog()
+    assert len(recs) == 24 and all(r["status"] in ("reference", "ok") for r in recs)
+    assert all(st["court"] for st in win.timeline.statuses)
+    win.go_to(20)
+    state = win.doc.camera_state(p.frames[20].id)
+    assert state.propagated is not None and "propagated from frame 0" in state.message
+    assert "camera propagated" in win.court_panel.summary.text()
+    err = np.linalg.norm(state.camera.project(np.array([spec.keypoints["far_left_corner"]]))
+                         - clip.cameras[20].project(np.array([spec.keypoints[
+                             "far_left_corner"]])))
+    assert err < 2.0
