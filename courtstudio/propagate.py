@@ -10,7 +10,8 @@ frame (issue 5; docs/propagation.md).
    under pan/tilt/zoom about a fixed point) and the frame is recalibrated, warm-started.
 4. Status: "reference"; "static" (the image did not move: the reference camera is reused);
    "ok"; or "flagged" with a reason (cut, registration failed, residual above the threshold,
-   too few keypoints in view, no reference in the shot).
+   court lines that no longer lie on the painted lines, too few keypoints in view, no
+   reference in the shot).
 
 Results stream to ``cameras.jsonl`` (one JSON line per frame, written as soon as the frame is
 done), so an interrupted run resumes where it stopped.
@@ -30,9 +31,11 @@ from court_specs import CourtSpec
 from courtstudio.calibration import calibrate_court
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.line_support import line_support
 from geometry.plane_motion import is_cut, is_identity, register_to_reference, transfer_points
 
 FLAG_RMS_PX = 3.0
+MIN_LINE_SUPPORT = 0.5  # fraction of projected line samples on painted lines
 MIN_POINTS_IN_VIEW = 4
 
 
@@ -212,6 +215,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
          done: dict, emit, flag_rms_px: float) -> None:
     """Frames ref.frame + direction ... stop (inclusive), registered to the reference."""
     ref_img = frames.image(ref.frame)
+    ground_lines = [pl for pl in spec.lines.values()
+                    if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
     names = list(ref.points)
     ref_uv = np.array([ref.points[n] for n in names], float)
     H_prev = np.eye(3)
@@ -255,8 +260,12 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
             continue
         theta = ParamModel("simple").from_camera(cal.camera)
         status, reason = "ok", ""
+        support = line_support(img, cal.camera, ground_lines)
         if cal.fit.rms_px > flag_rms_px:
             status, reason = "flagged", f"residual {cal.fit.rms_px:.1f} px"
+        elif support < MIN_LINE_SUPPORT:
+            status, reason = "flagged", (f"court lines do not match the image (support "
+                                         f"{support:.2f})")
         emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H,
                          points=pts))
         i += direction

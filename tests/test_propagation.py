@@ -141,3 +141,16 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
                          - clip.cameras[20].project(np.array([spec.keypoints[
                              "far_left_corner"]])))
     assert err < 2.0
+
+
+def test_line_support_separates_right_and_wrong_cameras(tennis):
+    from courtstudio.synthetic_clip import rotate_camera
+    from geometry.line_support import line_support
+    clip = make_clip(tennis, 1, (960, 540), seed=8)
+    cam = clip.cameras[0]
+    ground = [pl for pl in tennis.lines.values() if np.all(np.abs(pl[:, 2]) < 1e-9)]
+    assert line_support(clip.frames[0], cam, ground) > 0.7
+    assert line_support(clip.frames[0], rotate_camera(cam, np.deg2rad(0.5), 0, 1.0),
+                        ground) < 0.35
+    far = rotate_camera(cam, np.deg2rad(170), 0, 1.0)  # looking away: no line in view
+    assert np.isnan(line_support(clip.frames[0], far, ground))
