@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
+                               QPushButton, QVBoxLayout, QWidget)
 
 
 class BallPanel(QWidget):
     not_visible_toggled = Signal(bool)
     plane_chosen = Signal(str)
     clear_requested = Signal()
+    flight_mark = Signal(str)  # "start" | "middle" | "end"
+    flight_remove = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -28,6 +30,16 @@ class BallPanel(QWidget):
         self.plane.activated.connect(lambda i: self.plane_chosen.emit(self.plane.itemText(i)))
         self.clear = QPushButton("Clear ball")
         self.clear.clicked.connect(self.clear_requested.emit)
+        self.flight = QLabel("")
+        self.flight.setWordWrap(True)
+        row = QHBoxLayout()
+        for part in ("start", "middle", "end"):
+            b = QPushButton(f"Flight {part}")
+            b.setToolTip(f"This frame's lifted ball is the flight's {part}")
+            b.clicked.connect(lambda checked=False, x=part: self.flight_mark.emit(x))
+            row.addWidget(b)
+        self.remove_flight = QPushButton("Remove flight")
+        self.remove_flight.clicked.connect(self.flight_remove.emit)
         form = QFormLayout()
         form.addRow("position (m)", self.position)
         form.addRow("height (m)", self.height)
@@ -39,7 +51,16 @@ class BallPanel(QWidget):
         lay.addLayout(form)
         lay.addWidget(self.not_visible)
         lay.addWidget(self.clear)
+        lay.addWidget(QLabel("<b>Ball flight</b> (constant acceleration between a hit and the "
+                             "next bounce): mark three frames with a lifted ball"))
+        lay.addLayout(row)
+        lay.addWidget(self.flight)
+        lay.addWidget(self.remove_flight)
         lay.addStretch(1)
+
+    def set_flight_text(self, text: str, removable: bool):
+        self.flight.setText(text)
+        self.remove_flight.setEnabled(removable)
 
     def update_state(self, spec, ann, result, message):
         planes = list(spec.planes)

@@ -113,6 +113,10 @@ class MainWindow(QMainWindow):
             lambda plane: self._edit(self.doc.set_ball_plane, self._fid, plane))
         self.ball_panel.clear_requested.connect(lambda: self._edit(self.doc.clear_ball,
                                                                    self._fid))
+        self.ball_panel.flight_mark.connect(lambda part: self._edit(self.mark_flight, part))
+        self.ball_panel.flight_remove.connect(
+            lambda: self._edit(self.doc.remove_ball_flight_at, self.doc.current_index))
+        self._flight_draft: dict[str, str] = {}
         self.players_panel.player_selected.connect(self.tools.set_player)
         self.players_panel.delete_requested.connect(
             lambda pid: self._edit(self.doc.remove_player, self._fid, pid))
@@ -479,6 +483,46 @@ class MainWindow(QMainWindow):
                                      6000)
         return ids
 
+    def mark_flight(self, part: str) -> None:
+        """Record this frame as the flight's start, middle or end; the third mark fits it."""
+        self._flight_draft[part] = self._fid
+        if len(self._flight_draft) == 3:
+            d, self._flight_draft = self._flight_draft, {}
+            self.doc.add_ball_flight(d["start"], d["middle"], d["end"])
+        else:
+            self.statusBar().showMessage(
+                "Flight: " + ", ".join(f"{k} = {v}" for k, v in self._flight_draft.items())
+                + "; mark the other frames", 6000)
+            self.refresh()
+
+    def _draw_flight(self, cam, ann) -> None:
+        """The fitted arc over this frame, and how far the fit is from this frame's click."""
+        from annotation_ui.overlay_items import FLIGHT
+        flight, info = self.doc.ball_flight_at(self.doc.current_index)
+        if flight is None:
+            text = info or ("draft: " + ", ".join(f"{k} {v}" for k, v in
+                                                  self._flight_draft.items())
+                            if self._flight_draft else "no flight through this frame")
+            self.ball_panel.set_flight_text(text, False)
+            return
+        P = self.doc.project
+        t_end = P.index_of(info.end) / P.fps
+        arc = flight.position(np.linspace(flight.t0, t_end, 80))
+        here = flight.position([self.doc.current_index / P.fps])[0]
+        text = (f"flight {info.start} .. {info.end}: {'ok' if flight.ok else flight.message}; "
+                f"fit RMS {flight.rms_m * 100:.1f} cm; here ({here[0]:.2f}, {here[1]:.2f}, "
+                f"{here[2]:.2f}) m")
+        if cam is not None:
+            from geometry.projection import project_polyline
+            self.overlay.polylines(project_polyline(cam, arc, 0.1), FLIGHT, 1.5, dashed=True)
+            uv = cam.project(here[None])[0]
+            if np.all(np.isfinite(uv)):
+                self.overlay.marker(uv, "circle", FLIGHT, 6, 2.0)
+                b = ann.ball
+                if b is not None and b.visible and b.uv is not None:
+                    text += f"; {np.linalg.norm(uv - np.array(b.uv)):.1f} px from the click"
+        self.ball_panel.set_flight_text(text, True)
+
     def propagate_dialog(self, cancel_after: int | None = None) -> list:
         """Carry the annotated frames' keypoints through the project and recalibrate every
         frame (saved edits first: propagation reads the frames' current clicks)."""
@@ -594,6 +638,7 @@ class MainWindow(QMainWindow):
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
+        self._draw_flight(cam, ann)
         world = self._world_players(ann, spec, cam)
         grounds = {}
         for p in ann.players:

@@ -25,6 +25,7 @@ BALL = QColor(255, 0, 255)
 PLAYER = QColor(80, 200, 255)
 SELECTED = QColor(255, 255, 255)
 NEXT = QColor(255, 255, 255)
+FLIGHT = QColor(255, 150, 40)
 
 
 def _pen(color, width=1.5, dashed=False) -> QPen:

@@ -63,7 +63,8 @@ def pending_recovery(project: Project) -> dict | None:
     except (OSError, ValueError):
         path.replace(path.with_name(path.name + ".unreadable"))
         return None
-    if not data["annotations"] and data.get("camera_ranges") is None:
+    if (not data["annotations"] and data.get("camera_ranges") is None
+            and data.get("ball_flights") is None):
         return None
     return data
 

@@ -22,8 +22,9 @@ import numpy as np
 from court_specs import CourtSpec, load_spec
 from courtstudio.events import Signal
 from courtstudio.frames import FrameStore
-from courtstudio.live_calibration import CalibrationCache, CameraState
-from courtstudio.project import (BallAnnotation, CameraRange, FrameAnnotation, FrameRef,
+from courtstudio.live_calibration import CalibrationCache, CameraState, lift_frame_ball
+from courtstudio.project import (BallAnnotation, BallFlightMarks, CameraRange,
+                                 FrameAnnotation, FrameRef,
                                  PlayerAnnotation, Project, ProjectError, parse_annotation)
 from courtstudio.undo import Command, UndoStack
 from geometry.camera import Camera
@@ -357,6 +358,47 @@ class AnnotationDocument:
             self.undo_stack.push(Command("Remove static camera range", self._set_ranges,
                                          before, after))
 
+    # ball flights (project level)
+    def _set_flights(self, flights: list) -> None:
+        self.project.ball_flights = [BallFlightMarks(*f) for f in flights]
+        self._ranges_dirty = True
+        self.ranges_changed.emit()
+
+    def add_ball_flight(self, start: str, middle: str, end: str) -> None:
+        """A flight from the balls lifted on three frames (ordered by frame index)."""
+        idx = sorted((self.project.index_of(f), f) for f in (start, middle, end))
+        if len({i for i, _ in idx}) != 3:
+            raise ProjectError("a flight needs three different frames")
+        before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
+        after = before + [tuple(f for _, f in idx)]
+        self.undo_stack.push(Command("Add ball flight", self._set_flights, before, after))
+
+    def remove_ball_flight_at(self, index: int) -> None:
+        before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
+        after = [b for b in before if not (self.project.index_of(b[0]) <= index
+                                           <= self.project.index_of(b[2]))]
+        if after != before:
+            self.undo_stack.push(Command("Remove ball flight", self._set_flights, before,
+                                         after))
+
+    def ball_flight_at(self, index: int):
+        """(BallFlight, marks) for the flight covering frame ``index``, or (None, message)."""
+        from geometry.ballistics import fit_flight
+        for b in self.project.ball_flights:
+            idx = [self.project.index_of(f) for f in (b.start, b.middle, b.end)]
+            if not idx[0] <= index <= idx[2]:
+                continue
+            pts = []
+            for fid in (b.start, b.middle, b.end):
+                frame = self.project.frame(fid)
+                res, msg = lift_frame_ball(self.camera_state(fid), load_spec(frame.sport),
+                                           self.annotation(fid), uncertainty=False)
+                if res is None:
+                    return None, f"flight frame {fid}: {msg}"
+                pts.append(res.world)
+            return fit_flight(np.array(idx) / self.project.fps, np.array(pts)), b
+        return None, ""
+
     # --------------------------------------------------------------------- undo
     def undo(self) -> bool:
         return self.undo_stack.undo()
@@ -374,7 +416,9 @@ class AnnotationDocument:
         return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
                 "camera_ranges": None if not self._ranges_dirty else
                 [{"first": r.first, "last": r.last, "source": r.source}
-                 for r in self.project.camera_ranges]}
+                 for r in self.project.camera_ranges],
+                "ball_flights": None if not self._ranges_dirty else
+                [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
@@ -385,6 +429,11 @@ class AnnotationDocument:
             self.undo_stack.push(Command(f"Recover {fid}",
                                          lambda s, f=fid: self._set_state(f, s), before,
                                          rec.to_json()))
+        flights = state.get("ball_flights")
+        if flights is not None:
+            before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
+            self.undo_stack.push(Command("Recover ball flights", self._set_flights, before,
+                                         [tuple(f) for f in flights]))
         ranges = state.get("camera_ranges")
         if ranges is not None:
             before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]

@@ -54,6 +54,16 @@ class CameraRange:
     source: str
 
 
+@dataclass(frozen=True)
+class BallFlightMarks:
+    """A ball flight between a hit and the next bounce or hit: the frames (ids) where the
+    annotator lifted the ball at its start, middle and end."""
+
+    start: str
+    middle: str
+    end: str
+
+
 @dataclass
 class PlayerAnnotation:
     """A player box (px, xyxy) with a stable id (Player N), and the annotated height of the
@@ -135,6 +145,8 @@ class Project:
         raise ProjectError(f"{self.path}: no frame {frame_id!r}")
 
     camera_ranges: list[CameraRange] = field(default_factory=list)
+    ball_flights: list[BallFlightMarks] = field(default_factory=list)
+    fps: float = 25.0
 
     def image_path(self, frame: FrameRef) -> Path:
         if frame.image is None:
@@ -185,7 +197,10 @@ class Project:
         out.update({"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION,
                     "name": self.name, "sport": self.sport, "frames": frames,
                     "camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
-                                      for r in self.camera_ranges]})
+                                      for r in self.camera_ranges],
+                    "ball_flights": [{"start": b.start, "middle": b.middle, "end": b.end}
+                                     for b in self.ball_flights],
+                    "fps": self.fps})
         return out
 
     def save(self) -> None:
@@ -263,8 +278,19 @@ def load_project(root) -> Project:
         if r.get("source") not in seen:
             raise ProjectError(f"{where}.source: no frame {r.get('source')!r}")
         ranges.append(CameraRange(r["first"], r["last"], r["source"]))
+    flights = []
+    for i, b in enumerate(data.get("ball_flights", [])):
+        where = f"{path}: field ball_flights[{i}]"
+        if not isinstance(b, dict) or any(b.get(k) not in seen for k in ("start", "middle",
+                                                                           "end")):
+            raise ProjectError(f"{where}: expected {{start, middle, end}} frame ids of this "
+                               "project")
+        flights.append(BallFlightMarks(b["start"], b["middle"], b["end"]))
+    fps = data.get("fps", 25.0)
+    if not isinstance(fps, (int, float)) or fps <= 0:
+        raise ProjectError(f"{path}: field fps: expected frames per second > 0")
     return Project(root=root, name=name, sport=sport, frames=frames, raw=data,
-                   camera_ranges=ranges)
+                   camera_ranges=ranges, ball_flights=flights, fps=float(fps))
 
 
 def load_annotation(path) -> FrameAnnotation:

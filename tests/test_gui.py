@@ -487,3 +487,50 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     monkeypatch.delenv("COURTSTUDIO_SMPLX_DIR")
     with pytest.raises(ValueError, match="PromptHMR"):
         window.run_prompthmr()  # not installed here: a clear message
+
+
+def test_ball_flight_marked_drawn_and_exported(window, tmp_path):
+    """Three frames with lifted balls on one parabola: the fit covers the frames between,
+    draws the arc, and export fills their balls from it."""
+    from courtstudio.synthetic_clip import make_clip
+    from courtstudio.project_new import new_project_from_video
+    from court_specs import load_spec
+    spec = load_spec("tennis")
+    clip = make_clip(spec, 11, (640, 360), seed=9, pan_deg=0, tilt_deg=0, zoom=0)
+    video = tmp_path / "clip.avi"
+    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
+    for f in clip.frames:
+        wr.write(f)
+    wr.release()
+    p = new_project_from_video(tmp_path / "vp", video, "tennis")
+    window.open_project(p.root, recover=False)
+    cam = clip.cameras[0]
+    fps = window.doc.project.fps
+
+    def ball(i):
+        t = i / fps
+        return np.array([20 - 20 * t, 5 + 1 * t, 1.0 + 3 * t - 4.9 * t * t])
+    for i in range(11):  # a static camera: every frame gets the clicks
+        fid = p.frames[i].id
+        for n in PAPER_SIX:
+            window.doc.set_keypoint(fid, n, cam.project(spec.keypoints[n][None])[0])
+    for i in (0, 5, 10):
+        fid = p.frames[i].id
+        b = ball(i)
+        g = b.copy()
+        g[2] = 0
+        window.doc.set_ball_pixel(fid, cam.project(b[None])[0])
+        window.doc.set_ball_ground(fid, cam.project(g[None])[0])
+    for i, part in ((0, "start"), (5, "middle"), (10, "end")):
+        window.go_to(i)
+        window.mark_flight(part)
+    assert len(window.doc.project.ball_flights) == 1
+    window.go_to(7)
+    assert "flight" in window.ball_panel.flight.text() and "ok" in window.ball_panel.flight.text()
+    out = window.export_to(tmp_path / "out", all_frames=True)
+    assert all(s.status == "ok" for s in out)
+    scene = json.loads((tmp_path / "out" / p.frames[7].id / "scene.json").read_text())
+    assert scene["ball"]["method"] == "flight_fit"
+    assert np.allclose(scene["ball"]["world"], ball(7), atol=0.05)
+    window.undo()
+    assert window.doc.project.ball_flights == []
