@@ -302,8 +302,8 @@ def cmd_players_correct(args) -> int:
 
 # ---------------------------------------------------------------------------- propagate
 def cmd_batch_propagate(args) -> int:
-    from courtstudio.propagate import (Reference, VideoFrames, print_progress, propagate,
-                                       summary)
+    from courtstudio.propagate import (Reference, VideoFrames, VideoSource, print_progress,
+                                       propagate, summary)
     spec = load_spec(args.sport)
     src = Path(args.source)
     if src.is_dir():
@@ -313,9 +313,11 @@ def cmd_batch_propagate(args) -> int:
             raise CliError(f"{src}: the project's frames are not all {spec.id}")
         frames = ProjectFrames(project)
         default_refs = project_references(project)
+        source = None
     elif src.is_file():
         frames = VideoFrames(src)
         default_refs = []
+        source = VideoSource(str(src))
     else:
         raise CliError(f"{src}: no such video or project")
     refs = []
@@ -333,7 +335,8 @@ def cmd_batch_propagate(args) -> int:
         raise CliError("no reference: give --reference FRAME:POINTS.json (for a project, "
                        "annotate a frame's court keypoints)")
     records = propagate(frames, spec, refs, args.out, flag_rms_px=args.flag_px,
-                        progress=None if args.quiet else print_progress)
+                        progress=None if args.quiet else print_progress,
+                        workers=max(1, args.workers), frames_source=source)
     if src.is_dir():  # the project variant: the app shows these
         from courtstudio.propagate import write_jsonl_atomic
         write_jsonl_atomic(src / "propagation" / "cameras.jsonl", records)
@@ -501,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="an annotated frame (points file as for calibrate); repeatable")
     sp.add_argument("--out", required=True)
     sp.add_argument("--workers", type=int, default=1,
-                    help="accepted for scripts; runs are sequential in this version")
+                    help="processes for the propagation runs (one per reference and "
+                         "direction; video files)")
     sp.add_argument("--flag-px", type=float, default=3.0, help="flag frames whose "
                                                                "recalibration RMS exceeds this")
     sp.add_argument("--quiet", action="store_true", help="no progress line")

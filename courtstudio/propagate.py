@@ -111,8 +111,13 @@ def read_done(path: Path) -> dict[int, dict]:
 
 def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
               flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
-              progress: Callable[[int, int], None] | None = None) -> list[dict]:
-    """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order)."""
+              progress: Callable[[int, int], None] | None = None, workers: int = 1,
+              frames_source=None) -> list[dict]:
+    """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
+
+    workers > 1 runs the propagation runs (one per reference and direction) in that many
+    processes; frames_source (picklable, called to open the frames in a worker, e.g.
+    VideoSource) is then required."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "cameras.jsonl"
@@ -131,6 +136,7 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
         cal = calibrate_court(spec, frames.size, r.points, diagnose=False)
         ref_cams[r.frame] = cal
     finished = len(done)
+    jobs = []
     with open(path, "a") as fh:
         def emit(rec: FrameCamera):
             nonlocal finished
@@ -158,8 +164,19 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
                     emit(FrameCamera(r.frame, "reference", cal.camera, cal.fit.rms_px,
                                      reference=r.frame, H=np.eye(3), points=r.points))
                 for direction, stop in ((1, hi), (-1, lo)):
-                    _run(frames, spec, r, ref_cams[r.frame].camera, direction, stop, done,
-                         emit, flag_rms_px)
+                    jobs.append((r, ref_cams[r.frame].camera, direction, stop))
+        if workers > 1 and frames_source is not None and len(jobs) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(_job, frames_source, spec.source or spec.id, job,
+                                       {i: d for i, d in done.items()}, flag_rms_px)
+                           for job in jobs]
+                for fut in futures:
+                    for rec in fut.result():
+                        emit(rec)
+        else:
+            for ref, cam, direction, stop in jobs:
+                _run(frames, spec, ref, cam, direction, stop, done, emit, flag_rms_px)
     records = [done[i] for i in sorted(done)]
     if shared_centre:
         for s0, s1 in shots:
@@ -269,6 +286,27 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
         emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H,
                          points=pts))
         i += direction
+
+
+def _job(frames_source, spec_ref, job, done, flag_rms_px) -> list[FrameCamera]:
+    """One propagation run in a worker process; returns its records."""
+    from court_specs import load_spec
+    frames = frames_source()
+    spec = load_spec(spec_ref)
+    out: list[FrameCamera] = []
+    ref, cam, direction, stop = job
+    _run(frames, spec, ref, cam, direction, stop, dict(done), out.append, flag_rms_px)
+    return out
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """A picklable way to open a video's frames in another process."""
+
+    path: str
+
+    def __call__(self) -> "VideoFrames":
+        return VideoFrames(self.path)
 
 
 def summary(records: list[dict]) -> dict:

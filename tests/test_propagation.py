@@ -92,15 +92,17 @@ def test_batch_propagate_cli(tennis, tmp_path, capsys):
     for f in clip.frames:
         wr.write(f)
     wr.release()
-    pts = tmp_path / "ref.json"
-    pts.write_text(json.dumps({"image_size": [640, 360], "points": {
-        k: list(v) for k, v in clicks(tennis, clip.cameras[0]).items()}}))
+    pts, pts19 = tmp_path / "ref.json", tmp_path / "ref19.json"
+    for path, cam in ((pts, clip.cameras[0]), (pts19, clip.cameras[19])):
+        path.write_text(json.dumps({"image_size": [640, 360], "points": {
+            k: [float(c) for c in v] for k, v in clicks(tennis, cam).items()}}))
     out = tmp_path / "out"
     code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference",
-                 f"0:{pts}", "--out", str(out), "--quiet"])
+                 f"0:{pts}", "--reference", f"19:{pts19}", "--out", str(out), "--quiet",
+                 "--workers", "2"])
     assert code == 0
     lines = [json.loads(x) for x in (out / "cameras.jsonl").read_text().splitlines()]
-    assert len(lines) == 20 and lines[0]["status"] == "reference"
+    assert [r["frame"] for r in lines] == list(range(20)) and lines[0]["status"] == "reference"
     for r in lines:
         assert {"frame", "K", "R", "t", "status", "rms_px"} <= set(r)
     assert json.loads((out / "summary.json").read_text())["frames"] == 20
