@@ -40,10 +40,18 @@ MIN_POINTS_IN_VIEW = 4
 
 
 class Frames(Protocol):
+    """count, size (w, h), image(i); optionally mask(i): uint8 (h, w), 0 where features must
+    not be used (players), or None."""
+
     count: int
     size: tuple[int, int]
 
     def image(self, index: int) -> np.ndarray: ...
+
+
+def frame_mask(frames, index: int):
+    fn = getattr(frames, "mask", None)
+    return fn(index) if fn is not None else None
 
 
 @dataclass
@@ -232,6 +240,7 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
          done: dict, emit, flag_rms_px: float) -> None:
     """Frames ref.frame + direction ... stop (inclusive), registered to the reference."""
     ref_img = frames.image(ref.frame)
+    ref_mask = frame_mask(frames, ref.frame)
     ground_lines = [pl for pl in spec.lines.values()
                     if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
     names = list(ref.points)
@@ -247,7 +256,7 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
             i += direction
             continue
         img = frames.image(i)
-        reg = register_to_reference(ref_img, img, H_prev)
+        reg = register_to_reference(ref_img, img, H_prev, ref_mask, frame_mask(frames, i))
         if not reg.ok:
             emit(FrameCamera(i, "flagged", reason=f"registration failed ({reg.inliers} "
                                                   "inliers): blur, a cut or occlusion",
@@ -351,17 +360,33 @@ def print_progress(done: int, total: int) -> None:
 
 
 class ProjectFrames:
-    """A project's frames (images or video) as propagation input."""
+    """A project's frames (images or video) as propagation input; annotated player boxes are
+    masked so players do not drive the camera motion."""
 
-    def __init__(self, project, store=None):
+    BOX_PAD = 0.1
+
+    def __init__(self, project, store=None, annotation_of=None):
         from courtstudio.frames import FrameStore
         self.project = project
         self.store = store or FrameStore(project)
         self.count = len(project.frames)
         self.size = self.store.image_size(project.frames[0]) if project.frames else (0, 0)
+        self.annotation_of = annotation_of or project.load_annotation
 
     def image(self, index: int) -> np.ndarray:
         return self.store.image(self.project.frames[index])
+
+    def mask(self, index: int):
+        ann = self.annotation_of(self.project.frames[index].id)
+        if ann is None or not ann.players:
+            return None
+        w, h = self.size
+        m = np.full((h, w), 255, np.uint8)
+        for p in ann.players:
+            x0, y0, x1, y1 = p.box_xyxy
+            px, py = self.BOX_PAD * (x1 - x0), self.BOX_PAD * (y1 - y0)
+            m[max(0, int(y0 - py)):int(y1 + py) + 1, max(0, int(x0 - px)):int(x1 + px) + 1] = 0
+        return m
 
 
 def project_references(project, annotation_of=None) -> list[Reference]:
@@ -399,8 +424,8 @@ def propagate_project(project, references=None, store=None, progress=None,
             old = None
         if old != fingerprint and (out / "cameras.jsonl").exists():
             (out / "cameras.jsonl").unlink()
-    records = propagate(ProjectFrames(project, store), load_spec(sports.pop()), refs, out,
-                        progress=progress)
+    records = propagate(ProjectFrames(project, store, annotation_of), load_spec(sports.pop()),
+                        refs, out, progress=progress)
     rep = summary(records)
     rep["references"] = fingerprint
     write_json_atomic(summary_path, rep)

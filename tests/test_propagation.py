@@ -156,3 +156,17 @@ def test_line_support_separates_right_and_wrong_cameras(tennis):
                         ground) < 0.35
     far = rotate_camera(cam, np.deg2rad(170), 0, 1.0)  # looking away: no line in view
     assert np.isnan(line_support(clip.frames[0], far, ground))
+
+
+def test_player_boxes_are_masked(tmp_path):
+    from courtstudio.project import FrameAnnotation, PlayerAnnotation, load_project
+    from courtstudio.propagate import ProjectFrames
+    from courtstudio.project_new import new_project_from_images
+    d = tmp_path / "img"
+    d.mkdir()
+    cv2.imwrite(str(d / "a.png"), np.zeros((100, 200, 3), np.uint8))
+    p = new_project_from_images(tmp_path / "p", d, "tennis")
+    p.save_annotation(FrameAnnotation("a", (200, 100), players=[PlayerAnnotation(1, (50, 20,
+                                                                                       70, 80))]))
+    m = ProjectFrames(load_project(p.root)).mask(0)
+    assert m[50, 60] == 0 and m[50, 47] == 0 and m[50, 10] == 255  # padded by 10 %
