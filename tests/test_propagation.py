@@ -169,4 +169,4 @@ def test_player_boxes_are_masked(tmp_path):
     p.save_annotation(FrameAnnotation("a", (200, 100), players=[PlayerAnnotation(1, (50, 20,
                                                                                        70, 80))]))
     m = ProjectFrames(load_project(p.root)).mask(0)
-    assert m[50, 60] == 0 and m[50, 47] == 0 and m[50, 10] == 255  # padded by 10 %
+    assert m[50, 60] == 0 and m[50, 48] == 0 and m[50, 46] == 255  # padded by 10 % (2 px)
