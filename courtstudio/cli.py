@@ -336,7 +336,7 @@ def cmd_batch_propagate(args) -> int:
                        "annotate a frame's court keypoints)")
     records = propagate(frames, spec, refs, args.out, flag_rms_px=args.flag_px,
                         progress=None if args.quiet else print_progress,
-                        workers=max(1, args.workers), frames_source=source)
+                        workers=max(1, args.workers), frames_source=source, snap=args.snap)
     if src.is_dir():  # the project variant: the app shows these
         from courtstudio.propagate import write_jsonl_atomic
         write_jsonl_atomic(src / "propagation" / "cameras.jsonl", records)
@@ -508,6 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "direction; video files)")
     sp.add_argument("--flag-px", type=float, default=3.0, help="flag frames whose "
                                                                "recalibration RMS exceeds this")
+    sp.add_argument("--snap", action="store_true",
+                    help="snap transferred keypoints onto the painted line crossings first")
     sp.add_argument("--quiet", action="store_true", help="no progress line")
     sp.set_defaults(func=cmd_batch_propagate)
 

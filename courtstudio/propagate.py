@@ -31,6 +31,7 @@ from court_specs import CourtSpec
 from courtstudio.calibration import calibrate_court
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_support
 from geometry.plane_motion import is_cut, is_identity, register_to_reference, transfer_points
 
@@ -120,12 +121,13 @@ def read_done(path: Path) -> dict[int, dict]:
 def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
               flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
               progress: Callable[[int, int], None] | None = None, workers: int = 1,
-              frames_source=None) -> list[dict]:
+              frames_source=None, snap: bool = False) -> list[dict]:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
 
     workers > 1 runs the propagation runs (one per reference and direction) in that many
     processes; frames_source (picklable, called to open the frames in a worker, e.g.
-    VideoSource) is then required."""
+    VideoSource) is then required. snap: refine the transferred keypoints that are line
+    crossings on the painted lines (geometry.line_snap) before recalibrating."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "cameras.jsonl"
@@ -177,14 +179,14 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
             from concurrent.futures import ProcessPoolExecutor
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = [pool.submit(_job, frames_source, spec.source or spec.id, job,
-                                       {i: d for i, d in done.items()}, flag_rms_px)
+                                       {i: d for i, d in done.items()}, flag_rms_px, snap)
                            for job in jobs]
                 for fut in futures:
                     for rec in fut.result():
                         emit(rec)
         else:
             for ref, cam, direction, stop in jobs:
-                _run(frames, spec, ref, cam, direction, stop, done, emit, flag_rms_px)
+                _run(frames, spec, ref, cam, direction, stop, done, emit, flag_rms_px, snap)
     records = [done[i] for i in sorted(done)]
     if shared_centre:
         for s0, s1 in shots:
@@ -236,8 +238,12 @@ def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
     write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
+def _camera_from_theta(theta, size) -> Camera:
+    return ParamModel("simple").to_camera(theta, size)
+
+
 def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, stop: int,
-         done: dict, emit, flag_rms_px: float) -> None:
+         done: dict, emit, flag_rms_px: float, snap: bool = False) -> None:
     """Frames ref.frame + direction ... stop (inclusive), registered to the reference."""
     ref_img = frames.image(ref.frame)
     ref_mask = frame_mask(frames, ref.frame)
@@ -277,6 +283,12 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
             i += direction
             continue
         pts = {n: tuple(p) for n, p, ok in zip(names, uv, inside) if ok}
+        if snap:
+            ground = {n: v for n, v in pts.items()
+                      if abs(spec.keypoints[n][2] - spec.plane_z()) < 1e-9}
+            snapped, _ = snap_keypoints(img, _camera_from_theta(theta, frames.size), ground,
+                                        spec.keypoints, ground_lines)
+            pts.update(snapped)
         try:
             cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta)
         except ValueError as exc:
@@ -297,14 +309,14 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
         i += direction
 
 
-def _job(frames_source, spec_ref, job, done, flag_rms_px) -> list[FrameCamera]:
+def _job(frames_source, spec_ref, job, done, flag_rms_px, snap=False) -> list[FrameCamera]:
     """One propagation run in a worker process; returns its records."""
     from court_specs import load_spec
     frames = frames_source()
     spec = load_spec(spec_ref)
     out: list[FrameCamera] = []
     ref, cam, direction, stop = job
-    _run(frames, spec, ref, cam, direction, stop, dict(done), out.append, flag_rms_px)
+    _run(frames, spec, ref, cam, direction, stop, dict(done), out.append, flag_rms_px, snap)
     return out
 
 

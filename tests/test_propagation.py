@@ -170,3 +170,26 @@ def test_player_boxes_are_masked(tmp_path):
                                                                                        70, 80))]))
     m = ProjectFrames(load_project(p.root)).mask(0)
     assert m[50, 60] == 0 and m[50, 48] == 0 and m[50, 46] == 255  # padded by 10 % (2 px)
+
+
+def test_snapping_moves_keypoints_onto_line_crossings(tennis):
+    from geometry.line_snap import snap_keypoints
+    clip = make_clip(tennis, 1, (1280, 720), seed=1, occluders=0)
+    cam = clip.cameras[0]
+    ground = [pl for pl in tennis.lines.values() if np.all(np.abs(pl[:, 2]) < 1e-9)]
+    true = {n: cam.project(p[None])[0] for n, p in tennis.keypoints.items() if abs(p[2]) < 1e-9}
+    true = {n: v for n, v in true.items() if 10 < v[0] < 1270 and 10 < v[1] < 710}
+    rng = np.random.default_rng(0)
+    noisy = {n: tuple(v + rng.normal(0, 1.5, 2)) for n, v in true.items()}
+    snapped, k = snap_keypoints(clip.frames[0], cam, noisy, tennis.keypoints, ground)
+    before = np.median([np.linalg.norm(np.subtract(noisy[n], true[n])) for n in true])
+    after = np.median([np.linalg.norm(np.subtract(snapped[n], true[n])) for n in true])
+    assert k >= len(true) * 0.6 and after < 0.6 * before
+
+
+def test_propagation_with_snapping(tennis, tmp_path):
+    clip = make_clip(tennis, 20, (960, 540), seed=2)
+    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
+                     tmp_path, snap=True)
+    kp, f = errors(tennis, clip, recs)
+    assert len(kp) == 20 and np.median(kp) < 1.0
