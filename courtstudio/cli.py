@@ -352,6 +352,36 @@ def cmd_batch_propagate(args) -> int:
     return 0
 
 
+def cmd_synth_clip(args) -> int:
+    import cv2
+
+    from court_specs.model import PAPER_SIX
+    from courtstudio.synthetic_clip import make_clip
+    spec = load_spec(args.sport)
+    clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
+                     cut_at=tuple(args.cut_at), blur_frames=tuple(args.blur))
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    wr = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"MJPG"), 25, tuple(args.size))
+    if not wr.isOpened():
+        raise CliError(f"{out}: cannot write a video (use .avi)")
+    for f in clip.frames:
+        wr.write(f)
+    wr.release()
+    cam = clip.cameras[args.reference_frame]
+    if cam is None:
+        raise CliError(f"frame {args.reference_frame} is inside an inserted cut")
+    names = [n for n in PAPER_SIX if n in spec.keypoints]
+    write_json_atomic(args.points, {"image_size": list(args.size), "points": {
+        n: [round(float(c), 3) for c in cam.project(spec.keypoints[n][None])[0]]
+        for n in names}})
+    write_json_atomic(out.with_suffix(".truth.jsonl.json"), {"cameras": [
+        None if c is None else c.to_dict() for c in clip.cameras], "cuts": clip.cuts})
+    print(f"wrote {out} ({args.frames} frames), reference points of frame "
+          f"{args.reference_frame} in {args.points}")
+    return 0
+
+
 # ---------------------------------------------------------------------------------- gui
 def cmd_gui(args) -> int:
     try:
@@ -512,6 +542,26 @@ def build_parser() -> argparse.ArgumentParser:
                     help="snap transferred keypoints onto the painted line crossings first")
     sp.add_argument("--quiet", action="store_true", help="no progress line")
     sp.set_defaults(func=cmd_batch_propagate)
+
+    sp = sub.add_parser(
+        "synth-clip", formatter_class=fmt,
+        help="write a synthetic pan/tilt/zoom broadcast clip with known cameras",
+        epilog=_examples("courtstudio synth-clip --sport tennis --frames 120 -o out/clip.avi "
+                         "--points out/clip_ref.json",
+                         "courtstudio synth-clip --sport badminton --cut-at 60 --blur 30 31 "
+                         "-o out/b.avi --points out/b_ref.json"))
+    sp.add_argument("--sport", required=True)
+    sp.add_argument("--frames", type=int, default=120)
+    sp.add_argument("--size", nargs=2, type=int, default=[1280, 720], metavar=("W", "H"))
+    sp.add_argument("--seed", type=int, default=1)
+    sp.add_argument("--cut-at", nargs="*", type=int, default=[],
+                    help="insert 20 frames of another camera here (two cuts)")
+    sp.add_argument("--blur", nargs="*", type=int, default=[], help="heavily blurred frames")
+    sp.add_argument("--reference-frame", type=int, default=0)
+    sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
+    sp.add_argument("--points", required=True,
+                    help="write the reference frame's true keypoints here (a points file)")
+    sp.set_defaults(func=cmd_synth_clip)
 
     sp = sub.add_parser("players", help="player meshes (PromptHMR results)", formatter_class=fmt)
     psub = sp.add_subparsers(dest="players_command", required=True, metavar="COMMAND")

@@ -134,3 +134,14 @@ def test_console_script_help():
     exe = Path(sys.executable).parent / "courtstudio"
     out = subprocess.run([str(exe), "calibrate", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "examples:" in out.stdout
+
+
+def test_synth_clip_then_propagate(capsys, tmp_path):
+    code, out, err = run(capsys, "synth-clip", "--sport", "badminton", "--frames", "12",
+                         "--size", "640", "360", "-o", tmp_path / "c.avi", "--points",
+                         tmp_path / "p.json")
+    assert code == 0, err
+    code, out, err = run(capsys, "batch-propagate", tmp_path / "c.avi", "--sport", "badminton",
+                         "--reference", f"0:{tmp_path / 'p.json'}", "--out", tmp_path / "o",
+                         "--quiet")
+    assert code == 0 and "12 frames" in out
