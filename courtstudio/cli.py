@@ -375,7 +375,7 @@ def cmd_synth_clip(args) -> int:
     write_json_atomic(args.points, {"image_size": list(args.size), "points": {
         n: [round(float(c), 3) for c in cam.project(spec.keypoints[n][None])[0]]
         for n in names}})
-    write_json_atomic(out.with_suffix(".truth.jsonl.json"), {"cameras": [
+    write_json_atomic(out.with_suffix(".truth.json"), {"cameras": [
         None if c is None else c.to_dict() for c in clip.cameras], "cuts": clip.cuts})
     print(f"wrote {out} ({args.frames} frames), reference points of frame "
           f"{args.reference_frame} in {args.points}")
