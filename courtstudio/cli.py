@@ -353,21 +353,14 @@ def cmd_batch_propagate(args) -> int:
 
 
 def cmd_synth_clip(args) -> int:
-    import cv2
-
     from court_specs.model import PAPER_SIX
-    from courtstudio.synthetic_clip import make_clip
+    from courtstudio.synthetic_clip import make_clip, write_video
     spec = load_spec(args.sport)
     clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
                      cut_at=tuple(args.cut_at), blur_frames=tuple(args.blur))
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    wr = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"MJPG"), 25, tuple(args.size))
-    if not wr.isOpened():
-        raise CliError(f"{out}: cannot write a video (use .avi)")
-    for f in clip.frames:
-        wr.write(f)
-    wr.release()
+    write_video(out, clip.frames)
     cam = clip.cameras[args.reference_frame]
     if cam is None:
         raise CliError(f"frame {args.reference_frame} is inside an inserted cut")

@@ -147,3 +147,14 @@ class ClipFrames:
 
     def image(self, index: int) -> np.ndarray:
         return self.clip.frames[index]
+
+
+def write_video(path, frames, fps: float = 25.0) -> None:
+    """Write (h, w, 3) uint8 BGR frames as an MJPG .avi (readable by OpenCV everywhere)."""
+    h, w = frames[0].shape[:2]
+    wr = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    if not wr.isOpened():
+        raise ValueError(f"{path}: cannot write a video here (use .avi)")
+    for f in frames:
+        wr.write(f)
+    wr.release()

@@ -18,6 +18,7 @@ from annotation_ui.main_window import MainWindow
 from court_specs.model import PAPER_SIX
 from courtstudio.project import load_project
 from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.synthetic_clip import write_video
 from courtstudio.synthetic_project import write_synthetic_project
 
 CLICK_TOL_PX = 1.5  # one screen pixel is about 1.8 image pixels at fit zoom
@@ -283,10 +284,7 @@ def test_video_project_frames_are_frame_accurate(window, tmp_path):
     from courtstudio.frames import VideoReader
     from courtstudio.project_new import new_project_from_video
     video = tmp_path / "clip.avi"
-    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 180))
-    for i in range(30):
-        wr.write(np.full((180, 320, 3), 8 * i, np.uint8))
-    wr.release()
+    write_video(video, [np.full((180, 320, 3), 8 * i, np.uint8) for i in range(30)])
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
     assert len(p.frames) == 30
     r = VideoReader(video)
@@ -303,10 +301,7 @@ def test_tracking_through_a_video_clip(window, tmp_path):
     from courtstudio.project_new import new_project_from_video
     from hmr.sam3_boxes import TrackedBox
     video = tmp_path / "clip.avi"
-    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 180))
-    for i in range(6):
-        wr.write(np.full((180, 320, 3), 30 * i, np.uint8))
-    wr.release()
+    write_video(video, [np.full((180, 320, 3), 30 * i, np.uint8) for i in range(6)])
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
     window.open_project(p.root, recover=False)
     window.go_to(2)
@@ -500,10 +495,7 @@ def test_ball_flight_marked_drawn_and_exported(window, tmp_path):
     spec = load_spec("tennis")
     clip = make_clip(spec, 11, (640, 360), seed=9, pan_deg=0, tilt_deg=0, zoom=0)
     video = tmp_path / "clip.avi"
-    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
-    for f in clip.frames:
-        wr.write(f)
-    wr.release()
+    write_video(video, clip.frames)
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
     window.open_project(p.root, recover=False)
     cam = clip.cameras[0]

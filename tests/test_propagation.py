@@ -10,7 +10,7 @@ from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.cli import main
 from courtstudio.propagate import Reference, propagate, summary
-from courtstudio.synthetic_clip import ClipFrames, make_clip
+from courtstudio.synthetic_clip import ClipFrames, make_clip, write_video
 from geometry.camera import Camera
 from geometry.plane_motion import is_cut, is_identity
 
@@ -88,10 +88,7 @@ def test_static_camera_reuses_the_reference(tennis, tmp_path):
 def test_batch_propagate_cli(tennis, tmp_path, capsys):
     clip = make_clip(tennis, 20, (640, 360), seed=6)
     video = tmp_path / "clip.avi"
-    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
-    for f in clip.frames:
-        wr.write(f)
-    wr.release()
+    write_video(video, clip.frames)
     pts, pts19 = tmp_path / "ref.json", tmp_path / "ref19.json"
     for path, cam in ((pts, clip.cameras[0]), (pts19, clip.cameras[19])):
         path.write_text(json.dumps({"image_size": [640, 360], "points": {
@@ -119,10 +116,7 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     spec = load_spec("tennis")
     clip = make_clip(spec, 24, (640, 360), seed=7)
     video = tmp_path / "clip.avi"
-    wr = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (640, 360))
-    for f in clip.frames:
-        wr.write(f)
-    wr.release()
+    write_video(video, clip.frames)
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
     win = MainWindow()
     win.ask = lambda *a: "Discard"
