@@ -685,7 +685,7 @@ class MainWindow(QMainWindow):
                 continue
             try:
                 mesh = self.doc.player_mesh(p.mesh)
-                draw_mesh(self.overlay, p.mesh, mesh, cam)
+                draw_mesh(self.overlay, p.mesh, mesh, cam, allow_stale=self._dragging)
                 out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m,
                                          spec.player_plane_z())
             except ValueError as exc:

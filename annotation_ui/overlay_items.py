@@ -105,16 +105,18 @@ class OverlayLayer:
 _DENSE: dict[str, tuple] = {}
 
 
-def _dense_court(spec):
-    """The spec's lines and net box, densified once per spec."""
-    if spec.id not in _DENSE:
-        _DENSE[spec.id] = (densify_all(list(spec.lines.values())),
-                           densify_all(spec.net_box_world()))
-    return _DENSE[spec.id]
+def _dense_court(spec, step_m: float):
+    """The spec's lines and net box, densified once per spec and step."""
+    key = (spec.id, step_m)
+    if key not in _DENSE:
+        _DENSE[key] = (densify_all(list(spec.lines.values()), step_m),
+                       densify_all(spec.net_box_world(), step_m))
+    return _DENSE[key]
 
 
 def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
-    lines, net = _dense_court(spec)
+    # straight lines stay straight without lens distortion: a few points per line suffice
+    lines, net = _dense_court(spec, 0.25 if camera.has_distortion else 4.0)
     layer.polylines(project_polylines(camera, *lines), COURT, 1.5, dashed=inherited)
     layer.polylines(project_polylines(camera, *net), NET, 2.0, dashed=inherited)
 
@@ -147,7 +149,7 @@ def draw_ball(layer: OverlayLayer, ann, camera, plane_z: float, result) -> None:
     if camera is None:
         return
     try:
-        line = ground_projection_polyline(camera, b.uv, plane_z)
+        line = ground_projection_polyline(camera, b.uv, plane_z, samples=64)
     except ValueError:
         return
     layer.polylines([line], BALL, 1.5, dashed=b.ground_uv is None)
@@ -162,24 +164,36 @@ _SILHOUETTES: dict[tuple, QPixmap] = {}
 SILHOUETTE_SCALE = 2  # rendered at half resolution: fast, and a fill needs no more
 
 
-def mesh_silhouette(mesh_key: str, mesh, camera) -> QPixmap:
-    """A translucent silhouette of a camera-frame mesh (projected triangles), image-sized /
-    SILHOUETTE_SCALE; cached by mesh and intrinsics (extrinsics do not move it)."""
+_LAST_SILHOUETTE: dict[str, tuple] = {}
+
+
+def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False):
+    """(pixmap, (x0, y0)): a translucent silhouette of a camera-frame mesh (projected
+    triangles) over its bounding box, at 1 / SILHOUETTE_SCALE resolution; (x0, y0) is the box's
+    top-left image pixel. Cached by mesh and intrinsics (extrinsics do not move it). With
+    allow_stale (during a keypoint drag, when the focal length shifts a little each step) the
+    mesh's last silhouette is reused; the release redraws it exactly. None when out of view."""
     key = (mesh_key, camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
     hit = _SILHOUETTES.get(key)
+    if hit is None and allow_stale:
+        hit = _LAST_SILHOUETTE.get(mesh_key)
     if hit is not None:
         return hit
     w, h = camera.image_size
-    sw, sh = (w + SILHOUETTE_SCALE - 1) // SILHOUETTE_SCALE, (h + SILHOUETTE_SCALE - 1) // \
-        SILHOUETTE_SCALE
     uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
                            camera.dist)[0].reshape(-1, 2)
+    x0, y0 = (max(0, int(np.floor(c))) for c in uv.min(axis=0))
+    x1, y1 = min(w - 1, int(np.ceil(uv[:, 0].max()))), min(h - 1, int(np.ceil(uv[:, 1].max())))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    sc = SILHOUETTE_SCALE
+    sw, sh = (x1 - x0) // sc + 1, (y1 - y0) // sc + 1
+    rel = (uv - [x0, y0] + 0.5) / sc  # mask pixel coordinates of the box
     mask = np.zeros((sh, sw), np.uint8)
     if len(mesh.faces):
-        tri = ((uv[mesh.faces] + 0.5) / SILHOUETTE_SCALE * 4).astype(np.int32)
-        cv2.fillPoly(mask, list(tri), 255, cv2.LINE_8, 2)
+        cv2.fillPoly(mask, list((rel[mesh.faces] * 4).astype(np.int32)), 255, cv2.LINE_8, 2)
     else:  # vertices without faces (no SMPL-X model given): dots
-        pts = np.round((uv + 0.5) / SILHOUETTE_SCALE).astype(int)
+        pts = np.round(rel).astype(int)
         ok = (pts[:, 0] >= 0) & (pts[:, 0] < sw) & (pts[:, 1] >= 0) & (pts[:, 1] < sh)
         mask[pts[ok, 1], pts[ok, 0]] = 255
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
@@ -189,12 +203,17 @@ def mesh_silhouette(mesh_key: str, mesh, camera) -> QPixmap:
     img = QImage(rgba.data, sw, sh, 4 * sw, QImage.Format.Format_ARGB32).copy()
     if len(_SILHOUETTES) > 64:
         _SILHOUETTES.clear()
-    _SILHOUETTES[key] = QPixmap.fromImage(img)
+    _SILHOUETTES[key] = _LAST_SILHOUETTE[mesh_key] = (QPixmap.fromImage(img), (x0, y0))
     return _SILHOUETTES[key]
 
 
-def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera) -> None:
-    item = QGraphicsPixmapItem(mesh_silhouette(mesh_key, mesh, camera))
+def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False) -> None:
+    sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale)
+    if sil is None:
+        return
+    pixmap, (x0, y0) = sil
+    item = QGraphicsPixmapItem(pixmap)
+    item.setPos(float(x0), float(y0))  # the top-left corner of pixel (x0, y0) in the scene
     item.setScale(SILHOUETTE_SCALE)
     layer._add(item, 0.5)
 
