@@ -27,8 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.synthetic import (framing_keypoints, sample_ball, sample_broadcast_camera,  # noqa: E402
+from courtstudio.synthetic import (sample_ball, sample_broadcast_camera,  # noqa: E402
                                    visible_keypoints)
 from geometry.calibration import solve_camera  # noqa: E402
 from geometry.camera_params import ParamModel  # noqa: E402
@@ -42,10 +41,6 @@ SPORTS = ("tennis", "badminton", "table_tennis", "pickleball", "volleyball", "ba
           "basketball_nba")
 BALLS_PER_CAMERA = 5
 SIMPLE = ParamModel("simple")
-
-
-def six_names(spec):
-    return list(PAPER_SIX) if spec.net is not None else framing_keypoints(spec)
 
 
 def run_cell(spec, cams, names_of, sigma, rng, with_ball):
@@ -111,7 +106,7 @@ def main():
         spec = load_spec(sport)
         cam_rng = np.random.default_rng(1000 + si)
         cams = [sample_broadcast_camera(spec, SIZE, cam_rng) for _ in range(args.cameras)]
-        six = six_names(spec)
+        six = spec.minimal_keypoints
         results[sport] = {}
         for sigma in SIGMAS:
             rng = np.random.default_rng(int(2000 + 100 * si + 10 * sigma))

@@ -55,6 +55,15 @@ class CourtSpec:
         return float(self.planes[name])
 
     @property
+    def minimal_keypoints(self) -> list[str]:
+        """The paper's minimum annotation: the four corners and the two net-post tops; a court
+        without a net (basketball) has its ring centres instead."""
+        names = list(CORNERS)
+        if self.net is not None:
+            names += ["net_post_left_top", "net_post_right_top"]
+        return names + [k for k in self.keypoints if k.endswith("ring_centre")]
+
+    @property
     def player_plane(self) -> str:
         """The plane players stand on: the floor where the spec has one (table tennis), else
         the playing surface."""

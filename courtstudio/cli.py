@@ -10,7 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 
 from court_specs import SpecError, available_specs, load_spec
 from courtstudio.ball import lift_ball_with_uncertainty
@@ -353,7 +352,6 @@ def cmd_batch_propagate(args) -> int:
 
 
 def cmd_synth_clip(args) -> int:
-    from court_specs.model import PAPER_SIX
     from courtstudio.synthetic_clip import make_clip, write_video
     spec = load_spec(args.sport)
     clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
@@ -364,7 +362,7 @@ def cmd_synth_clip(args) -> int:
     cam = clip.cameras[args.reference_frame]
     if cam is None:
         raise CliError(f"frame {args.reference_frame} is inside an inserted cut")
-    names = [n for n in PAPER_SIX if n in spec.keypoints]
+    names = spec.minimal_keypoints
     write_json_atomic(args.points, {"image_size": list(args.size), "points": {
         n: [round(float(c), 3) for c in cam.project(spec.keypoints[n][None])[0]]
         for n in names}})

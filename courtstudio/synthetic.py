@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from court_specs.model import CORNERS
 from geometry.camera import Camera, rotation_look_at
 from geometry.projection import project_polygon
 from geometry.ribbons import ribbon_quads
@@ -38,15 +37,6 @@ DEFAULT_LINE_WIDTH_M = 0.05
 FRAMING_MARGIN = 0.04
 
 
-def framing_keypoints(spec: CourtSpec) -> list[str]:
-    """Keypoints a broadcast view keeps in frame: the paper's six, or corners + rings."""
-    names = list(CORNERS)
-    if spec.net is not None:
-        names += ["net_post_left_top", "net_post_right_top"]
-    names += [k for k in spec.keypoints if k.endswith("ring_centre")]
-    return names
-
-
 def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
                             zoom=(0.80, 0.97), frame_players: bool = False) -> Camera:
     """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
@@ -63,7 +53,8 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     t = -R @ C
     w, h = image_size
     c = np.array([(w - 1) / 2, (h - 1) / 2])
-    P = np.array([spec.keypoints[n] for n in framing_keypoints(spec)])
+    # a broadcast view keeps the paper's minimum annotation in frame
+    P = np.array([spec.keypoints[n] for n in spec.minimal_keypoints])
     if frame_players and spec.id == "table_tennis":
         z_floor = spec.plane_z("floor")
         P = np.vstack([P, [[-1.0, W / 2, z_floor + 1.0], [-1.0, W / 2, z_floor + 1.8]]])

@@ -12,12 +12,11 @@ import cv2
 import numpy as np
 
 from court_specs import load_spec
-from court_specs.model import PAPER_SIX
 from courtstudio.document import store_person_mesh
 from courtstudio.project import (FORMAT_VERSION, PROJECT_FORMAT, BallAnnotation,
                                  FrameAnnotation, FrameRef, PlayerAnnotation, Project)
 from hmr.person_mesh import PersonMesh
-from courtstudio.synthetic import framing_keypoints, make_synthetic_frame
+from courtstudio.synthetic import make_synthetic_frame
 from exporters.atomic import atomic_path, write_json_atomic
 
 
@@ -48,7 +47,7 @@ def write_synthetic_project(root, sports, per_sport: int = 1, seed: int = 0,
             with atomic_path(root / image_rel) as tmp:
                 cv2.imwrite(str(tmp), fr.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
             wanted = list(fr.keypoints_uv) if all_points else [
-                n for n in (PAPER_SIX if spec.net is not None else framing_keypoints(spec))
+                n for n in spec.minimal_keypoints
                 if n in fr.keypoints_uv]
             points = {n: tuple(np.round(fr.keypoints_uv[n] + rng.normal(0, click_sigma_px, 2),
                                         2).tolist()) for n in wanted}

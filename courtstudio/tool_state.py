@@ -4,17 +4,15 @@ selected. Qt-free, so the keyboard-driven flow is testable without a window."""
 from __future__ import annotations
 
 from court_specs import CourtSpec
-from court_specs.model import PAPER_SIX
 from courtstudio.events import Signal
 
 TOOLS = ("court", "ball", "players")
 
 
 def keypoint_order(spec: CourtSpec) -> list[str]:
-    """The order keypoints are offered in: the paper's six first (corners and net-post tops,
-    or corners and rings), then the rest as the spec lists them."""
-    first = [n for n in PAPER_SIX if n in spec.keypoints]
-    first += [n for n in spec.keypoints if n.endswith("ring_centre") and n not in first]
+    """The order keypoints are offered in: the paper's minimum annotation first (corners and
+    net-post tops, or corners and rings), then the rest as the spec lists them."""
+    first = spec.minimal_keypoints
     return first + [n for n in spec.keypoints if n not in first]
 
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from court_specs import load_spec
 from courtstudio.calibration import calibrate_court
 from geometry.errors import CalibrationError
 from tests.conftest import IMAGE_SIZE, true_clicks

@@ -8,7 +8,7 @@ import pytest
 from court_specs import load_spec
 from courtstudio.project import ProjectError, load_annotation, load_project
 from courtstudio.reconstruct import SAMPLE_PROJECT
-from courtstudio.synthetic import (framing_keypoints, make_synthetic_frame,
+from courtstudio.synthetic import (make_synthetic_frame,
                                    sample_broadcast_camera)
 from courtstudio.synthetic_project import write_synthetic_project
 from tests.conftest import IMAGE_SIZE
@@ -77,7 +77,7 @@ def test_broadcast_cameras_frame_the_court_from_the_near_side(sport):
     for seed in range(10):
         cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(seed))
         assert cam.camera_centre_world[0] > spec.length_m
-        uv = cam.project(np.array([spec.keypoints[n] for n in framing_keypoints(spec)]))
+        uv = cam.project(np.array([spec.keypoints[n] for n in spec.minimal_keypoints]))
         assert np.all(cam.in_image(uv, -10))
 
 
