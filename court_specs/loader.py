@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
-from exporters.validation import first_schema_error
+from exporters.validation import first_schema_error, read_json_file
 
 SPEC_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
@@ -52,10 +51,7 @@ def load_spec(sport_or_path: str) -> CourtSpec:
 
 
 def _parse(path: Path) -> CourtSpec:
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise SpecError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    data = read_json_file(path, SpecError, "court spec file")
     problem = first_schema_error(SCHEMA_PATH, data)
     if problem:
         raise SpecError(f"{path}: {problem}")

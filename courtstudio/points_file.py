@@ -5,9 +5,9 @@ The input of ``courtstudio calibrate --points`` and the court part of a frame an
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
+
+from exporters.validation import read_json_file
 
 
 class InputError(ValueError):
@@ -15,15 +15,7 @@ class InputError(ValueError):
 
 
 def read_json(path, what: str = "file") -> dict:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    data = read_json_file(path, InputError, what)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object at the top level")
     return data

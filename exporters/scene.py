@@ -9,7 +9,6 @@ does not know are kept and written back on save.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import h5py
 import numpy as np
 
 from exporters.atomic import atomic_path, write_json_atomic
-from exporters.validation import first_schema_error
+from exporters.validation import first_schema_error, read_json_file
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 
@@ -187,12 +186,7 @@ def validate_scene_json(data, where: str = "scene") -> None:
 def load_scene(json_path) -> Scene:
     """Load and validate a scene (and its meshes). Raises SceneError naming file and field."""
     json_path = Path(json_path)
-    try:
-        data = json.loads(json_path.read_text())
-    except OSError as exc:
-        raise SceneError(f"{json_path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise SceneError(f"{json_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    data = read_json_file(json_path, SceneError, "scene file")
     validate_scene_json(data, str(json_path))
     try:
         camera = Camera.from_dict(data["camera"], "camera")

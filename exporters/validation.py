@@ -22,6 +22,20 @@ def field_path(parts) -> str:
     return out or "(top level)"
 
 
+def read_json_file(path, error: type[Exception] = ValueError, what: str = "file"):
+    """Parse a JSON file; raise ``error`` naming the file: missing, unreadable, or not JSON
+    (with the line of the mistake)."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
 def first_schema_error(schema_path, data) -> str | None:
     """'field <path>: <message>' for the first error (in document order), or None if valid."""
     errors = sorted(schema_validator(str(schema_path)).iter_errors(data),

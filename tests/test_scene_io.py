@@ -97,6 +97,8 @@ def test_newer_version_and_missing_hdf5_are_clear(tmp_path, tennis_camera):
     path.write_text("{")
     with pytest.raises(SceneError, match="not valid JSON"):
         load_scene(path)
+    with pytest.raises(SceneError, match="nope.json: no such scene file"):
+        load_scene(tmp_path / "nope.json")
 
 
 def test_a_failed_write_keeps_the_previous_file(tmp_path, tennis_camera, monkeypatch):
