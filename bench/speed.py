@@ -67,7 +67,7 @@ def main():
             ub, ug = cam.project(np.array([B, G]))
             lift_cases.append((cam, ub, ug))
         fits = [calibrate_court(*c, diagnose=False) for c in court_cases[:50]]
-        for fit, (cam, ub, ug) in zip(fits, lift_cases[:50]):
+        for fit, (_, ub, ug) in zip(fits, lift_cases[:50]):
             unc_cases.append((fit.camera, ub, ug, "court", 0.0, 1.0, fit.param_covariance))
         rows = [
             ("calibrate: solve_camera (6 points)", timed(solve_camera, solve_cases)),

@@ -276,10 +276,14 @@ class AnnotationDocument:
             self._edit(frame_id, f"Track {len(boxes)} players", m)
         return len(boxes)
 
+    def _first_new_player_id(self, frame_id: str) -> int:
+        """Above every id in the frame: players added in bulk never take a free lower id that
+        belongs to a player of another frame."""
+        return max([p.id for p in self.annotation(frame_id).players] + [0]) + 1
+
     def add_players(self, frame_id: str, boxes: list) -> list[int]:
         """New players (next free ids) for boxes xyxy, in one undo step; returns their ids."""
-        ann = self.annotation(frame_id)
-        first = max([p.id for p in ann.players] + [0]) + 1
+        first = self._first_new_player_id(frame_id)
         ids = list(range(first, first + len(boxes)))
 
         def m(a: FrameAnnotation):
@@ -293,8 +297,7 @@ class AnnotationDocument:
                                                                    PersonMesh]]) -> list[int]:
         """Attach HMR people to players in one undo step: (player id or None for a new player,
         box xyxy used for a new player, mesh). Returns the player ids."""
-        ann = self.annotation(frame_id)
-        next_id = max([p.id for p in ann.players] + [0]) + 1
+        next_id = self._first_new_player_id(frame_id)
         plan = []
         for pid, box, mesh in assignments:
             if pid is None:

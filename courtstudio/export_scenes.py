@@ -64,9 +64,10 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     ball, _ = lift_frame_ball(state, spec, ann)
     ball_rec = BallRecord(visible=False)
     if ball is None and (ann.ball is None or ann.ball.visible):
-        flight, _ = doc.ball_flight_at(doc.project.index_of(frame.id))
+        index = doc.project.index_of(frame.id)
+        flight, _ = doc.ball_flight_at(index)
         if flight is not None and flight.ok:  # between the annotated frames of a flight
-            w = flight.position([doc.project.index_of(frame.id) / doc.project.fps])[0]
+            w = flight.position([index / doc.project.fps])[0]
             ball_rec = BallRecord(visible=True, uv=cal.camera.project(w[None])[0], world=w,
                                   height_m=float(w[2] - spec.plane_z()),
                                   plane=spec.default_plane, method="flight_fit")

@@ -18,7 +18,7 @@ from courtstudio.calibration import CourtCalibration, calibrate_court
 from courtstudio.project import FrameAnnotation
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.rays import intersect_rays_with_plane, lift_ball, pixel_rays_world
+from geometry.rays import intersect_rays_with_plane, pixel_rays_world
 
 MIN_POINTS = 4
 
@@ -75,8 +75,8 @@ class CalibrationCache:
 
 def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
                     uncertainty: bool = True) -> tuple[BallResult | None, str]:
-    """The frame's ball (or None with the reason). ``uncertainty=False`` skips the 1-sigma
-    propagation (a few ms; the app skips it while a drag is under way): sigma is then NaN."""
+    """The frame's ball (or None with the reason); see lift_ball_with_uncertainty for
+    ``uncertainty``."""
     b = ann.ball
     if b is None:
         return None, "click the ball"
@@ -84,23 +84,17 @@ def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
         return None, "ball marked not visible"
     if b.uv is None:
         return None, "click the ball"
-    if state.calibration is None:
+    if state.camera is None:
         return None, "calibrate the court first"
     if b.ground_uv is None:
         return None, "click the ball's ground point on the line"
     plane = b.plane or spec.default_plane
+    cal = state.calibration  # a propagated camera has no covariance: click noise only
     try:
-        if uncertainty:
-            res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
-                                             spec.plane_z(plane),
-                                             state.calibration.click_sigma_px,
-                                             state.calibration.param_covariance)
-        else:
-            lift = lift_ball(state.camera, b.uv, b.ground_uv, spec.plane_z(plane))
-            res = BallResult(world=lift.world, ground_world=lift.ground_world,
-                             height_m=lift.height_m, sigma_world_m=np.full(3, np.nan),
-                             uv_ground_snapped=lift.uv_ground_snapped, plane=plane,
-                             plane_z=float(spec.plane_z(plane)))
+        res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
+                                         spec.plane_z(plane),
+                                         cal.click_sigma_px if cal else 1.0,
+                                         cal.param_covariance if cal else None, uncertainty)
     except ValueError as exc:
         return None, " ".join(str(exc).split())
     return res, ""

@@ -151,9 +151,10 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
         def emit(rec: FrameCamera):
             nonlocal finished
             rec.cut = rec.frame in cut_set
-            fh.write(json.dumps(rec.to_json()) + "\n")
+            d = rec.to_json()
+            fh.write(json.dumps(d) + "\n")
             fh.flush()
-            done[rec.frame] = rec.to_json()
+            done[rec.frame] = d
             finished += 1
             if progress:
                 progress(finished, n)
@@ -179,7 +180,7 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
             from concurrent.futures import ProcessPoolExecutor
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = [pool.submit(_job, frames_source, spec.source or spec.id, job,
-                                       {i: d for i, d in done.items()}, flag_rms_px, snap)
+                                       dict(done), flag_rms_px, snap)
                            for job in jobs]
                 for fut in futures:
                     for rec in fut.result():

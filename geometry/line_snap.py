@@ -34,7 +34,7 @@ def _lines_through(point_world: np.ndarray, polylines, tol_m: float = 0.01, reac
                 continue
             d = ab / n
             sides = {sign for sign, room in ((1, (1 - s) * n), (-1, s * n)) if room >= reach_m}
-            for k, (e, es) in enumerate(found):
+            for e, es in found:
                 if abs(d @ e) > 0.95:  # the same line met again (another segment)
                     es |= sides if d @ e > 0 else {-x for x in sides}
                     break

@@ -133,6 +133,16 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     state = win.doc.camera_state(p.frames[20].id)
     assert state.propagated is not None and "propagated from frame 0" in state.message
     assert "camera propagated" in win.court_panel.summary.text()
+    # the ball tool works with a propagated camera (click noise only in its sigma)
+    from courtstudio.live_calibration import lift_frame_ball
+    cam20 = clip.cameras[20]
+    b, g = np.array([[10.0, 4.0, 1.2]]), np.array([[10.0, 4.0, 0.0]])
+    win.doc.set_ball_pixel(p.frames[20].id, cam20.project(b)[0])
+    win.doc.set_ball_ground(p.frames[20].id, cam20.project(g)[0])
+    res, msg = lift_frame_ball(win.doc.camera_state(p.frames[20].id), spec,
+                               win.doc.annotation(p.frames[20].id))
+    assert res is not None, msg
+    assert np.linalg.norm(res.world - b[0]) < 0.1 and np.all(np.isfinite(res.sigma_world_m))
     err = np.linalg.norm(state.camera.project(np.array([spec.keypoints["far_left_corner"]]))
                          - clip.cameras[20].project(np.array([spec.keypoints[
                              "far_left_corner"]])))
