@@ -52,15 +52,24 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     spec = doc.spec(frame)
     ann = doc.annotation(frame.id)
     state = doc.camera_state(frame.id, diagnose=True)
-    if state.calibration is None:
+    camera = state.camera
+    if camera is None:
         return FrameSummary(frame.id, spec.id, "skipped", state.message or "no camera")
-    cal = state.calibration
+    cal = state.calibration  # None for a camera carried here by propagation
     fdir = Path(out_dir) / frame.id
-    cam_doc = cal.to_json()
+    if cal is not None:
+        cam_doc = cal.to_json()
+        rms, notes = cal.fit.rms_px, "; ".join(cal.warnings)
+    else:
+        rec = doc.propagation()[doc.project.index_of(frame.id)]
+        cam_doc = {**camera.to_dict(), "sport": spec.id, "rms_px": rec["rms_px"],
+                   "propagation": {k: rec[k] for k in ("status", "reference", "centre",
+                                                       "reason") if k in rec}}
+        rms, notes = rec["rms_px"], state.message
     if state.inherited:
         cam_doc["static_camera_of"] = state.source_frame_id
     write_json_atomic(fdir / "camera.json", cam_doc)
-    write_opencv_yaml(cal.camera, fdir / "camera.yaml")
+    write_opencv_yaml(camera, fdir / "camera.yaml")
     ball, _ = lift_frame_ball(state, spec, ann)
     ball_rec = BallRecord(visible=False)
     if ball is None and (ann.ball is None or ann.ball.visible):
@@ -68,7 +77,7 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         flight, _ = doc.ball_flight_at(index)
         if flight is not None and flight.ok:  # between the annotated frames of a flight
             w = flight.position([index / doc.project.fps])[0]
-            ball_rec = BallRecord(visible=True, uv=cal.camera.project(w[None])[0], world=w,
+            ball_rec = BallRecord(visible=True, uv=camera.project(w[None])[0], world=w,
                                   height_m=float(w[2] - spec.plane_z()),
                                   plane=spec.default_plane, method="flight_fit")
     if ball is not None:
@@ -76,14 +85,14 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
                               ground_uv=ball.uv_ground_snapped, world=ball.world,
                               height_m=ball.height_m, sigma_world_m=ball.sigma_world_m,
                               plane=ball.plane)
-    players = [_player_record(doc, cal.camera, spec, p) for p in ann.players]
+    players = [_player_record(doc, camera, spec, p) for p in ann.players]
     if frame.image is not None:
         image_ref = os.path.relpath(doc.project.image_path(frame).resolve(), fdir.resolve())
     else:
         image_ref = os.path.relpath(doc.project.video_path(frame).resolve(), fdir.resolve()) \
             + f"#frame={frame.index}"
     scene = Scene(frame_id=frame.id, image=image_ref, image_size=ann.image_size,
-                  spec_id=spec.id, camera=cal.camera, camera_info=cam_doc, ball=ball_rec,
+                  spec_id=spec.id, camera=camera, camera_info=cam_doc, ball=ball_rec,
                   players=players, frame_index=frame.index, frame_phrase=spec.frame_phrase,
                   provenance={"project": doc.project.name})
     save_scene(scene, fdir / "scene.json")
@@ -94,16 +103,16 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         meshes = [RenderMesh(r.vertices_world, r.faces, (0.35, 0.7, 1.0)) for r in players
                   if r.vertices_world is not None and len(r.faces)]
         if meshes:  # the corrected player meshes, seen through
-            image = render_meshes(image, cal.camera, meshes, alpha=0.55)
-        draw_court(image, cal.camera, spec)
+            image = render_meshes(image, camera, meshes, alpha=0.55)
+        draw_court(image, camera, spec)
         if ann.points:
-            draw_clicks(image, cal.camera, spec, ann.points, cal.suspects)
+            draw_clicks(image, camera, spec, ann.points, cal.suspects if cal else ())
         if ball is not None:
-            line = ground_projection_polyline(cal.camera, ann.ball.uv, ball.plane_z)
+            line = ground_projection_polyline(camera, ann.ball.uv, ball.plane_z)
             draw_ball(image, line, ann.ball.uv, ball.uv_ground_snapped)
         write_image(fdir / "overlay.png", image)
-    s = FrameSummary(frame.id, spec.id, "ok", "; ".join(cal.warnings),
-                     focal_px=float(cal.camera.K[0, 0]), rms_px=cal.fit.rms_px,
+    s = FrameSummary(frame.id, spec.id, "ok", notes, focal_px=float(camera.K[0, 0]),
+                     rms_px=rms,
                      ball_world=None if ball is None else [float(v) for v in ball.world],
                      ball_sigma_cm=None if ball is None else
                      [float(v) * 100 for v in ball.sigma_world_m])

@@ -143,6 +143,11 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
                                win.doc.annotation(p.frames[20].id))
     assert res is not None, msg
     assert np.linalg.norm(res.world - b[0]) < 0.1 and np.all(np.isfinite(res.sigma_world_m))
+    # and File > Export writes the propagated frames too
+    out = win.export_to(tmp_path / "out", all_frames=True)
+    assert [x.status for x in out] == ["ok"] * 24
+    cam_json = json.loads((tmp_path / "out" / p.frames[20].id / "camera.json").read_text())
+    assert cam_json["propagation"]["reference"] == 0 and "K" in cam_json
     err = np.linalg.norm(state.camera.project(np.array([spec.keypoints["far_left_corner"]]))
                          - clip.cameras[20].project(np.array([spec.keypoints[
                              "far_left_corner"]])))
