@@ -4,9 +4,29 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from court_specs import available_specs, load_spec
+
+
+def path_row(edit: QLineEdit, on_browse) -> QWidget:
+    """A path field with its Browse... button (on_browse fills the field)."""
+    row = QWidget()
+    lay = QHBoxLayout(row)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(edit)
+    browse = QPushButton("Browse...")
+    browse.clicked.connect(lambda checked=False: on_browse())
+    lay.addWidget(browse)
+    return row
+
+
+def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
 
 
 class NewProjectDialog(QDialog):
@@ -19,35 +39,21 @@ class NewProjectDialog(QDialog):
         self.from_images = QRadioButton("Image folder")
         self.from_video.setChecked(True)
         self.source = QLineEdit()
-        browse = QPushButton("Browse...")
-        browse.clicked.connect(self._browse_source)
         self.sport = QComboBox()
         for sid in available_specs():
             self.sport.addItem(load_spec(sid).name, sid)
         self.folder = QLineEdit()
-        browse_out = QPushButton("Browse...")
-        browse_out.clicked.connect(self._browse_folder)
-        src = QHBoxLayout()
-        src.addWidget(self.source)
-        src.addWidget(browse)
-        out = QHBoxLayout()
-        out.addWidget(self.folder)
-        out.addWidget(browse_out)
         kind = QHBoxLayout()
         kind.addWidget(self.from_video)
         kind.addWidget(self.from_images)
         form = QFormLayout()
         form.addRow("Frames from", kind)
-        form.addRow("Source", src)
+        form.addRow("Source", path_row(self.source, self._browse_source))
         form.addRow("Sport", self.sport)
-        form.addRow("Project folder", out)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        form.addRow("Project folder", path_row(self.folder, self._browse_folder))
         lay = QVBoxLayout(self)
         lay.addLayout(form)
-        lay.addWidget(buttons)
+        lay.addWidget(ok_cancel(self))
 
     def _browse_source(self):
         if self.from_video.isChecked():

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDialog, QFileDialog, QFormLayout, QLineEdit, QVBoxLayout
+
+from annotation_ui.dialogs import ok_cancel, path_row
 
 PATHS = (("smplx_dir", "COURTSTUDIO_SMPLX_DIR", "SMPL-X model folder (holds smplx/)", True),
          ("sam3_checkpoint", "COURTSTUDIO_SAM3_CHECKPOINT", "SAM3 checkpoint file", False),
@@ -39,22 +40,11 @@ class PreferencesDialog(QDialog):
                 edit.setText(os.environ[env])
                 edit.setEnabled(False)
                 edit.setToolTip(f"set by the environment variable {env}")
-            browse = QPushButton("Browse...")
-            browse.clicked.connect(lambda checked=False, e=edit, d=is_dir: self._browse(e, d))
-            row = QWidget()
-            lay = QHBoxLayout(row)
-            lay.setContentsMargins(0, 0, 0, 0)
-            lay.addWidget(edit)
-            lay.addWidget(browse)
-            form.addRow(label, row)
+            form.addRow(label, path_row(edit, lambda e=edit, d=is_dir: self._browse(e, d)))
             self.fields[key] = edit
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
         outer = QVBoxLayout(self)
         outer.addLayout(form)
-        outer.addWidget(buttons)
+        outer.addWidget(ok_cancel(self))
 
     def _browse(self, edit: QLineEdit, is_dir: bool):
         path = (QFileDialog.getExistingDirectory(self, "Folder") if is_dir
