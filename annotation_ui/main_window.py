@@ -595,8 +595,8 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def _annotation_changed(self, frame_id: str):
-        self.timeline.set_status(self.doc.project.index_of(frame_id),
-                                 self.doc.frame_status(self.doc.project.index_of(frame_id)))
+        index = self.doc.project.index_of(frame_id)
+        self.timeline.set_status(index, self.doc.frame_status(index))
         if frame_id == self._fid:
             self.refresh()
 

@@ -133,20 +133,17 @@ class Project:
     sport: str
     frames: list[FrameRef]
     raw: dict = field(default_factory=dict, repr=False)
+    camera_ranges: list[CameraRange] = field(default_factory=list)
+    ball_flights: list[BallFlightMarks] = field(default_factory=list)
+    fps: float = 25.0
 
     @property
     def path(self) -> Path:
         return self.root / PROJECT_FILE
 
     def frame(self, frame_id: str) -> FrameRef:
-        for f in self.frames:
-            if f.id == frame_id:
-                return f
-        raise ProjectError(f"{self.path}: no frame {frame_id!r}")
+        return self.frames[self.index_of(frame_id)]
 
-    camera_ranges: list[CameraRange] = field(default_factory=list)
-    ball_flights: list[BallFlightMarks] = field(default_factory=list)
-    fps: float = 25.0
 
     def image_path(self, frame: FrameRef) -> Path:
         if frame.image is None:
@@ -157,10 +154,15 @@ class Project:
         return self.root / frame.video
 
     def index_of(self, frame_id: str) -> int:
-        for i, f in enumerate(self.frames):
-            if f.id == frame_id:
-                return i
-        raise ProjectError(f"{self.path}: no frame {frame_id!r}")
+        """Position of a frame, from an id table built once (the app asks on every edit, and
+        a video project has thousands of frames)."""
+        table = self.__dict__.get("_index")
+        if table is None or len(table) != len(self.frames):
+            table = self.__dict__["_index"] = {f.id: i for i, f in enumerate(self.frames)}
+        try:
+            return table[frame_id]
+        except KeyError:
+            raise ProjectError(f"{self.path}: no frame {frame_id!r}") from None
 
     def camera_range_of(self, index: int) -> CameraRange | None:
         """The static-camera range containing frame ``index`` (the last defined wins)."""
