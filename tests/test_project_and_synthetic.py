@@ -91,3 +91,16 @@ def test_rendered_lines_are_where_the_camera_puts_them():
     # a point in the middle of a service box is not paint
     mid = fr.camera.project(np.array([[8.0, 3.5, 0.0]]))[0].round().astype(int)
     assert img[mid[1], mid[0]] < 150
+
+
+def test_sample_copy_is_reused_and_follows_the_bundled_sample(tmp_path):
+    from courtstudio.sample import sample_digest, sample_project_copy
+    a = sample_project_copy()
+    (a / "marker.txt").write_text("an annotator's work")
+    assert sample_project_copy() == a and (a / "marker.txt").exists()  # reused
+    assert a.name == f"sample_project_{sample_digest()}"
+    changed = tmp_path / "sample"
+    import shutil
+    shutil.copytree(SAMPLE_PROJECT, changed)
+    (changed / "annotations" / "tennis_0001.json").write_text("{}")
+    assert sample_digest(changed) != sample_digest()  # a new sample: a new copy
