@@ -613,6 +613,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "PromptHMR meshes (needs the anny package)")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_synth)
+
+    from courtstudio.cli_dataset import register as register_dataset
+    register_dataset(sub, fmt, _examples)
     return p
 
 

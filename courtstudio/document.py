@@ -44,8 +44,13 @@ def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMes
 
 
 class AnnotationDocument:
-    def __init__(self, project: Project, frames: FrameStore | None = None):
+    def __init__(self, project: Project, frames: FrameStore | None = None,
+                 propagation_path: Path | None = None):
+        """propagation_path: the cameras.jsonl whose cameras frames without their own clicks
+        take (default PROJECT/propagation/cameras.jsonl; a dataset build keeps its own)."""
         self.project = project
+        self.propagation_path = Path(propagation_path) if propagation_path is not None \
+            else project.root / "propagation" / "cameras.jsonl"
         self.frames = frames or FrameStore(project)
         self.undo_stack = UndoStack()
         self.calibrations = CalibrationCache()
@@ -115,7 +120,7 @@ class AnnotationDocument:
         index; read once, re-read after reload_propagation()."""
         if self._propagation is None:
             from courtstudio.propagate import read_done
-            self._propagation = read_done(self.project.root / "propagation" / "cameras.jsonl")
+            self._propagation = read_done(self.propagation_path)
         return self._propagation
 
     def reload_propagation(self) -> None:

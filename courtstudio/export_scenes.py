@@ -151,15 +151,16 @@ def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
 
 
 def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
-                  progress: Callable[[int, int, FrameSummary], bool] | None = None
-                  ) -> list[FrameSummary]:
+                  progress: Callable[[int, int, FrameSummary], bool] | None = None,
+                  overlay: bool = True, glb: bool = True) -> list[FrameSummary]:
     """Export frames; ``progress(done, total, summary)`` returning False cancels. A frame
-    that fails is reported and the others go on. Writes summary.json and COCO keypoints."""
+    that fails is reported and the others go on. Writes summary.json and COCO keypoints.
+    overlay / glb: also write overlay.png / scene.glb per frame."""
     out_dir = Path(out_dir)
     out = []
     for i, frame in enumerate(frames):
         try:
-            s = export_frame(doc, frame, out_dir)
+            s = export_frame(doc, frame, out_dir, overlay=overlay, glb=glb)
         except ValueError as exc:
             s = FrameSummary(frame.id, frame.sport, "error", " ".join(str(exc).split()))
         out.append(s)

@@ -1,0 +1,112 @@
+"""Where dataset tasks run: a Ray cluster (local by default, or one given by address), or in
+this process one after another when Ray is not installed. Both have the same two calls:
+``submit(fn, *args, gpu=False) -> handle`` and ``wait_one(handles) -> (handle, result,
+exception)``, so the build driver (courtstudio.dataset.build) does not know which it has."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+
+class SerialExecutor:
+    """Runs each task in this process when it is waited for (no parallelism)."""
+
+    kind = "serial"
+
+    def __init__(self, gpu: bool = False):
+        self._pending: dict[int, tuple[Callable, tuple]] = {}
+        self._next = 0
+        self.gpus = 1 if gpu else 0
+        self.workers = 1
+
+    def describe(self) -> str:
+        return "in this process, one task at a time"
+
+    def submit(self, fn: Callable, *args, gpu: bool = False) -> int:
+        self._next += 1
+        self._pending[self._next] = (fn, args)
+        return self._next
+
+    def wait_one(self, handles) -> tuple[Any, Any, BaseException | None]:
+        h = min(handles)
+        fn, args = self._pending.pop(h)
+        try:
+            return h, fn(*args), None
+        except Exception as exc:  # reported by the driver, retried there
+            return h, None, exc
+
+    def shutdown(self) -> None:
+        pass
+
+
+class RayExecutor:
+    """Tasks as Ray remote functions: one CPU each, one GPU for the GPU stages. Without an
+    address Ray starts a local cluster of ``workers`` CPUs (default: this machine's)."""
+
+    kind = "ray"
+
+    def __init__(self, address: str | None, workers: int | None):
+        import ray
+        self.ray = ray
+        kwargs: dict = {"ignore_reinit_error": True, "log_to_driver": False,
+                        "include_dashboard": False, "logging_level": "ERROR"}
+        if address:
+            kwargs["address"] = address
+        else:
+            kwargs["num_cpus"] = workers or os.cpu_count() or 1
+            # the object store holds only small results here: keep it small on a laptop
+            kwargs["object_store_memory"] = 256 * 1024 * 1024
+            # workers import this checkout's packages like the driver does
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
+                p for p in [os.environ.get("PYTHONPATH", ""), _source_root()] if p)}}
+        ray.init(**kwargs)
+        res = ray.cluster_resources()
+        self.workers = int(res.get("CPU", 1))
+        self.gpus = int(res.get("GPU", 0))
+        self.address = address or "local"
+        self._remote: dict[Callable, Any] = {}
+
+    def describe(self) -> str:
+        return (f"Ray cluster at {self.address}: {self.workers} CPUs, {self.gpus} GPUs")
+
+    def submit(self, fn: Callable, *args, gpu: bool = False):
+        remote = self._remote.get(fn)
+        if remote is None:
+            remote = self._remote[fn] = self.ray.remote(fn)
+        return remote.options(num_cpus=1, num_gpus=1 if gpu else 0,
+                              max_retries=1).remote(*args)
+
+    def wait_one(self, handles):
+        ready, _ = self.ray.wait(list(handles), num_returns=1)
+        h = ready[0]
+        try:
+            return h, self.ray.get(h), None
+        except self.ray.exceptions.RayTaskError as exc:
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            return h, None, cause
+        except self.ray.exceptions.RayError as exc:  # a worker died: its node, memory...
+            return h, None, exc
+
+    def shutdown(self) -> None:
+        self.ray.shutdown()
+
+
+def _source_root() -> str:
+    from pathlib import Path
+    return str(Path(__file__).resolve().parents[2])
+
+
+def make_executor(address: str | None, workers: int | None, log: Callable[[str], None]):
+    """Ray when it is installed, else serial in this process (said once on ``log``)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if address:
+            raise RuntimeError("--address needs Ray: pip install 'courtstudio[scale]'"
+                               ) from None
+        log("Ray is not installed (pip install 'courtstudio[scale]'): running every task "
+            "serially in this process")
+        from hmr.devices import cuda_available
+        return SerialExecutor(gpu=cuda_available())
+    return RayExecutor(address, workers)
