@@ -16,22 +16,25 @@ def cmd_dataset_build(args) -> int:
     if unknown:
         raise ValueError(f"--stages: unknown stage {unknown[0]!r} (choose from "
                          f"{', '.join(ALL_STAGES)})")
+    if args.serial and args.address:
+        raise ValueError("--serial and --address exclude each other")
     if args.workers is not None and args.workers < 1:
         raise ValueError("--workers: must be at least 1")
 
     def log(msg: str) -> None:
         print(f"courtstudio: {msg}", file=sys.stderr)
-    try:
-        executor = make_executor(args.address, args.workers, log)
-    except (RuntimeError, ConnectionError) as exc:
-        raise ValueError(f"cannot start the cluster: {' '.join(str(exc).split())}") from None
-    try:
-        if not args.quiet:
-            log(f"running on {executor.describe()}")
-        report = build_dataset(manifest, args.output, executor, stages,
-                               progress=not args.quiet)
-    finally:
-        executor.shutdown()
+    def start():
+        if args.serial:
+            from courtstudio.dataset.executors import SerialExecutor
+            from hmr.devices import cuda_available
+            return SerialExecutor(gpu=cuda_available())
+        try:
+            return make_executor(args.address, args.workers, log)
+        except (RuntimeError, ConnectionError) as exc:
+            raise ValueError(f"cannot start the cluster: {' '.join(str(exc).split())}"
+                             ) from None
+    report = build_dataset(manifest, args.output, start, stages, progress=not args.quiet,
+                           log=None if args.quiet else log)
     print(report.to_text())
     return 1 if report.failures else 0
 
@@ -62,5 +65,7 @@ def register(sub, fmt, examples) -> None:
     bp.add_argument("--workers", type=int, help="CPUs of the local cluster (default: all)")
     bp.add_argument("--stages", nargs="+", metavar="STAGE",
                     help="only these stages: prepare propagate players export qa merge")
+    bp.add_argument("--serial", action="store_true",
+                    help="run every task in this process, one after another (no Ray)")
     bp.add_argument("--quiet", action="store_true", help="no progress bar")
     bp.set_defaults(func=cmd_dataset_build)

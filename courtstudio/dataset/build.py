@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from courtstudio.dataset.manifest import Manifest
-from courtstudio.dataset.stages import CLIP_STAGES, StageResult, run_clip_stage
+from courtstudio.dataset.stages import (CLIP_STAGES, StageResult, finished_result,
+                                        run_clip_stage, stage_provenance)
 
 MAX_ATTEMPTS = 3
 ALL_STAGES = CLIP_STAGES + ("merge",)
@@ -81,13 +82,27 @@ def _plan(manifest: Manifest, stages: tuple[str, ...]) -> list[tuple[str, str]]:
     return tasks
 
 
-def build_dataset(manifest: Manifest, out, executor, stages: tuple[str, ...] = ALL_STAGES,
-                  progress: bool = True, log: Callable[[str], None] = print) -> BuildReport:
-    """Run the build; returns the report (also written to OUT/report.json and .txt)."""
+def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
+                  stages: tuple[str, ...] = ALL_STAGES, progress: bool = True,
+                  log: Callable[[str], None] | None = None) -> BuildReport:
+    """Run the build; returns the report (also written to OUT/report.json and .txt).
+
+    start_executor() gives the executor (executors.make_executor); it is called only when
+    a task has to run, so a rerun with nothing changed starts no cluster."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    report = BuildReport(str(out), executor.describe())
+    report = BuildReport(str(out), "nothing to run: every task was finished")
+    started: list = []
+
+    def executor():
+        if not started:
+            started.append(start_executor())
+            report.executor = started[0].describe()
+            if log:
+                log(f"running on {report.executor}")
+        return started[0]
+
     clips = {c.id: c for c in manifest.clips}
     tasks = _plan(manifest, stages)
     order = {cid: [s for c, s in tasks if c == cid] for cid in clips}
@@ -97,12 +112,24 @@ def build_dataset(manifest: Manifest, out, executor, stages: tuple[str, ...] = A
     bar = _progress_bar(len(tasks) + ("merge" in stages), progress)
 
     def submit(cid: str, stage: str) -> None:
+        """Start the stage, or take its finished folder when nothing it reads changed (and
+        go on with the clip's next stage)."""
         clip = clips[cid]
+        while stage is not None:
+            prov = stage_provenance(stage, clip, manifest.qa, dict(digests[cid]))
+            done = finished_result(stage, clip, out, prov)
+            if done is None:
+                break
+            report.results.append(asdict(done))
+            digests[cid][stage] = done.digest
+            bar.update(1)
+            stage = next_stage(cid, stage)
+        if stage is None:
+            return
+        ex = executor()
         attempts[(cid, stage)] = attempts.get((cid, stage), 0) + 1
-        upstream = dict(digests[cid])
-        gpu = stage == "players" and executor.gpus > 0
-        h = executor.submit(run_clip_stage, stage, clip, str(out), manifest.qa, upstream,
-                            gpu, gpu=gpu)
+        gpu = stage == "players" and ex.gpus > 0
+        h = ex.submit(run_clip_stage, stage, clip, str(out), manifest.qa, prov, gpu, gpu=gpu)
         running[h] = (cid, stage)
 
     def next_stage(cid: str, stage: str | None) -> str | None:
@@ -116,7 +143,7 @@ def build_dataset(manifest: Manifest, out, executor, stages: tuple[str, ...] = A
             submit(cid, first)
     try:
         while running:
-            h, result, exc = executor.wait_one(list(running))
+            h, result, exc = executor().wait_one(list(running))
             cid, stage = running.pop(h)
             if exc is not None:
                 if attempts[(cid, stage)] < MAX_ATTEMPTS:
@@ -147,6 +174,8 @@ def build_dataset(manifest: Manifest, out, executor, stages: tuple[str, ...] = A
             bar.update(1)
     finally:
         bar.close()
+        if started:
+            started[0].shutdown()
     report.seconds = time.perf_counter() - t0
     from exporters.atomic import write_json_atomic, write_text_atomic
     write_json_atomic(out / "report.json", report.to_json())

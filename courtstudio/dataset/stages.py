@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from courtstudio.dataset.manifest import Clip, QAOptions
-from courtstudio.dataset.stage_dirs import StageDir, file_digest, tree_digest
+from courtstudio.dataset.stage_dirs import StageDir, file_digest, provenance_digest, tree_digest
 
 CLIP_STAGES = ("prepare", "propagate", "players", "export", "qa")
 
@@ -48,31 +48,38 @@ def clip_dir(out_root, clip_id: str) -> Path:
     return Path(out_root) / "clips" / clip_id
 
 
-def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions,
-                   upstream: dict[str, str | None], gpu_available: bool = False
-                   ) -> StageResult:
-    """Run one stage of one clip (in a worker process, or in-process when serial).
+def stage_provenance(stage: str, clip: Clip, qa: QAOptions,
+                     upstream: dict[str, str | None]) -> dict:
+    """What a (clip, stage) result depends on: its inputs' digests, the upstream stages'
+    digests, the tool version and the parameters."""
+    return {"stage": stage, "clip": clip.id, "tool_version": tool_version(),
+            "params": _stage_params(stage, clip, qa), "inputs": _input_digests(stage, clip),
+            "upstream": upstream}
 
-    upstream: {stage: digest} of the finished stages this one reads (None where a stage was
-    skipped). Raises on failure; the driver retries and then reports."""
+
+def finished_result(stage: str, clip: Clip, out_root, provenance: dict) -> StageResult | None:
+    """The cached result when the stage's folder was made from exactly these inputs."""
+    digest = provenance_digest(provenance)
+    if StageDir(clip_dir(out_root, clip.id), stage).finished_digest() == digest:
+        return StageResult(clip.id, stage, "cached", digest)
+    return None
+
+
+def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions, provenance: dict,
+                   gpu_available: bool = False) -> StageResult:
+    """Run one stage of one clip (in a worker process, or in-process when serial) and swap
+    its folder in. Raises on failure; the driver retries and then reports."""
     t0 = time.perf_counter()
     sd = StageDir(clip_dir(out_root, clip.id), stage)
     sd.clip_dir.mkdir(parents=True, exist_ok=True)
     sd.clean_leftovers()
-    params = _stage_params(stage, clip, qa)
     if stage == "players" and not gpu_available:
         return StageResult(clip.id, stage, "skipped", None, 0.0,
                            "no GPU in this cluster: players need SAM3 and PromptHMR on a CUDA "
                            "GPU; the scenes carry no player meshes")
-    provenance = {"stage": stage, "clip": clip.id, "tool_version": tool_version(),
-                  "params": params, "inputs": _input_digests(stage, clip),
-                  "upstream": upstream}
-    from courtstudio.dataset.stage_dirs import provenance_digest
     digest = provenance_digest(provenance)
-    if sd.finished_digest() == digest:
-        return StageResult(clip.id, stage, "cached", digest, time.perf_counter() - t0)
     work = sd.partial_dir(digest)
-    counts = _RUNNERS[stage](clip, work, Path(out_root), qa, params)
+    counts = _RUNNERS[stage](clip, work, Path(out_root), qa, provenance["params"])
     sd.commit(work, provenance)
     return StageResult(clip.id, stage, "done", digest, time.perf_counter() - t0,
                        counts=counts or {})

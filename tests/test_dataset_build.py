@@ -1,0 +1,199 @@
+"""`courtstudio dataset build`: manifests, stages with provenance, Ray and serial runs,
+resume after a kill, failures that do not stop the other clips."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from courtstudio.cli import main
+from courtstudio.dataset.build import build_dataset
+from courtstudio.dataset.executors import SerialExecutor, make_executor
+from courtstudio.dataset.manifest import ManifestError, load_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = ("prepare", "propagate", "export")
+
+
+def _clip(folder: Path, sport: str, seed: int, frames: int = 16) -> None:
+    assert main(["synth-clip", "--sport", sport, "--frames", str(frames), "--size", "480",
+                 "270", "--seed", str(seed), "-o", str(folder / f"{sport}.avi"),
+                 "--points", str(folder / f"{sport}_ref.json")]) == 0
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory) -> Path:
+    """Two tiny synthetic clips (tennis, badminton) with their reference clicks."""
+    folder = tmp_path_factory.mktemp("clips")
+    _clip(folder, "tennis", 3)
+    _clip(folder, "badminton", 6)
+    return folder
+
+
+def _manifest(folder: Path, **extra) -> Path:
+    data = {"clips": [
+        {"id": "t1", "sport": "tennis", "video": "tennis.avi", "match": "m1",
+         "references": [{"frame": 0, "points": "tennis_ref.json"}], "export_every": 5},
+        {"id": "b1", "sport": "badminton", "video": "badminton.avi", "match": "m2",
+         "references": [{"frame": 0, "points": "badminton_ref.json"}], "export_every": 5}],
+        "qa": {"seed": 1}}
+    data.update(extra)
+    path = folder / "manifest.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _statuses(report) -> dict:
+    return {(r["clip"], r["stage"]): r["status"] for r in report.results}
+
+
+# ------------------------------------------------------------------------- manifests
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d.pop("clips"), "clips"),
+    (lambda d: d["clips"][1].update(id="../evil"), "clips[1].id"),
+    (lambda d: d["clips"][0].update(sport="quidditch"), "clips[0].sport"),
+    (lambda d: d["clips"][0].update(video="missing.avi"), "clips[0].video"),
+    (lambda d: d["clips"][1].update(references=[]), "clips[1].references"),
+    (lambda d: d["clips"][0]["references"][0].update(frame=-1), "clips[0].references[0].frame"),
+    (lambda d: d["clips"][1].update(id="t1"), "clips[1].id"),
+    (lambda d: d["clips"][0].update(project="p"), "clips[0]"),
+    (lambda d: d["qa"].update(bench_fraction=2), "qa.bench_fraction"),
+])
+def test_a_malformed_manifest_exits_2_with_one_line_naming_the_field(clips, tmp_path, capsys,
+                                                                      mutate, field):
+    data = json.loads(_manifest(clips).read_text())
+    mutate(data)
+    bad = clips / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["dataset", "build", str(bad), "-o", str(tmp_path / "out"), "--serial"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0] and str(bad) in err[0], err
+    assert not (tmp_path / "out").exists()
+
+
+def test_yaml_manifests_and_non_finite_numbers(clips):
+    y = clips / "m.yaml"
+    y.write_text("clips:\n  - {id: t1, sport: tennis, video: tennis.avi,\n"
+                 "     references: [{frame: 0, points: tennis_ref.json}]}\n"
+                 "qa: {bench_fraction: .nan}\n")
+    with pytest.raises(ManifestError, match=r"qa\.bench_fraction.*finite"):
+        load_manifest(y)
+    y.write_text(y.read_text().replace(".nan", "0.25"))
+    m = load_manifest(y)
+    assert m.clips[0].video == clips / "tennis.avi" and m.qa.bench_fraction == 0.25
+    assert m.clips[0].match == "t1"  # a clip is its own match unless told
+
+
+# ---------------------------------------------------------------------------- serial
+def test_without_ray_the_build_runs_serially_and_says_so(clips, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    said = []
+    ex = make_executor(None, 2, said.append)
+    assert isinstance(ex, SerialExecutor) and "serially" in said[0]
+    report = build_dataset(load_manifest(_manifest(clips)), tmp_path / "out", lambda: ex,
+                           STAGES, progress=False)
+    assert not report.failures, report.failures
+    assert set(_statuses(report).values()) == {"done"}
+    for cid, sport in (("t1", "tennis"), ("b1", "badminton")):
+        scenes = sorted((tmp_path / f"out/clips/{cid}/export/scenes").glob("*/scene.json"))
+        assert [p.parent.name for p in scenes] == [f"{sport}_0000{i:02d}"
+                                                   for i in (0, 5, 10, 15)]
+    prop = (tmp_path / "out/clips/t1/propagate/cameras.jsonl").read_text().splitlines()
+    assert len(prop) == 16
+    for stage in STAGES:
+        prov = json.loads((tmp_path / f"out/clips/b1/{stage}/provenance.json").read_text())
+        assert prov["stage"] == stage and len(prov["digest"]) == 64
+    rep = json.loads((tmp_path / "out/report.json").read_text())
+    assert rep["stages"]["propagate"]["done"] == 2
+    assert "prepare" in (tmp_path / "out/report.txt").read_text()
+
+    # nothing changed: nothing runs, no executor is started
+    def no_executor():
+        raise AssertionError("a rerun with nothing changed must not start an executor")
+    again = build_dataset(load_manifest(_manifest(clips)), tmp_path / "out", no_executor,
+                          STAGES, progress=False)
+    assert set(_statuses(again).values()) == {"cached"}
+
+    # a changed reference redoes that clip's stages only
+    ref = json.loads((clips / "badminton_ref.json").read_text())
+    name = next(iter(ref["points"]))
+    ref["points"][name][0] += 0.5
+    changed = clips / "badminton_ref_changed.json"
+    changed.write_text(json.dumps(ref))
+    data = json.loads(_manifest(clips).read_text())
+    data["clips"][1]["references"][0]["points"] = changed.name
+    (clips / "manifest2.json").write_text(json.dumps(data))
+    third = build_dataset(load_manifest(clips / "manifest2.json"), tmp_path / "out",
+                          SerialExecutor, STAGES, progress=False)
+    st = _statuses(third)
+    assert {st[("b1", s)] for s in STAGES} == {"done"}
+    assert {st[("t1", s)] for s in STAGES} == {"cached"}
+
+
+def test_a_failing_clip_is_retried_reported_and_does_not_stop_the_others(clips, tmp_path,
+                                                                         capsys):
+    data = json.loads(_manifest(clips).read_text())
+    data["clips"][0]["references"][0]["frame"] = 500  # outside the 16-frame video
+    (clips / "m_fail.json").write_text(json.dumps(data))
+    code = main(["dataset", "build", str(clips / "m_fail.json"), "-o", str(tmp_path / "out"),
+                 "--serial", "--quiet", "--stages", *STAGES])
+    assert code == 1
+    rep = json.loads((tmp_path / "out/report.json").read_text())
+    assert [(f["clip"], f["stage"], f["attempts"]) for f in rep["failures"]] == [
+        ("t1", "prepare", 3)]
+    assert "reference frame 500" in rep["failures"][0]["error"]
+    st = {(r["clip"], r["stage"]): r["status"] for r in rep["tasks"]}
+    assert st[("t1", "propagate")] == "not_run" and st[("b1", "export")] == "done"
+    assert "FAILED t1/prepare" in capsys.readouterr().out
+
+
+def test_a_killed_build_resumes_without_redoing_finished_tasks(clips, tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "courtstudio", "dataset", "build", str(_manifest(clips)),
+           "-o", str(out), "--serial", "--quiet", "--stages", *STAGES]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    marker = out / "clips/t1/propagate/provenance.json"
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert marker.exists(), "the build never finished a propagation"
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rep = json.loads((out / "report.json").read_text())
+    st = {(r["clip"], r["stage"]): r["status"] for r in rep["tasks"]}
+    assert st[("t1", "prepare")] == "cached" and st[("t1", "propagate")] == "cached"
+    assert all(v in ("cached", "done") for v in st.values())
+    assert not list(out.glob("clips/*/.*.old-*")), "swap leftovers are cleaned"
+    assert len((out / "clips/b1/propagate/cameras.jsonl").read_text().splitlines()) == 16
+
+
+# ------------------------------------------------------------------------------- ray
+def test_a_local_ray_cluster_of_two_cpus_builds_two_clips(clips, tmp_path):
+    ray = pytest.importorskip("ray", reason="Ray is an optional extra ([scale])")
+    from courtstudio.dataset.executors import RayExecutor
+    try:
+        ex = RayExecutor(None, 2)
+    except Exception as exc:  # pragma: no cover - depends on the machine
+        pytest.skip(f"Ray cannot start a local cluster here: {exc}")
+    assert ex.workers == 2 and ray.is_initialized()
+    report = build_dataset(load_manifest(_manifest(clips)), tmp_path / "out", lambda: ex,
+                           STAGES, progress=False)
+    assert not ray.is_initialized(), "the build shuts its cluster down"
+    assert not report.failures, report.failures
+    assert set(_statuses(report).values()) == {"done"} and "Ray" in report.executor
+    for cid in ("t1", "b1"):
+        assert len(list((tmp_path / f"out/clips/{cid}/export/scenes").glob("*/scene.json"))
+                   ) == 4
+    shutil.rmtree(tmp_path / "out")
