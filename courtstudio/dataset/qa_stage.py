@@ -1,11 +1,12 @@
 """The QA stages of a dataset build: questions per clip, then one merge over every clip.
 
 Per clip the QA generator (package ``qa``) runs over the clip's exported scenes with the
-build's options; it splits by match, so every item of a clip lands in the training set or in
-the benchmark as its match does, the same way in every clip of that match. The merge stage
-then only gathers: it concatenates the clips' ``train.json`` and ``bench.json``, moves each
-clip's marked images under ``images/<clip>/``, writes one ``dataset_info.json`` and checks
-that no match is in both sets.
+build's options and keeps every item it selects (``items.jsonl``: question, answer and
+provenance); the split is not decided there, since a split by match needs every match. The
+merge stage decides it once for the whole build (``qa.generate.split_units`` over the
+manifest's match ids, with its seed and bench fraction, so no match is in both sets), moves
+each clip's marked images under ``images/<clip>/`` and writes ``train.json``, ``bench.json``
+(and their ``_multi_frame`` twins), ``dataset_info.json`` and ``items.jsonl``.
 """
 
 from __future__ import annotations
@@ -20,74 +21,74 @@ from courtstudio.dataset.stage_dirs import StageDir, provenance_digest
 
 
 def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> dict:
-    """QA for one clip's scenes into ``work`` (bench.json, train.json, items.jsonl, images/)."""
+    """QA items for one clip's scenes into ``work/qa`` (items.jsonl, images/, summary)."""
     from qa.generate import GenerateOptions, generate
     shutil.rmtree(work / "qa", ignore_errors=True)
     opts = GenerateOptions(seed=qa.seed, per_image=qa.per_image, split_by="match",
-                           match_of=lambda scene: clip.match, **qa.extra)
-    res = generate([scenes_dir], work / "qa", opts)
-    return {"train": res.train_count, "bench": res.bench_count, "images": res.image_count}
+                           bench_fraction=0.0, **qa.extra)
+    summary = generate([scenes_dir], work / "qa", opts)
+    return {"items": int(summary.get("items", 0)) if isinstance(summary, dict) else 0}
 
 
-def _read_list(path: Path) -> list:
+def _read_items(path: Path) -> list[dict]:
     if not path.exists():
         return []
-    data = json.loads(path.read_text())
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a list of QA items")
-    return data
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -> dict:
-    """Gather every clip's QA into OUT/dataset (train.json, bench.json, dataset_info.json,
-    items.jsonl, images/<clip>/). Reused when no clip's QA changed."""
+    """Gather every clip's QA into OUT/dataset, split by match. Reused when no clip's QA
+    changed and the split options are the same."""
     from exporters.atomic import write_json_atomic
+    from qa.generate import DATASET_NAME, split_units, write_datasets
     sd = StageDir(out, "dataset")
-    provenance = {"stage": "merge", "clips": {c.id: qa_digests[c.id] for c in clips}}
+    provenance = {"stage": "merge", "clips": {c.id: qa_digests[c.id] for c in clips},
+                  "matches": {c.id: c.match for c in clips}, "seed": qa.seed,
+                  "bench_fraction": qa.bench_fraction}
     digest = provenance_digest(provenance)
     if sd.finished_digest() == digest:
         return {**json.loads((sd.final / "counts.json").read_text()), "cached": True}
     work = sd.partial_dir(digest)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    train, bench, matches = [], [], {"train": set(), "bench": set()}
-    with open(work / "items.jsonl", "w") as items_out:
-        for clip in clips:
-            src = out / "clips" / clip.id / "qa" / "qa"
-            for img in sorted((src / "images").glob("*")):
-                dst = work / "images" / clip.id / img.name
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(img, dst)
-                except OSError:
-                    shutil.copy2(img, dst)
-            prefix = f"images/{clip.id}/"
-            for rec in _read_list(src / "train.json"):
-                rec["images"] = [prefix + Path(p).name for p in rec.get("images", [])]
-                train.append(rec)
-                matches["train"].add(clip.match)
-            for rec in _read_list(src / "bench.json"):
-                rec["image_id"] = prefix + Path(rec["image_id"]).name
-                bench.append(rec)
-                matches["bench"].add(clip.match)
-            if (src / "items.jsonl").exists():
-                for line in (src / "items.jsonl").read_text().splitlines():
-                    if line.strip():
-                        items_out.write(json.dumps({"clip": clip.id, "match": clip.match,
-                                                    **json.loads(line)}) + "\n")
-    both = matches["train"] & matches["bench"]
-    if both:
-        raise ValueError(f"matches in both the training set and the benchmark: "
-                         f"{', '.join(sorted(both))}")
-    write_json_atomic(work / "train.json", train)
-    write_json_atomic(work / "bench.json", bench)
-    info_src = next((out / "clips" / c.id / "qa" / "qa" / "dataset_info.json" for c in clips
-                     if (out / "clips" / c.id / "qa" / "qa" / "dataset_info.json").exists()),
-                    None)
-    if info_src is not None:
-        shutil.copy2(info_src, work / "dataset_info.json")
-    counts = {"clips": len(clips), "train": len(train), "bench": len(bench),
-              "train_matches": len(matches["train"]), "bench_matches": len(matches["bench"])}
+    bench_matches = split_units([c.match for c in clips], qa.bench_fraction, qa.seed)
+    items = []
+    for clip in clips:
+        src = out / "clips" / clip.id / "qa" / "qa"
+        for img in sorted((src / "images").glob("*")):
+            dst = work / "images" / clip.id / img.name
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(img, dst)
+            except OSError:
+                shutil.copy2(img, dst)
+        prefix = f"images/{clip.id}/"
+        for it in _read_items(src / "items.jsonl"):
+            it["image_id"] = prefix + Path(it["image_id"]).name
+            if "image_ids" in it:
+                it["image_ids"] = [prefix + Path(p).name for p in it["image_ids"]]
+            it.update(match_id=clip.match, clip_id=clip.id,
+                      split="bench" if clip.match in bench_matches else "train",
+                      item_id=f"{clip.id}/{it.get('item_id', len(items))}")
+            items.append(it)
+    write_datasets(work, items)
+    sharegpt = {"formatting": "sharegpt", "columns": {"messages": "messages",
+                                                      "images": "images"},
+                "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
+                         "assistant_tag": "assistant"}}
+    write_json_atomic(work / "dataset_info.json", {
+        DATASET_NAME: {"file_name": "train.json", **sharegpt},
+        DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt}})
+    with open(work / "items.jsonl", "w") as fh:
+        for it in items:
+            fh.write(json.dumps(it, allow_nan=False) + "\n")
+    train_m = {it["match_id"] for it in items if it["split"] == "train"}
+    bench_m = {it["match_id"] for it in items if it["split"] == "bench"}
+    assert not train_m & bench_m  # one split per match, by construction
+    counts = {"clips": len(clips), "items": len(items),
+              "train": sum(it["split"] == "train" for it in items),
+              "bench": sum(it["split"] == "bench" for it in items),
+              "train_matches": len(train_m), "bench_matches": len(bench_m)}
     write_json_atomic(work / "counts.json", counts)
     sd.commit(work, provenance)
     return counts
