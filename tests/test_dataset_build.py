@@ -180,6 +180,7 @@ def test_a_killed_build_resumes_without_redoing_finished_tasks(clips, tmp_path):
 
 
 # ------------------------------------------------------------------------------- ray
+@pytest.mark.timeout(600)
 def test_a_local_ray_cluster_of_two_cpus_builds_two_clips(clips, tmp_path):
     ray = pytest.importorskip("ray", reason="Ray is an optional extra ([scale])")
     from courtstudio.dataset.executors import RayExecutor

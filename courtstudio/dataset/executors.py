@@ -57,6 +57,8 @@ class RayExecutor:
             kwargs["num_cpus"] = workers or os.cpu_count() or 1
             # the object store holds only small results here: keep it small on a laptop
             kwargs["object_store_memory"] = 256 * 1024 * 1024
+            # a busy laptop starts worker processes slowly: give them time to register
+            kwargs["_system_config"] = {"worker_register_timeout_seconds": 180}
             # workers import this checkout's packages like the driver does
             kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
                 p for p in [os.environ.get("PYTHONPATH", ""), _source_root()] if p)}}
