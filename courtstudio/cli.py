@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 
-from court_specs import SpecError, available_specs, load_spec
+from court_specs import available_specs, load_spec
 from courtstudio.ball import lift_ball_with_uncertainty
 from courtstudio.calibration import calibrate_court
 from courtstudio.points_file import InputError, load_points_file, read_json
 from courtstudio.project import load_project
 from exporters.atomic import write_json_atomic
-from exporters.scene import SceneError
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 from geometry.uncertainty import ParamCovariance
@@ -27,6 +27,47 @@ EXIT_BAD_INPUT = 2
 
 class CliError(Exception):
     """A user error: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line (the CLI's error contract), not usage text + a line."""
+
+    def error(self, message):
+        raise CliError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _finite(text: str) -> float:
+    """argparse type: a finite number of magnitude at most 1e6 (float() accepts nan, inf)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v) or abs(v) > 1e6:
+        raise argparse.ArgumentTypeError(f"expected a finite number of magnitude at most 1e6, "
+                                         f"got {text!r}")
+    return v
+
+
+def _positive(text: str) -> float:
+    """argparse type: a finite number > 0 (at most 1e6)."""
+    v = _finite(text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _int_in(lo: int, hi: int):
+    """argparse type: an integer in lo..hi."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"expected {lo}..{hi}, got {v}")
+        return v
+    parse.__name__ = "integer"
+    return parse
 
 
 def _examples(*lines: str) -> str:
@@ -249,6 +290,7 @@ def cmd_synth(args) -> int:
     from courtstudio.synthetic_project import write_synthetic_project
     for s in args.sports:
         load_spec(s)
+    _check_image_size(args.image_size, "--image-size")
     p = write_synthetic_project(args.output, args.sports, args.per_sport, args.seed,
                                 args.click_sigma, args.all_points,
                                 tuple(args.image_size), name=Path(args.output).name,
@@ -354,6 +396,13 @@ def cmd_batch_propagate(args) -> int:
 def cmd_synth_clip(args) -> int:
     from courtstudio.synthetic_clip import make_clip, write_video
     spec = load_spec(args.sport)
+    n = args.frames
+    for name, frames in (("--reference-frame", [args.reference_frame]), ("--cut-at", args.cut_at),
+                         ("--blur", args.blur)):
+        bad = [f for f in frames if not 0 <= f < n]
+        if bad:
+            raise CliError(f"{name} {bad[0]}: outside the clip's frames 0..{n - 1}")
+    _check_image_size(args.size, "--size")
     clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
                      cut_at=tuple(args.cut_at), blur_frames=tuple(args.blur))
     out = Path(args.output)
@@ -373,6 +422,11 @@ def cmd_synth_clip(args) -> int:
     return 0
 
 
+def _check_image_size(size, option: str) -> None:
+    from exporters.images import check_dimensions
+    check_dimensions(int(size[0]), int(size[1]), option, CliError)
+
+
 # ---------------------------------------------------------------------------------- gui
 def cmd_gui(args) -> int:
     try:
@@ -389,11 +443,14 @@ def cmd_gui(args) -> int:
 # --------------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="courtstudio", formatter_class=fmt,
         description="Metric 3D scenes from broadcast frames of court sports.",
         epilog=_examples("courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
                          "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+    p.add_argument("--max-megapixels", type=_positive, metavar="MP",
+                   help="refuse images and video frames larger than this (default "
+                        "100 megapixels; read from the file header before decoding)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sp = sub.add_parser("specs", help="list court specs or print one", formatter_class=fmt,
@@ -420,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="simple: one focal, centred principal point (default); full: fx, fy, "
                          "cx, cy")
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX",
+    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX",
                     help="assumed click noise, 1-sigma pixels (default 1)")
     sp.add_argument("--json", action="store_true", help="print the camera JSON")
     sp.add_argument("-o", "--output", help="write the camera JSON here")
@@ -430,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     def plane_args(q):
         q.add_argument("--plane", help="projection plane name from the spec (default: the "
                                        "playing surface; table tennis: table or floor)")
-        q.add_argument("--plane-z", type=float, help="projection plane height z (metres)")
+        q.add_argument("--plane-z", type=_finite, help="projection plane height z (metres)")
         q.add_argument("--sport", help="spec for --plane (default: the camera file's sport)")
 
     sp = sub.add_parser(
@@ -443,10 +500,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio lift-ball --camera tt.json --ball 900 400 --ground 905 "
                          "700 --plane floor"))
     sp.add_argument("--camera", required=True)
-    sp.add_argument("--ball", nargs=2, type=float, required=True, metavar=("U", "V"))
-    sp.add_argument("--ground", nargs=2, type=float, required=True, metavar=("U", "V"))
+    sp.add_argument("--ball", nargs=2, type=_finite, required=True, metavar=("U", "V"))
+    sp.add_argument("--ground", nargs=2, type=_finite, required=True, metavar=("U", "V"))
     plane_args(sp)
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_lift_ball)
 
@@ -460,12 +517,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("image")
     sp.add_argument("--camera", required=True)
     sp.add_argument("--points", help="also draw these clicks and their reprojections")
-    sp.add_argument("--ball", nargs=2, type=float, metavar=("U", "V"),
+    sp.add_argument("--ball", nargs=2, type=_finite, metavar=("U", "V"),
                     help="also draw the ball tool's projection line")
-    sp.add_argument("--ground", nargs=2, type=float, metavar=("U", "V"))
+    sp.add_argument("--ground", nargs=2, type=_finite, metavar=("U", "V"))
     sp.add_argument("-o", "--output", required=True)
     sp.add_argument("--plane")
-    sp.add_argument("--plane-z", type=float)
+    sp.add_argument("--plane-z", type=_finite)
     sp.add_argument("--sport", required=True)
     sp.set_defaults(func=cmd_overlay)
 
@@ -488,8 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=_examples("courtstudio zone --sport tennis 8.0 3.0",
                                          "courtstudio zone --sport basketball_nba 1.0 7.6 --json"))
     sp.add_argument("--sport", required=True)
-    sp.add_argument("x", type=float)
-    sp.add_argument("y", type=float)
+    sp.add_argument("x", type=_finite)
+    sp.add_argument("y", type=_finite)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_zone)
 
@@ -524,10 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reference", action="append", default=[], metavar="FRAME:POINTS.json",
                     help="an annotated frame (points file as for calibrate); repeatable")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--workers", type=int, default=1,
+    sp.add_argument("--workers", type=_int_in(1, 64), default=1,
                     help="processes for the propagation runs (one per reference and "
                          "direction; video files)")
-    sp.add_argument("--flag-px", type=float, default=3.0, help="flag frames whose "
+    sp.add_argument("--flag-px", type=_positive, default=3.0, help="flag frames whose "
                                                                "recalibration RMS exceeds this")
     sp.add_argument("--snap", action="store_true",
                     help="snap transferred keypoints onto the painted line crossings first")
@@ -542,13 +599,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio synth-clip --sport badminton --cut-at 60 --blur 30 31 "
                          "-o out/b.avi --points out/b_ref.json"))
     sp.add_argument("--sport", required=True)
-    sp.add_argument("--frames", type=int, default=120)
-    sp.add_argument("--size", nargs=2, type=int, default=[1280, 720], metavar=("W", "H"))
-    sp.add_argument("--seed", type=int, default=1)
-    sp.add_argument("--cut-at", nargs="*", type=int, default=[],
+    sp.add_argument("--frames", type=_int_in(1, 100_000), default=120)
+    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720], metavar=("W", "H"))
+    sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=1)
+    sp.add_argument("--cut-at", nargs="*", type=_int_in(0, 100_000), default=[],
                     help="insert 20 frames of another camera here (two cuts)")
-    sp.add_argument("--blur", nargs="*", type=int, default=[], help="heavily blurred frames")
-    sp.add_argument("--reference-frame", type=int, default=0)
+    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[], help="heavily blurred frames")
+    sp.add_argument("--reference-frame", type=_int_in(0, 100_000), default=0)
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
                     help="write the reference frame's true keypoints here (a points file)")
@@ -571,8 +628,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "--person 1 --height 0.35"))
     pc.add_argument("--camera", required=True)
     pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz)")
-    pc.add_argument("--person", type=int, help="only this person (0-based)")
-    pc.add_argument("--height", type=float, required=True,
+    pc.add_argument("--person", type=_int_in(0, 100_000), help="only this person (0-based)")
+    pc.add_argument("--height", type=_finite, required=True,
                     help="height of the lowest vertex above the plane, metres (0 = standing)")
     plane_args(pc)
     pc.add_argument("--json", action="store_true")
@@ -592,8 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--screenshot", metavar="FILE.png")
     sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
     sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
-    sp.add_argument("--frame", type=int, default=0, help="frame index to show")
-    sp.add_argument("--size", nargs=2, type=int, default=[1600, 960], metavar=("W", "H"))
+    sp.add_argument("--frame", type=_int_in(0, 10 ** 9), default=0, help="frame index to show")
+    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960], metavar=("W", "H"))
     sp.set_defaults(func=cmd_gui)
 
     sp = sub.add_parser(
@@ -602,13 +659,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_examples("courtstudio synth --sports tennis badminton --per-sport 2 -o synth",
                          "courtstudio synth --sports table_tennis --all-points --seed 3 -o tt"))
     sp.add_argument("--sports", nargs="+", required=True)
-    sp.add_argument("--per-sport", type=int, default=1)
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--per-sport", type=_int_in(1, 1000), default=1)
+    sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=0)
+    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--all-points", action="store_true",
                     help="click every visible keypoint (default: the paper's six)")
-    sp.add_argument("--image-size", nargs=2, type=int, default=[1920, 1080], metavar=("W", "H"))
-    sp.add_argument("--players", type=int, default=0,
+    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("--players", type=_int_in(0, 50), default=0,
                     help="Anny players per frame, rendered and annotated with simulated "
                          "PromptHMR meshes (needs the anny package)")
     sp.add_argument("-o", "--output", required=True)
@@ -616,15 +673,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        name = exc.filename2 if exc.filename2 is not None else exc.filename
+        return f"{name}: {exc.strerror}" if name is not None else exc.strerror
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command. Bad input (a usage mistake, a malformed or unreadable file, an
+    unwritable output) exits with code 2 and exactly one line on stderr, never a traceback."""
+    from exporters.images import set_max_pixels
     try:
+        args = build_parser().parse_args(argv)
+        set_max_pixels(None if args.max_megapixels is None
+                       else int(args.max_megapixels * 1e6))
         return args.func(args)
-    except (CliError, InputError, SpecError, SceneError, GeometryError, ValueError) as exc:
-        msg = " ".join(str(exc).split())
-        print(f"courtstudio: error: {msg}", file=sys.stderr)
+    except (CliError, ValueError, OSError) as exc:
+        print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RecursionError:
+        print("courtstudio: error: input nested too deeply", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print("courtstudio: error: out of memory reading the input", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
+        print(f"courtstudio: error: internal error ({type(exc).__name__}: {_one_line(exc)}); "
+              "please report it", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        set_max_pixels(None)
 
 
 if __name__ == "__main__":

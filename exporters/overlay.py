@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from exporters.atomic import atomic_path
+from exporters.images import read_image  # noqa: F401 - the overlay command's reader
 from geometry.camera import Camera
 from geometry.projection import project_polyline
 
@@ -81,15 +82,11 @@ def draw_ball(image: np.ndarray, projection_line_uv: np.ndarray, ball_uv, ground
     return image
 
 
-def read_image(path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ValueError(f"{path}: cannot read as an image")
-    return img
-
-
 def write_image(path, image: np.ndarray) -> Path:
     path = Path(path)
+    if not cv2.haveImageWriter(str(path)):
+        raise ValueError(f"{path}: cannot write an image with this extension (use .png or "
+                         ".jpg)")
     with atomic_path(path) as tmp:
         if not cv2.imwrite(str(tmp), image):
             raise ValueError(f"{path}: cannot encode an image with this extension")
