@@ -246,7 +246,7 @@ def cmd_export(args) -> int:
     from exporters.scene import load_scene
     if src.suffix.lower() != ".json":
         raise CliError(f"{src}: expected a scene .json for --format {fmt}")
-    scene = load_scene(src)
+    scene = load_scene(src, load_meshes=fmt == "glb")  # a camera export reads no mesh
     if fmt == "glb":
         from exporters.glb import write_glb
         write_glb(scene, load_spec(scene.spec_id), args.output)

@@ -16,7 +16,8 @@ import h5py
 import numpy as np
 
 from exporters.atomic import atomic_path, write_json_atomic
-from exporters.validation import first_schema_error, read_json_file
+from exporters.validation import (MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array,
+                                  check_regular_file, first_schema_error, read_json_file)
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 
@@ -26,6 +27,8 @@ FRAME_CONVENTION = "courtsi-v1"
 JOINT_NAMES = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "scene.schema.json"
 TOOL_VERSION = "0.1.0"
+MAX_MESH_VERTICES = 2_000_000  # per player, checked from the HDF5 dataset shape before reading
+MAX_MESH_FACES = 4_000_000
 
 
 class SceneError(ValueError):
@@ -183,11 +186,48 @@ def validate_scene_json(data, where: str = "scene") -> None:
         raise SceneError(f"{where}: {problem}")
 
 
-def load_scene(json_path) -> Scene:
-    """Load and validate a scene (and its meshes). Raises SceneError naming file and field."""
+def _check_magnitudes(data: dict, where: str) -> None:
+    """Refuse absurd magnitudes: pixels beyond MAX_ABS_PIXEL, world coordinates (metres)
+    beyond MAX_ABS_WORLD_M. Fields are named by path."""
+    def chk(value, field, limit, shape=None):
+        check_finite_array(value, f"{where}: field {field}", SceneError, shape, limit)
+
+    cam, fr, b = data["camera"], data["frame"], data["ball"]
+    chk(fr["image_size"], "frame.image_size", MAX_ABS_PIXEL)
+    chk(cam["image_size"], "camera.image_size", MAX_ABS_PIXEL)
+    chk(cam["K"], "camera.K", MAX_ABS_PIXEL)
+    chk(cam["dist"], "camera.dist", MAX_ABS_WORLD_M)
+    for k in ("t", "camera_centre_world", "camera_centre_sigma_m"):
+        if k in cam:
+            chk(cam[k], f"camera.{k}", MAX_ABS_WORLD_M)
+    for k in ("rms_px", "focal_sigma_pct"):
+        if k in cam:
+            chk(cam[k], f"camera.{k}", MAX_ABS_PIXEL)
+    for k in ("uv", "ground_uv"):
+        if k in b:
+            chk(b[k], f"ball.{k}", MAX_ABS_PIXEL)
+    for k in ("world", "height_m", "sigma_world_m"):
+        if k in b:
+            chk(b[k], f"ball.{k}", MAX_ABS_WORLD_M)
+    for i, p in enumerate(data["players"]):
+        chk(p["box_xyxy"], f"players[{i}].box_xyxy", MAX_ABS_PIXEL)
+        for k, v in p.get("joints_world", {}).items():
+            chk(v, f"players[{i}].joints_world.{k}", MAX_ABS_WORLD_M)
+        for k in ("ground_world", "lowest_vertex_height_m", "scale"):
+            if k in p:
+                chk(p[k], f"players[{i}].{k}", MAX_ABS_WORLD_M)
+
+
+def load_scene(json_path, load_meshes: bool = True) -> Scene:
+    """Load and validate a scene (and, with ``load_meshes``, its meshes from the HDF5 file
+    beside it: a command that needs no mesh never opens it). Raises SceneError naming the file
+    and the field: schema, non-finite or absurd numbers (pixels <= 1e6, metres <= 1e4), mesh
+    files outside the scene's folder, HDF5 datasets of the wrong shape or over the size
+    limits (checked before reading)."""
     json_path = Path(json_path)
     data = read_json_file(json_path, SceneError, "scene file")
     validate_scene_json(data, str(json_path))
+    _check_magnitudes(data, str(json_path))
     try:
         camera = Camera.from_dict(data["camera"], "camera")
     except GeometryError as exc:
@@ -210,7 +250,7 @@ def load_scene(json_path) -> Scene:
         ids.add(p["id"])
         V = F = None
         mesh = p.get("mesh")
-        if mesh:
+        if mesh and load_meshes:
             V, F = _read_mesh(json_path, mesh, f"players[{i}].mesh")
         players.append(PlayerRecord(
             id=p["id"], box_xyxy=np.array(p["box_xyxy"], float),
@@ -227,23 +267,47 @@ def load_scene(json_path) -> Scene:
                  raw=data)
 
 
+def _dataset(f, name: str, shape_ok, max_rows: int, kind: str, where: str, h5_name: str):
+    """The checked (shape, dtype) dataset ``name`` of an open HDF5 file, read only when its
+    declared shape is (N, 3) with N <= max_rows and its dtype numeric of ``kind`` ('f' or 'i')."""
+    obj = f.get(name)
+    if not isinstance(obj, h5py.Dataset):
+        raise SceneError(f"{where}: dataset {name!r} is not in {h5_name}")
+    shape, dtype = obj.shape, obj.dtype
+    if shape is None or len(shape) != 2 or shape[1] != 3:
+        raise SceneError(f"{where}: expected ({'V' if kind == 'f' else 'F'}, 3), got {shape}")
+    if shape[0] > max_rows:
+        raise SceneError(f"{where}: {shape[0]} rows, over the limit of {max_rows}")
+    if dtype.kind not in (("f", "i", "u") if kind == "f" else ("i", "u")):
+        raise SceneError(f"{where}: expected {'numbers' if kind == 'f' else 'integers'}, "
+                         f"got {dtype}")
+    return np.asarray(obj[()], np.float64 if kind == "f" else np.int64)
+
+
 def _read_mesh(json_path: Path, mesh: dict, where: str):
-    h5_path = json_path.parent / mesh["hdf5"]
+    name = mesh["hdf5"]
+    if not name or Path(name).name != name or name in (".", ".."):
+        raise SceneError(f"{json_path}: field {where}.hdf5: expected a file name beside the "
+                         f"scene file, got {name!r}")
+    h5_path = json_path.parent / name
+    try:
+        check_regular_file(h5_path, SceneError, "scene HDF5 file")
+    except SceneError as exc:
+        raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {exc}") from None
     try:
         with h5py.File(h5_path, "r") as f:
-            for key in ("vertices_world", "faces"):
-                if mesh[key] not in f:
-                    raise SceneError(f"{json_path}: field {where}.{key}: dataset {mesh[key]!r} "
-                                     f"is not in {h5_path.name}")
-            V = np.asarray(f[mesh["vertices_world"]], float)
-            F = np.asarray(f[mesh["faces"]], np.int64)
-    except OSError as exc:
-        raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {h5_path} ({exc})") \
-            from None
-    if V.ndim != 2 or V.shape[1] != 3:
-        raise SceneError(f"{json_path}: field {where}.vertices_world: expected (V, 3), got "
-                         f"{V.shape}")
-    if F.ndim != 2 or F.shape[1] != 3 or (F.size and (F.min() < 0 or F.max() >= len(V))):
+            V = _dataset(f, mesh["vertices_world"], None, MAX_MESH_VERTICES, "f",
+                         f"{json_path}: field {where}.vertices_world", h5_path.name)
+            F = _dataset(f, mesh["faces"], None, MAX_MESH_FACES, "i",
+                         f"{json_path}: field {where}.faces", h5_path.name)
+    except SceneError:
+        raise
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise SceneError(f"{json_path}: field {where}.hdf5: cannot read {h5_path} "
+                         f"({' '.join(str(exc).split())[:200]})") from None
+    check_finite_array(V, f"{json_path}: field {where}.vertices_world", SceneError,
+                       max_abs=MAX_ABS_WORLD_M)
+    if F.size and (F.min() < 0 or F.max() >= len(V)):
         raise SceneError(f"{json_path}: field {where}.faces: expected (F, 3) indices into "
                          f"{len(V)} vertices")
     return V, F
