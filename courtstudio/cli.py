@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -685,10 +686,13 @@ def main(argv=None) -> int:
     unwritable output) exits with code 2 and exactly one line on stderr, never a traceback."""
     from exporters.images import set_max_pixels
     try:
-        args = build_parser().parse_args(argv)
-        set_max_pixels(None if args.max_megapixels is None
-                       else int(args.max_megapixels * 1e6))
-        return args.func(args)
+        with warnings.catch_warnings():
+            # numpy's floating-point RuntimeWarnings are not for the user: results are checked
+            warnings.simplefilter("ignore", RuntimeWarning)
+            args = build_parser().parse_args(argv)
+            set_max_pixels(None if args.max_megapixels is None
+                           else int(args.max_megapixels * 1e6))
+            return args.func(args)
     except (CliError, ValueError, OSError) as exc:
         print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

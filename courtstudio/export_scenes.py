@@ -7,7 +7,6 @@ static-camera ranges and video frames are all handled in one place.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from exporters.mesh_render import RenderMesh, render_meshes
 from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
 from exporters.scene import BallRecord, PlayerRecord, Scene, save_scene
+from exporters.validation import read_json_file
 from geometry.rays import ground_projection_polyline
 
 
@@ -118,17 +118,23 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
                      [float(v) * 100 for v in ball.sigma_world_m])
     truth_path = doc.project.truth_path(frame.id)
     if truth_path.exists():
-        truth = json.loads(truth_path.read_text())
-        f_true = truth["camera"]["K"][0][0]
-        s.focal_error_pct = 100 * (s.focal_px - f_true) / f_true
-        if ball is not None:
-            s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
-                truth["ball"]["world"])]
-        true_players = {tp["id"]: tp for tp in truth.get("players", [])}
-        errs = {p.id: 100 * float(np.linalg.norm(p.joints_world["pelvis"] - np.array(
-            true_players[p.id]["joints_world"]["pelvis"])))
-            for p in players if p.id in true_players and "pelvis" in p.joints_world}
-        s.player_pelvis_error_cm = errs or None
+        try:  # optional ground truth: a malformed file is noted, the frame still exports
+            truth = read_json_file(truth_path, ValueError, "truth file")
+            f_true = truth["camera"]["K"][0][0]
+            s.focal_error_pct = 100 * (s.focal_px - f_true) / f_true
+            if ball is not None:
+                s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
+                    truth["ball"]["world"], float).reshape(3)]
+            true_players = {tp["id"]: tp for tp in truth.get("players", [])}
+            errs = {p.id: 100 * float(np.linalg.norm(p.joints_world["pelvis"] - np.array(
+                true_players[p.id]["joints_world"]["pelvis"], float).reshape(3)))
+                for p in players if p.id in true_players and "pelvis" in p.joints_world}
+            s.player_pelvis_error_cm = errs or None
+        except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError,
+                AttributeError) as exc:
+            s.focal_error_pct = s.ball_error_cm = s.player_pelvis_error_cm = None
+            why = exc if isinstance(exc, ValueError) else f"malformed ({type(exc).__name__})"
+            s.message = "; ".join(m for m in (s.message, f"truth file ignored: {why}") if m)
     return s
 
 

@@ -269,6 +269,9 @@ def load_project(root) -> Project:
         fsport = _check_sport(fr.get("sport", sport), f"{where}.sport")
         frames.append(FrameRef(fid, image, fsport, video, index))
     ranges = []
+    for key in ("camera_ranges", "ball_flights"):
+        if not isinstance(data.get(key, []), list):
+            raise ProjectError(f"{path}: field {key}: expected a list")
     for i, r in enumerate(data.get("camera_ranges", [])):
         where = f"{path}: field camera_ranges[{i}]"
         if not isinstance(r, dict) or not all(isinstance(r.get(k), int) for k in ("first",
@@ -277,14 +280,14 @@ def load_project(root) -> Project:
         if not 0 <= r["first"] <= r["last"] < len(frames):
             raise ProjectError(f"{where}: frames {r['first']}..{r['last']} are not in the "
                                f"project (0..{len(frames) - 1})")
-        if r.get("source") not in seen:
+        if not isinstance(r.get("source"), str) or r["source"] not in seen:
             raise ProjectError(f"{where}.source: no frame {r.get('source')!r}")
         ranges.append(CameraRange(r["first"], r["last"], r["source"]))
     flights = []
     for i, b in enumerate(data.get("ball_flights", [])):
         where = f"{path}: field ball_flights[{i}]"
-        if not isinstance(b, dict) or any(b.get(k) not in seen for k in ("start", "middle",
-                                                                           "end")):
+        if not isinstance(b, dict) or any(not isinstance(b.get(k), str) or b[k] not in seen
+                                          for k in ("start", "middle", "end")):
             raise ProjectError(f"{where}: expected {{start, middle, end}} frame ids of this "
                                "project")
         flights.append(BallFlightMarks(b["start"], b["middle"], b["end"]))

@@ -6,17 +6,23 @@ megapixels; ``courtstudio --max-megapixels N ...`` or ``set_max_pixels``) is ref
 PNG declaring 20000 x 20000 never allocates 1.2 GB. Files are regular files of at most
 ``MAX_IMAGE_FILE_BYTES``; the bytes read for the check are the bytes decoded (no race). A video
 is probed the same way (OpenCV reads the container header: size and frame count) before any
-frame is decoded.
+frame is decoded. Images are decoded by Pillow (corrupt data is an exception, never a codec
+message on stderr); FFmpeg's log is silenced for the same reason.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from pathlib import Path
 
-import cv2
-import numpy as np
+# FFmpeg's own log lines (corrupt packets) would break the CLI's one-line error contract;
+# failures are reported by the callers. Read by OpenCV when it first opens a video.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from exporters.validation import check_regular_file, read_file_bytes
 
@@ -48,40 +54,42 @@ def check_dimensions(width: int, height: int, where: str,
     return width, height
 
 
-def image_size_from_header(data: bytes, where: str,
-                           error: type[Exception] = ValueError) -> tuple[int, int]:
-    """(width, height) from an encoded image's header, without decoding its pixels."""
-    from PIL import Image, UnidentifiedImageError
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Pillow's own bomb warning: we check ourselves
-            with Image.open(io.BytesIO(data)) as im:
-                w, h = im.size
-    except Image.DecompressionBombError:
-        raise error(f"{where}: image dimensions over the pixel limit") from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
-        raise error(f"{where}: cannot read as an image ({' '.join(str(exc).split())[:120]})") \
-            from None
-    return check_dimensions(int(w), int(h), where, error)
+class _Refused(Exception):
+    pass
 
 
 def read_image(path, error: type[Exception] = ValueError, what: str = "image"
                ) -> np.ndarray:
-    """(h, w, 3) uint8 BGR of an untrusted image file (PNG, JPEG, BMP, TIFF, WebP, ...).
-    Raises ``error`` naming the file: not a regular file, too large (bytes or pixels), or
-    not decodable."""
+    """(h, w, 3) uint8 BGR of an untrusted image file (PNG, JPEG, BMP, TIFF, WebP, ...),
+    EXIF orientation applied as cv2.imread does. Raises ``error`` naming the file: not a
+    regular file, too large (bytes, or pixels per its header, checked before decoding), or
+    not decodable. Pillow decodes: corrupt data is an exception, never a libpng/libjpeg
+    message on stderr."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
     path = Path(path)
     data = read_file_bytes(path, MAX_IMAGE_FILE_BYTES, error, what)
-    w, h = image_size_from_header(data, str(path), error)
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:
-        img = None
-    if img is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's own bomb warning: we check ourselves
+            with Image.open(io.BytesIO(data)) as im:
+                check_dimensions(int(im.size[0]), int(im.size[1]), str(path), _Refused)
+                try:
+                    if im.getexif().get(0x0112, 1) != 1:  # EXIF orientation
+                        im = ImageOps.exif_transpose(im)
+                    rgb = np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
+                except Exception as exc:  # noqa: BLE001 - Pillow raises many types
+                    raise _Refused(f"{path}: cannot decode the image (corrupt or truncated: "
+                                   f"{' '.join(str(exc).split())[:120]})") from None
+    except _Refused as exc:
+        raise error(str(exc)) from None
+    except Image.DecompressionBombError:
+        raise error(f"{path}: image dimensions over the pixel limit") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
+        raise error(f"{path}: cannot read as an image ({' '.join(str(exc).split())[:120]})") \
+            from None
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.size == 0:
         raise error(f"{path}: cannot read as an image")
-    if img.shape[1] * img.shape[0] > max_pixels():  # a header that lied
-        raise error(f"{path}: decoded size differs from its header")
-    return img
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
 def probe_video(path, error: type[Exception] = ValueError):

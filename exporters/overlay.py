@@ -21,7 +21,12 @@ PROJ_BGR = (0, 255, 0)
 BALL_BGR = (255, 0, 255)
 
 
+MAX_DRAW_PX = 1e6  # coordinates are clipped here: far-off points still draw, int32 never wraps
+
+
 def _pts(uv: np.ndarray) -> np.ndarray:
+    uv = np.clip(np.nan_to_num(np.asarray(uv, float), nan=-MAX_DRAW_PX), -MAX_DRAW_PX,
+                 MAX_DRAW_PX)
     return np.round(uv * (1 << SHIFT)).astype(np.int32).reshape(-1, 1, 2)
 
 
