@@ -8,6 +8,14 @@ import numpy as np
 
 from geometry.polygons import points_in_polygon
 
+
+class UnknownPlaneError(KeyError, ValueError):
+    """A plane name the spec does not define (a KeyError for lookups, a ValueError for the
+    bad-input handlers: an annotation naming a plane 'bogus' is bad input, not a crash)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
 SYMMETRY_TOL_M = 1e-4
 CORNERS = ("far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner")
 PAPER_SIX = CORNERS + ("net_post_left_top", "net_post_right_top")
@@ -51,7 +59,8 @@ class CourtSpec:
         """Height (m) of a named plane; None = the spec's default (the playing surface)."""
         name = plane or self.default_plane
         if name not in self.planes:
-            raise KeyError(f"{self.id} has no plane {name!r}; planes: {', '.join(self.planes)}")
+            raise UnknownPlaneError(f"{self.id} has no plane {name!r}; planes: "
+                                    f"{', '.join(self.planes)}")
         return float(self.planes[name])
 
     @property

@@ -168,6 +168,8 @@ def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
 
 def _plane(args, cam_doc) -> tuple[str, float]:
     sport = args.sport or cam_doc.get("sport")
+    if sport is not None and not isinstance(sport, str):
+        raise CliError(f"{args.camera}: field sport: expected a spec id, got {sport!r:.40}")
     if args.plane_z is not None:
         return args.plane or "custom", float(args.plane_z)
     if sport is None:
