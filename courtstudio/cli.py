@@ -76,7 +76,12 @@ def _examples(*lines: str) -> str:
 
 
 def _print_json(obj) -> None:
-    print(json.dumps(obj, indent=1))
+    try:
+        text = json.dumps(obj, indent=1, allow_nan=False)
+    except ValueError:
+        raise CliError("the result holds non-finite numbers (NaN or infinity): check the "
+                       "inputs") from None
+    print(text)
 
 
 # ---------------------------------------------------------------------------------- specs
@@ -152,16 +157,22 @@ def _print_calibration_report(doc: dict) -> None:
 # ---------------------------------------------------------------------------- lift-ball
 def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
     """A camera JSON (calibrate output or any dict with K, R, t, image_size, dist)."""
+    from exporters.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array
     data = read_json(path, "camera file")
     try:
         cam = Camera.from_dict(data, f"{path}")
     except GeometryError as exc:
         raise InputError(str(exc)) from None
+    for field, value, limit in (("K", cam.K, MAX_ABS_PIXEL),
+                                ("image_size", cam.image_size, MAX_ABS_PIXEL),
+                                ("t", cam.camera_centre_world, MAX_ABS_WORLD_M),
+                                ("dist", cam.dist, MAX_ABS_WORLD_M)):
+        check_finite_array(value, f"{path}: field {field}", InputError, max_abs=limit)
     cov = None
     if isinstance(data.get("covariance"), dict):
         try:
             cov = ParamCovariance.from_dict(data["covariance"])
-        except (KeyError, ValueError) as exc:
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
             raise InputError(f"{path}: field covariance: {exc}") from None
     return cam, data, cov
 

@@ -66,6 +66,7 @@ def read_image(path, error: type[Exception] = ValueError, what: str = "image"
     not decodable. Pillow decodes: corrupt data is an exception, never a libpng/libjpeg
     message on stderr."""
     from PIL import Image, ImageOps, UnidentifiedImageError
+    Image.MAX_IMAGE_PIXELS = None  # Pillow's own bomb check: ours (configurable) runs first
     path = Path(path)
     data = read_file_bytes(path, MAX_IMAGE_FILE_BYTES, error, what)
     try:
