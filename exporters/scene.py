@@ -270,9 +270,17 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
 def _dataset(f, name: str, shape_ok, max_rows: int, kind: str, where: str, h5_name: str):
     """The checked (shape, dtype) dataset ``name`` of an open HDF5 file, read only when its
     declared shape is (N, 3) with N <= max_rows and its dtype numeric of ``kind`` ('f' or 'i')."""
+    try:
+        link = f.get(name, getlink=True)
+    except (KeyError, ValueError, TypeError):
+        link = None
+    if isinstance(link, h5py.ExternalLink):
+        raise SceneError(f"{where}: {name!r} links to another file; refused")
     obj = f.get(name)
     if not isinstance(obj, h5py.Dataset):
         raise SceneError(f"{where}: dataset {name!r} is not in {h5_name}")
+    if obj.external or obj.is_virtual:
+        raise SceneError(f"{where}: dataset {name!r} stores its data in other files; refused")
     shape, dtype = obj.shape, obj.dtype
     if shape is None or len(shape) != 2 or shape[1] != 3:
         raise SceneError(f"{where}: expected ({'V' if kind == 'f' else 'F'}, 3), got {shape}")

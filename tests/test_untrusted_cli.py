@@ -97,6 +97,22 @@ def test_hdf5_mesh_datasets_of_the_wrong_kind(capsys, tmp_path, scene_dir):
             make(f, "players/1/vertices_world")
         code, _, err = run(capsys, "export", scene, "-o", tmp_path / "x.glb")
         one_line_error(code, err, msg)
+    secret = tmp_path / "secret.bin"  # data stored outside the HDF5 file: never read
+    np.zeros((5, 3), "<f8").tofile(secret)
+    for how in ("external", "link"):
+        shutil.copy(scene_dir / "scene.h5", tmp_path / "scene.h5")
+        with h5py.File(tmp_path / "scene.h5", "a") as f:
+            del f["players/1/vertices_world"]
+            if how == "external":
+                f.create_dataset("players/1/vertices_world", shape=(5, 3), dtype="<f8",
+                                 external=[(str(secret), 0, 120)])
+            else:
+                with h5py.File(tmp_path / "other.h5", "w") as g:
+                    g["v"] = np.zeros((5, 3))
+                f["players/1/vertices_world"] = h5py.ExternalLink(str(tmp_path / "other.h5"),
+                                                                  "v")
+        code, _, err = run(capsys, "export", scene, "-o", tmp_path / "x.glb")
+        one_line_error(code, err, "refused")
     data = json.loads(scene.read_text())
     data["players"][0]["mesh"]["hdf5"] = "../../etc/x.h5"
     scene.write_text(json.dumps(data))
