@@ -320,13 +320,15 @@ def cmd_players_correct(args) -> int:
 
     cam, doc, _ = load_camera_file(args.camera)
     _, z = _plane(args, doc)
-    result = load_image_output(args.hmr)
-    warnings = []
+    if Path(args.hmr).suffix.lower() in (".pkl", ".joblib"):
+        result, notes = _video_result(args)
+    else:
+        result, notes = load_image_output(args.hmr), []
     if result.cam_int_padded is not None:
         f_hmr = original_intrinsics(result.cam_int_padded, cam.image_size)[0, 0]
         f_cam = cam.K[0, 0]
         if abs(f_hmr / f_cam - 1) > 0.01:
-            warnings.append(f"the result was computed with f = {f_hmr:.0f} px but the camera "
+            notes.append(f"the result was computed with f = {f_hmr:.0f} px but the camera "
                             f"has f = {f_cam:.0f} px: run PromptHMR with this camera's K")
     n = len(result.people)
     if args.person is not None and not 0 <= args.person < n:
@@ -341,7 +343,7 @@ def cmd_players_correct(args) -> int:
                                                for c in w.lowest_vertex_world],
                        "pelvis_world": joints.get("pelvis"), "joints_world": joints,
                        "source": result.people[i].source})
-    out = {"people": people, "warnings": warnings}
+    out = {"people": people, "warnings": notes}
     if args.json:
         _print_json(out)
     else:
@@ -350,9 +352,28 @@ def cmd_players_correct(args) -> int:
             pel_text = "-" if pel is None else "({:.2f}, {:.2f}, {:.2f}) m".format(*pel)
             print(f"person {p['person']}: scale {p['scale']:.4f}, pelvis {pel_text}, lowest "
                   "vertex ({:.2f}, {:.2f}, {:.2f}) m".format(*p["lowest_vertex_world"]))
-    for w in warnings:
+    for w in notes:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _video_result(args):
+    """PromptHMR video results (a joblib pickle) at --video-frame, one person per track:
+    refused unless --trust-pickle (hmr.smplx_body.load_video_results); the risk warning
+    becomes one stderr line."""
+    from hmr.prompthmr import PromptHMRResult
+    from hmr.smplx_body import PickleRiskWarning, load_video_results
+    if args.video_frame is None or args.smplx is None:
+        raise CliError(f"{args.hmr}: PromptHMR video results need --video-frame N and "
+                       "--smplx DIR (the SMPL-X model folder)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PickleRiskWarning)
+        tracks = load_video_results(args.hmr, args.smplx, args.video_frame,
+                                    trust_pickle=args.trust_pickle)
+    for c in caught:
+        if issubclass(c.category, PickleRiskWarning):
+            print(f"courtstudio: warning: {c.message}", file=sys.stderr)
+    return PromptHMRResult([m for _, m in sorted(tracks.items())], None), []
 
 
 # ---------------------------------------------------------------------------- propagate
@@ -641,7 +662,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio players correct --camera camera.json --hmr output.pt "
                          "--person 1 --height 0.35"))
     pc.add_argument("--camera", required=True)
-    pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz)")
+    pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz), "
+                                                 "or video results (.pkl: see --trust-pickle)")
+    pc.add_argument("--video-frame", type=_int_in(0, 10 ** 9), metavar="N",
+                    help="video results: the frame to place (one person per track)")
+    pc.add_argument("--smplx", metavar="DIR",
+                    help="video results: SMPL-X model folder (smplx/SMPLX_NEUTRAL.npz)")
+    pc.add_argument("--trust-pickle", action="store_true",
+                    help="open video results (a joblib pickle, which runs any code it "
+                         "contains): only for results you produced yourself")
     pc.add_argument("--person", type=_int_in(0, 100_000), help="only this person (0-based)")
     pc.add_argument("--height", type=_finite, required=True,
                     help="height of the lowest vertex above the plane, metres (0 = standing)")

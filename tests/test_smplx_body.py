@@ -125,3 +125,31 @@ def test_video_results_with_bad_shapes_are_named(tmp_path, smplx_dir):
     joblib.dump(res, tmp_path / "r.pkl")
     with pytest.raises(MeshError, match="non-finite"):
         load_video_results(tmp_path / "r.pkl", smplx_dir[0], 0, trust_pickle=True)
+
+
+def test_cli_video_results_need_the_trust_flag(smplx_dir, tmp_path, capsys, tennis_camera):
+    import json
+
+    from courtstudio.cli import main
+    marker = tmp_path / "pwned"
+    T = 2
+    res = {"people": {4: {"frames": np.array([0, 1]),
+                          "smplx_cam": {"rotmat": np.tile(np.eye(3), (T, 55, 1, 1)),
+                                        "shape": np.zeros((T, 10)),
+                                        "trans": np.tile([0.0, 0.5, 12.0], (T, 1))}}},
+           "payload": _RunsCode(marker)}
+    joblib.dump(res, tmp_path / "results.pkl")
+    cam = tmp_path / "camera.json"
+    cam.write_text(json.dumps(tennis_camera.to_dict()))
+    argv = ["players", "correct", "--camera", str(cam), "--hmr", str(tmp_path / "results.pkl"),
+            "--video-frame", "1", "--smplx", str(smplx_dir[0]), "--height", "0", "--json"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "runs any code it contains; refused" in err
+    assert "--trust-pickle" in err and not marker.exists()
+    assert main(argv + ["--trust-pickle"]) == 0
+    out = capsys.readouterr()
+    assert "courtstudio: warning:" in out.err and "runs any code" in out.err
+    people = json.loads(out.out)["people"]
+    assert len(people) == 1 and "track4@1" in people[0]["source"]
+    assert abs(people[0]["lowest_vertex_world"][2]) < 1e-6 and marker.exists()
