@@ -616,11 +616,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# what each command writes: a project containing one of these is locked while it runs
+WRITTEN_ARGS = {"calibrate": ("output", "opencv_yaml"), "overlay": ("output",),
+                "export": ("output",), "reconstruct": ("output",), "synth": ("output",),
+                "batch-propagate": ("out", "source"), "synth-clip": ("output", "points")}
+
+
+def _written_paths(args) -> list:
+    paths = [getattr(args, a, None) for a in WRITTEN_ARGS.get(args.command, ())]
+    if args.command == "batch-propagate" and not Path(args.source).is_dir():
+        paths.remove(args.source)  # a video is only read
+    return [p for p in paths if p]
+
+
 def main(argv=None) -> int:
+    from courtstudio.project_lock import hold_projects
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+            return args.func(args)
     except (CliError, InputError, SpecError, SceneError, GeometryError, ValueError) as exc:
         msg = " ".join(str(exc).split())
         print(f"courtstudio: error: {msg}", file=sys.stderr)

@@ -308,7 +308,9 @@ def test_tracking_through_a_video_clip(window, tmp_path):
 
     class Tracker:
         def track(self, path, size, prompt_frame):
-            assert (Path(path), size, prompt_frame) == (video, (320, 180), 2)
+            # the project holds its media: the video was brought into frames/
+            assert (Path(path), size, prompt_frame) == (p.root / "frames" / "clip.avi",
+                                                        (320, 180), 2)
             return [TrackedBox(f, tid, (10.0 + f + 50 * tid, 20, 40 + f + 50 * tid, 90), 0.9)
                     for f in range(6) for tid in (0, 3)]
     assert window.track_players(Tracker()) == 12
