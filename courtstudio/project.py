@@ -15,6 +15,7 @@ kept; saves are atomic; a newer format_version is refused without touching the f
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,6 +197,9 @@ class Project:
         return self.inside(f"truth/{frame_id}.json", f"frame {frame_id!r} truth")
 
     def load_annotation(self, frame_id: str) -> FrameAnnotation | None:
+        checked = self.__dict__.get("_checked_annotations", {}).pop(frame_id, None)
+        if checked is not None:  # parsed by load_project, handed out once
+            return checked
         p = self.annotation_path(frame_id)
         if not p.exists():
             return None
@@ -325,8 +329,32 @@ def load_project(root) -> Project:
     fps = finite_number(data.get("fps", 25.0), f"{path}: field fps", ProjectError, FPS_LIMIT)
     if fps <= 0:
         raise ProjectError(f"{path}: field fps: expected frames per second > 0")
-    return Project(root=root, name=name, sport=sport, frames=frames, raw=data,
-                   camera_ranges=ranges, ball_flights=flights, fps=float(fps))
+    project = Project(root=root, name=name, sport=sport, frames=frames, raw=data,
+                      camera_ranges=ranges, ball_flights=flights, fps=float(fps))
+    project.__dict__["_checked_annotations"] = _check_annotations(project)
+    return project
+
+
+def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
+    """Parse every frame's annotation file now, so a bad one fails the open (naming the file
+    and field) instead of a later save; its mesh paths must stay inside the project."""
+    folder = project.root / "annotations"
+    try:
+        names = {e.name for e in os.scandir(folder)}
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ProjectError(f"{folder}: cannot list ({exc.strerror})") from None
+    out = {}
+    for f in project.frames:
+        if f"{f.id}.json" in names:
+            ann = project.load_annotation(f.id)
+            for i, p in enumerate(ann.players):
+                if p.mesh is not None:
+                    resolve_inside(project.root, p.mesh, f"{project.annotation_path(f.id)}: "
+                                   f"field players[{i}].mesh", ProjectError)
+            out[f.id] = ann
+    return out
 
 
 def _list_field(data: dict, key: str, path) -> list:

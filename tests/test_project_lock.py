@@ -16,13 +16,15 @@ from courtstudio.project_lock import (ProjectLockedError, acquire, check_not_loc
                                       enclosing_project, holder_state, lock_path, read_lock)
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
+IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
 def proj(tmp_path):
     root = tmp_path / "proj"
-    shutil.copytree(SAMPLE_PROJECT, root)
+    shutil.copytree(SAMPLE_PROJECT, root, ignore=IGNORE)
     return root
 
 

@@ -15,6 +15,8 @@ from courtstudio.project import (FrameAnnotation, ProjectError, check_recovered_
 from courtstudio.project_paths import frame_id_problem, safe_frame_id
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
+IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
+
 
 def snapshot(*roots: Path) -> dict:
     """Every file and link under the roots: (bytes or link target, mtime_ns)."""
@@ -37,7 +39,7 @@ def snapshot(*roots: Path) -> dict:
 def proj(tmp_path):
     """A writable copy of the sample, and an 'outside' folder beside it."""
     root = tmp_path / "proj"
-    shutil.copytree(SAMPLE_PROJECT, root)
+    shutil.copytree(SAMPLE_PROJECT, root, ignore=IGNORE)
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "x.json").write_text('{"precious": true}\n')
     return root
