@@ -51,6 +51,8 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
         if path is not None and not win.open_project(path, recover=recover):
             return 2
     except HeadlessQuestion as q:
+        if win.project_lock is not None:
+            win.project_lock.release()
         print(f"courtstudio: error: {q}", file=sys.stderr)
         return 2
     win.tabs.setCurrentIndex(PANELS[panel])
