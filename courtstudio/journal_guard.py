@@ -41,14 +41,15 @@ class GuardedAutosave(Autosave):
 
     def _revert(self) -> None:
         """Step the undo stack back to the state last written to the journal."""
-        stack, good = self.doc.undo_stack, self._journaled_index
+        stack, target = self.doc.undo_stack, self._journaled_index
+        if stack.index == target and self.doc.is_dirty and stack.can_undo:
+            target -= 1  # a drag merged into the last command, or a full stack: undo it
         self._reverting = True
         try:
-            if stack.index == good and self.doc.is_dirty and stack.can_undo:
-                stack.undo()  # a merged drag, or a full stack that dropped its oldest
-            while stack.index > good and stack.can_undo:
+            while stack.index > target and stack.can_undo:
                 stack.undo()
-            while stack.index < good and stack.can_redo:
+            while stack.index < target and stack.can_redo:
                 stack.redo()
         finally:
             self._reverting = False
+        self._journaled_index = stack.index

@@ -243,3 +243,30 @@ def test_new_project_brings_outside_media_inside(tmp_path):
     assert all(frame_id_problem(f.id) is None for f in p.frames)
     assert all(p.image_path(f).resolve().is_relative_to((tmp_path / "proj").resolve())
                for f in p.frames)
+
+
+def test_journal_guard_reverts_to_the_journaled_state(proj, monkeypatch):
+    """Without a window: an edit, an undo or a merged drag that cannot be journaled is
+    reverted to what the journal holds, and reported once."""
+    from courtstudio.autosave import Autosave
+    from courtstudio.journal_guard import GuardedAutosave
+    doc = AnnotationDocument(load_project(proj))
+    errors = []
+    guard = GuardedAutosave(doc, errors.append)
+    fid = "tennis_0001"
+    pts = dict(doc.annotation(fid).points)
+    name = next(iter(pts))
+    doc.set_keypoint(fid, name, (100, 100), drag=True)  # journaled
+    real_write = Autosave.write
+
+    def broken(self):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Autosave, "write", broken)
+    doc.set_keypoint(fid, name, (120, 120), drag=True)  # merges into the journaled command
+    assert len(errors) == 1 and doc.annotation(fid).points[name] == pts[name]
+    monkeypatch.setattr(Autosave, "write", real_write)
+    doc.toggle_flag(fid)
+    monkeypatch.setattr(Autosave, "write", broken)
+    doc.undo()  # an undo that cannot be journaled is redone
+    assert len(errors) == 2 and doc.annotation(fid).flags == ["review"]
+    guard.close()
