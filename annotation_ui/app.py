@@ -25,8 +25,9 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     """Open the window; with ``screenshot``, render it offscreen to a PNG and exit."""
     if screenshot and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
     if (sys.platform.startswith("linux") and not screenshot
-            and "QT_QPA_PLATFORM" not in os.environ
+            and platform in ("", "xcb", "wayland")  # the ones that need a display server
             and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
         print("courtstudio: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
               "are unset). Headless: `courtstudio gui --sample --screenshot app.png` renders "

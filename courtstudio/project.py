@@ -480,9 +480,9 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
                 raise ProjectError(f"{w}: expected {{first, last, source}}")
             first = bounded_int(r.get("first"), f"{w}.first", ProjectError, 0, n - 1)
             bounded_int(r.get("last"), f"{w}.last", ProjectError, first, n - 1)
-            if not isinstance(r.get("source"), str):
-                raise ProjectError(f"{w}.source: expected a frame id")
-            project.index_of(r["source"])
+            if r.get("source") not in ids:
+                raise ProjectError(f"{w}.source: no frame {str(r.get('source'))[:60]!r} in "
+                                   "this project")
     flights = state.get("ball_flights")
     if flights is not None:
         if not isinstance(flights, list):
@@ -493,4 +493,6 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
                 raise ProjectError(f"{where}: field ball_flights[{i}]: expected three frame "
                                    "ids")
             for f in b:
-                project.index_of(f)
+                if f not in ids:
+                    raise ProjectError(f"{where}: field ball_flights[{i}]: no frame "
+                                       f"{f[:60]!r} in this project")

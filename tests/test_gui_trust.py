@@ -184,6 +184,16 @@ def test_headless_bad_project_exits_2_with_one_line(proj, tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
+def test_no_display_exits_2_with_one_line(proj):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    proc = subprocess.run([str(EXE), "gui", str(proj)], capture_output=True, text=True,
+                          timeout=60, env={**env, "QT_QPA_PLATFORM": "xcb",
+                                           "PYTHONPATH": str(ROOT)})
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "no display" in lines[0], proc.stderr
+    assert not lock_path(proj).exists()
+
+
 def test_screenshot_changes_no_file_of_the_project(proj, tmp_path):
     # unsaved clicks of a killed session: the journal a screenshot must not touch
     (proj / ".courtstudio").mkdir()

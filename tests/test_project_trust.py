@@ -196,7 +196,10 @@ def good_journal(p):
         players=[{"id": 1, "box_xyxy": [1, 1, 9, 9], "mesh": "../../outside/m.npz"}]), "mesh"),
     (lambda j: j.update(camera_ranges=[{"first": 0, "last": 99, "source": "tennis_0001"}]),
      r"camera_ranges\[0\]\.last"),
-    (lambda j: j.update(ball_flights=[["tennis_0001", "x", "y"]]), "no frame 'x'"),
+    (lambda j: j.update(ball_flights=[["tennis_0001", "x", "y"]]),
+     r"ball_flights\[0\]: no frame 'x'"),
+    (lambda j: j.update(camera_ranges=[{"first": 0, "last": 1, "source": "../x"}]),
+     r"camera_ranges\[0\]\.source: no frame"),
 ])
 def test_crafted_recovery_journal_is_refused(proj, tmp_path, mutate, msg):
     p = load_project(proj)
