@@ -286,16 +286,20 @@ def load_project(root) -> Project:
     frames_raw = data.get("frames")
     if not isinstance(frames_raw, list):
         raise ProjectError(f"{path}: field frames: expected a list")
-    frames, seen, checked = [], set(), set()
+    if not frames_raw:
+        raise ProjectError(f"{path}: field frames: the project has no frames")
+    frames, seen, folded, checked = [], set(), set(), set()
     for i, fr in enumerate(frames_raw):
         where = f"{path}: field frames[{i}]"
         if not isinstance(fr, dict):
             raise ProjectError(f"{where}: expected an object")
         fid, image = fr.get("id"), fr.get("image")
         check_frame_id(fid, f"{where}.id", ProjectError)
-        if fid in seen:
-            raise ProjectError(f"{where}.id: duplicate frame id {fid!r}")
+        if fid.casefold() in folded:  # one annotation file on a case-insensitive disk
+            raise ProjectError(f"{where}.id: duplicate frame id {fid!r} (ids must differ in "
+                               "more than letter case)")
         seen.add(fid)
+        folded.add(fid.casefold())
         video, index = fr.get("video"), fr.get("index")
         if video is not None:
             _check_frame_path(root, video, f"{where}.video", checked)

@@ -84,6 +84,8 @@ PROJECT_FILE_CASES = [
     (set_key("sport", "court_specs/tennis.json"), "field sport: unknown sport"),
     (set_key("sport", "/tmp/spec.json"), "field sport: unknown sport"),
     (set_frame(1, "sport", "../badminton.json"), r"frames\[1\]\.sport: unknown sport"),
+    (set_frame(1, "id", "TENNIS_0001"), r"frames\[1\]\.id: duplicate frame id .*letter case"),
+    (set_key("frames", []), "field frames: the project has no frames"),
     (set_key("fps", float("inf")), "field fps"),
     (set_key("fps", True), "field fps"),
     (set_key("name", ["x"]), "field name"),
