@@ -32,8 +32,8 @@ from annotation_ui.views import OrbitView, TopDownView
 from courtstudio.autosave import autosave_path, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
 from courtstudio.export_scenes import export_frames
-from courtstudio.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.journal_guard import GuardedAutosave
+from courtstudio.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.players import world_player
 from courtstudio.project import check_recovered_state, load_project
 from courtstudio.project_lock import ProjectLockedError, acquire, live_holder, locked_message
