@@ -203,7 +203,8 @@ class Project:
         p = self.annotation_path(frame_id)
         if not p.exists():
             return None
-        self.inside(f"annotations/{frame_id}.json", f"frame {frame_id!r} annotation")
+        if p.is_symlink():  # the folder was checked at load; a link in it is checked here
+            self.inside(f"annotations/{frame_id}.json", f"frame {frame_id!r} annotation")
         return load_annotation(p)
 
     def save_annotation(self, ann: FrameAnnotation) -> None:
@@ -248,23 +249,22 @@ def _check_version(data: dict, path: Path, fmt: str) -> None:
                            f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed")
 
 
-def _check_sport(sport, where: str) -> str:
-    """A bundled spec id: a project never names a spec file (it would be read from anywhere)."""
+def _check_sport(sport, where: str, known: frozenset | None = None) -> str:
+    """A bundled spec id: a project never names a spec file (it would be read from anywhere).
+    ``known``: available_specs(), when the caller checks many frames."""
     if not isinstance(sport, str):
         raise ProjectError(f"{where}: expected a sport id string")
-    if sport not in available_specs():
+    if sport not in (known or available_specs()):
         raise ProjectError(f"{where}: unknown sport {sport[:80]!r} (a bundled spec id is "
                            f"expected); available: {', '.join(available_specs())}")
     return sport
 
 
 def _check_frame_path(root: Path, rel, where: str, checked: set) -> None:
-    problem = relative_path_problem(rel)
-    if problem:
-        raise ProjectError(f"{where}: {problem}")
-    if rel not in checked:  # a video's thousands of frames name one file
-        resolve_inside(root, rel, where, ProjectError)
-        checked.add(rel)
+    if isinstance(rel, str) and rel in checked:  # a video's thousands of frames name one file
+        return
+    resolve_inside(root, rel, where, ProjectError)  # syntax first, then where it resolves
+    checked.add(rel)
 
 
 def load_project(root) -> Project:
@@ -288,6 +288,7 @@ def load_project(root) -> Project:
         raise ProjectError(f"{path}: field frames: expected a list")
     if not frames_raw:
         raise ProjectError(f"{path}: field frames: the project has no frames")
+    known = frozenset(available_specs())
     frames, seen, folded, checked = [], set(), set(), set()
     for i, fr in enumerate(frames_raw):
         where = f"{path}: field frames[{i}]"
@@ -307,7 +308,7 @@ def load_project(root) -> Project:
             image = None
         else:
             _check_frame_path(root, image, f"{where}.image", checked)
-        fsport = _check_sport(fr.get("sport", sport), f"{where}.sport")
+        fsport = _check_sport(fr.get("sport", sport), f"{where}.sport", known)
         frames.append(FrameRef(fid, image, fsport, video, index))
     ranges = []
     for i, r in enumerate(_list_field(data, "camera_ranges", path)):
