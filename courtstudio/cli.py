@@ -716,6 +716,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# what each command writes: a project containing one of these is locked while it runs
+WRITTEN_ARGS = {"calibrate": ("output", "opencv_yaml"), "overlay": ("output",),
+                "export": ("output",), "reconstruct": ("output",), "synth": ("output",),
+                "batch-propagate": ("out", "source"), "synth-clip": ("output", "points")}
+
+
+def _written_paths(args) -> list:
+    paths = [getattr(args, a, None) for a in WRITTEN_ARGS.get(args.command, ())]
+    if args.command == "batch-propagate" and not Path(args.source).is_dir():
+        paths.remove(args.source)  # a video is only read
+    return [p for p in paths if p]
+
+
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         name = exc.filename2 if exc.filename2 is not None else exc.filename
@@ -725,7 +738,9 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv=None) -> int:
     """Run one command. Bad input (a usage mistake, a malformed or unreadable file, an
-    unwritable output) exits with code 2 and exactly one line on stderr, never a traceback."""
+    unwritable output) exits with code 2 and exactly one line on stderr, never a traceback.
+    A command that writes into a project holds the project's lock while it runs."""
+    from courtstudio.project_lock import hold_projects
     from exporters.images import set_max_pixels
     try:
         with warnings.catch_warnings():
@@ -734,7 +749,8 @@ def main(argv=None) -> int:
             args = build_parser().parse_args(argv)
             set_max_pixels(None if args.max_megapixels is None
                            else int(args.max_megapixels * 1e6))
-            return args.func(args)
+            with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+                return args.func(args)
     except (CliError, ValueError, OSError) as exc:
         print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

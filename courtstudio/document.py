@@ -25,7 +25,8 @@ from courtstudio.frames import FrameStore
 from courtstudio.live_calibration import CalibrationCache, CameraState, lift_frame_ball
 from courtstudio.project import (BallAnnotation, BallFlightMarks, CameraRange,
                                  FrameAnnotation, FrameRef,
-                                 PlayerAnnotation, Project, ProjectError, parse_annotation)
+                                 PlayerAnnotation, Project, ProjectError,
+                                 check_recovered_state, parse_annotation)
 from courtstudio.undo import Command, UndoStack
 from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
@@ -37,9 +38,10 @@ def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMes
     to the project."""
     digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
                           + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
-    rel = f"meshes/{frame_id}/player_{pid}_{digest}.npz"
-    if not (project.root / rel).exists():
-        mesh.save_npz(project.root / rel)
+    rel = f"meshes/{frame_id}/player_{int(pid)}_{digest}.npz"
+    path = project.inside(rel, f"frame {frame_id!r} mesh")
+    if not path.exists():
+        mesh.save_npz(path)
     return rel
 
 
@@ -326,7 +328,7 @@ class AnnotationDocument:
         if rel is None:
             return None
         if rel not in self._meshes:
-            self._meshes[rel] = PersonMesh.load_npz(self.project.root / rel)
+            self._meshes[rel] = PersonMesh.load_npz(self.project.mesh_path(rel))
         return self._meshes[rel]
 
     def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
@@ -425,6 +427,7 @@ class AnnotationDocument:
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
+        check_recovered_state(self.project, state, "autosave journal")
         for fid, data in state.get("annotations", {}).items():
             self.project.frame(fid)
             rec = parse_annotation(data, f"autosave: {fid}")
