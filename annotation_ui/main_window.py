@@ -600,8 +600,9 @@ class MainWindow(QMainWindow):
         self.view.set_pixmap(bgr_to_pixmap(img))
         self.loupe.set_image(img)
         self.timeline.set_current(index)
-        self.tools.set_keypoint(None)
-        self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        with self.tools.quiet():  # one refresh below, not one per tool change
+            self.tools.set_keypoint(None)
+            self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
         self.refresh()
 
     def _annotation_changed(self, frame_id: str):
