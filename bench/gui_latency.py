@@ -108,8 +108,7 @@ def big_project(app, tmp: Path) -> list[str]:
         doc.set_keypoint(fid, "near_left_corner", (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3),
                          drag=True)
         win.view.viewport().repaint()
-        win.timeline.repaint()
-        app.processEvents()
+        app.processEvents()  # the timeline repaints the edited frame's column
         drag.append(time.perf_counter() - t0)
     win._dragging = False
     doc.end_drag()
@@ -131,19 +130,21 @@ def big_project(app, tmp: Path) -> list[str]:
         win.view.viewport().repaint()
         app.processEvents()
         step_annotated.append(time.perf_counter() - t0)
-    t0 = time.perf_counter()
-    win.timeline.repaint()
-    t_paint = time.perf_counter() - t0
+    paint = []
+    for i in range(20):
+        t0 = time.perf_counter()
+        win.timeline.repaint()
+        paint.append(time.perf_counter() - t0)
     win.close_project()
     return [f"| 10,000 frames, 1,000 unsaved: drag a keypoint (+ journal, timeline) | "
-            f"{stats(drag)} | < 16 ms median |",
+            f"{stats(drag)} | < 16 ms median | |",
             f"| 10,000 frames, 1,000 unsaved: next frame (not annotated) | {stats(step)} | "
-            "< 50 ms median |",
+            "< 50 ms median | 1920x1080 JPEG decode |",
             f"| 10,000 frames, 1,000 unsaved: next frame, annotated (court, ball, players) | "
-            f"{stats(step_annotated)} | < 50 ms median |",
-            f"| 10,000 frames: full timeline repaint | {t_paint * 1e3:.1f} | - | - |",
+            f"{stats(step_annotated)} | < 50 ms median | first visit: calibration + doctor |",
+            f"| 10,000 frames: whole timeline repaint | {stats(paint)} | - | |",
             f"| 10,000 frames: open the project (1,000 annotation files) | {t_open * 1e3:.0f} "
-            "| - | - |"]
+            "| - | - | |"]
 
 
 def journal_cost(tmp: Path) -> list[str]:
