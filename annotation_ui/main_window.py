@@ -31,7 +31,7 @@ from annotation_ui.timeline import Timeline
 from annotation_ui.views import OrbitView, TopDownView
 from courtstudio.autosave import autosave_path, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
-from courtstudio.export_scenes import export_frames
+from courtstudio.export_scenes import ExportFolderError, export_frames
 from courtstudio.journal_guard import GuardedAutosave
 from courtstudio.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.players import world_player
@@ -651,8 +651,10 @@ class MainWindow(QMainWindow):
         if out:
             self.export_to(out, all_frames)
 
-    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None) -> list:
-        """Export with a cancellable progress dialog; returns the frame summaries."""
+    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None,
+                  force: bool = False) -> list:
+        """Export with a cancellable progress dialog; returns the frame summaries. A folder
+        that is not empty and not a previous export is used only if the user agrees."""
         frames = self.doc.project.frames if all_frames else [self.doc.current_frame]
         dlg = QProgressDialog("Exporting scenes...", "Cancel", 0, len(frames), self)
         dlg.setWindowModality(Qt.WindowModality.WindowModal)
@@ -664,7 +666,15 @@ class MainWindow(QMainWindow):
             if cancel_after is not None and done >= cancel_after:
                 dlg.cancel()
             return not dlg.wasCanceled()
-        summaries = export_frames(self.doc, frames, out_dir, progress)
+        try:
+            summaries = export_frames(self.doc, frames, out_dir, progress, force=force)
+        except ExportFolderError as exc:
+            dlg.close()
+            if self.ask("Export into this folder?", f"{exc.folder} is not empty and is not a "
+                        "CourtStudio export: files with the same names will be replaced.",
+                        ["Export anyway", "Cancel"]) != "Export anyway":
+                return []
+            return self.export_to(out_dir, all_frames, cancel_after, force=True)
         dlg.close()
         ok = sum(s.status == "ok" for s in summaries)
         self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
@@ -678,8 +688,9 @@ class MainWindow(QMainWindow):
         self.view.set_pixmap(bgr_to_pixmap(img))
         self.loupe.set_image(img)
         self.timeline.set_current(index)
-        self.tools.set_keypoint(None)
-        self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        with self.tools.quiet():  # one refresh below, not one per tool change
+            self.tools.set_keypoint(None)
+            self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
         self.refresh()
 
     def _annotation_changed(self, frame_id: str):

@@ -248,7 +248,8 @@ def cmd_export(args) -> int:
         raise CliError("cannot tell the format from the output name: give --format")
     if fmt == "scenes":
         from courtstudio.reconstruct import reconstruct_project
-        summaries = reconstruct_project(load_project(src), args.output)
+        summaries = reconstruct_project(load_project(src), args.output, force=args.force,
+                                        overlay_format=args.overlay_format)
         return 1 if any(s.status == "error" for s in summaries) else 0
     if fmt == "coco":
         from courtstudio.reconstruct import export_project_coco
@@ -273,6 +274,13 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _export_folder_options(sp) -> None:
+    sp.add_argument("--force", action="store_true", help="write into a non-empty folder that "
+                    "is not a previous export (same-named files are replaced)")
+    sp.add_argument("--overlay-format", choices=["png", "jpg"], default="png",
+                    help="overlay image format (jpg: smaller files)")
+
+
 # -------------------------------------------------------------------------------- zone
 def cmd_zone(args) -> int:
     spec = load_spec(args.sport)
@@ -292,7 +300,8 @@ def cmd_reconstruct(args) -> int:
     if args.sample == (args.project is not None):
         raise CliError("give a PROJECT folder or --sample (not both)")
     project = load_project(SAMPLE_PROJECT if args.sample else args.project)
-    summaries = reconstruct_project(project, args.output)
+    summaries = reconstruct_project(project, args.output, force=args.force,
+                                    overlay_format=args.overlay_format)
     failed = [s for s in summaries if s.status == "error"]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
           f"outputs in {args.output}")
@@ -573,6 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output file (coco: a folder, one file per sport)")
     sp.add_argument("--format", choices=["glb", "opencv-yaml", "coco", "scenes"],
                     help="scenes: a project's scene files for every frame (no GUI needed)")
+    _export_folder_options(sp)
     sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("zone", help="which named court zone a world point is in",
@@ -596,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("project", nargs="?")
     sp.add_argument("--sample", action="store_true", help="the bundled sample project")
     sp.add_argument("-o", "--output", required=True)
+    _export_folder_options(sp)
     sp.set_defaults(func=cmd_reconstruct)
 
     sp = sub.add_parser(

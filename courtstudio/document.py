@@ -56,6 +56,8 @@ class AnnotationDocument:
         self._propagation: dict[int, dict] | None = None
         self._dirty: set[str] = set()
         self._ranges_dirty = False
+        self._journal_frames: dict[str, None] = {}  # edited since the last journal_records
+        self._journal_ranges = False
         self.current_index = 0
         self.frame_changed = Signal("frame_changed")
         self.annotation_changed = Signal("annotation_changed")
@@ -142,6 +144,7 @@ class AnnotationDocument:
     def _set_state(self, frame_id: str, state: dict) -> None:
         self._ann[frame_id] = parse_annotation(copy.deepcopy(state), f"{frame_id} (edit)")
         self._dirty.add(frame_id)
+        self._journal_frames[frame_id] = None
         self.annotation_changed.emit(frame_id)
 
     def _edit(self, frame_id: str, text: str, mutate, merge_key=None) -> None:
@@ -342,7 +345,7 @@ class AnnotationDocument:
     # static-camera ranges (project level)
     def _set_ranges(self, ranges: list) -> None:
         self.project.camera_ranges = [CameraRange(*r) for r in ranges]
-        self._ranges_dirty = True
+        self._ranges_dirty = self._journal_ranges = True
         self.ranges_changed.emit()
 
     def set_camera_range(self, first: int, last: int, source_frame_id: str) -> None:
@@ -366,7 +369,7 @@ class AnnotationDocument:
     # ball flights (project level)
     def _set_flights(self, flights: list) -> None:
         self.project.ball_flights = [BallFlightMarks(*f) for f in flights]
-        self._ranges_dirty = True
+        self._ranges_dirty = self._journal_ranges = True
         self.ranges_changed.emit()
 
     def add_ball_flight(self, start: str, middle: str, end: str) -> None:
@@ -416,14 +419,29 @@ class AnnotationDocument:
         self.undo_stack.break_merge()
 
     # --------------------------------------------------------------- save/recover
+    def _project_lists(self) -> dict:
+        return {"camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
+                                  for r in self.project.camera_ranges],
+                "ball_flights": [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
+
     def unsaved_state(self) -> dict:
-        """Everything not yet saved, as JSON (what the autosave journal holds)."""
+        """Everything not yet saved, as JSON (what a compacted autosave journal holds)."""
+        lists = self._project_lists() if self._ranges_dirty else {"camera_ranges": None,
+                                                                  "ball_flights": None}
         return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
-                "camera_ranges": None if not self._ranges_dirty else
-                [{"first": r.first, "last": r.last, "source": r.source}
-                 for r in self.project.camera_ranges],
-                "ball_flights": None if not self._ranges_dirty else
-                [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
+                **lists}
+
+    def journal_records(self) -> list[dict]:
+        """The autosave records of the edits since the last call (courtstudio/autosave.py):
+        ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights"}``
+        when those changed. Costs what the edited frames cost, not the unsaved total."""
+        records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
+                               for fid in self._journal_frames]
+        if self._journal_ranges:
+            records.append(self._project_lists())
+        self._journal_frames.clear()
+        self._journal_ranges = False
+        return records
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
@@ -461,7 +479,8 @@ class AnnotationDocument:
             self.project.save()
             written.append(self.project.path)
         self._dirty.clear()
-        self._ranges_dirty = False
+        self._journal_frames.clear()
+        self._ranges_dirty = self._journal_ranges = False
         self.undo_stack.set_clean()
         self.saved.emit()
         return written

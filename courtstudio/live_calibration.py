@@ -73,10 +73,26 @@ class CalibrationCache:
         return state
 
 
+_BALL_CACHE: dict[tuple, BallResult] = {}
+_BALL_CACHE_SIZE = 256
+
+
+def _ball_key(camera: Camera, cal, uv, ground_uv, plane: str, plane_z: float,
+              uncertainty: bool) -> tuple:
+    """Everything the lifted ball and its 1-sigma depend on (the camera, the calibration's
+    covariance and click noise, the clicks), as bytes."""
+    cov = (cal.fit.theta.tobytes() + cal.fit.covariance.tobytes(), cal.fit.model.name,
+           cal.fit.model.radial, cal.click_sigma_px) if cal is not None else None
+    return (camera.K.tobytes(), camera.R.tobytes(), camera.t.tobytes(), camera.dist.tobytes(),
+            tuple(camera.image_size), tuple(uv), tuple(ground_uv), plane, float(plane_z), cov,
+            uncertainty)
+
+
 def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
                     uncertainty: bool = True) -> tuple[BallResult | None, str]:
     """The frame's ball (or None with the reason); see lift_ball_with_uncertainty for
-    ``uncertainty``."""
+    ``uncertainty``. Results are cached by their inputs: stepping back to a frame does not
+    propagate the 1-sigma again."""
     b = ann.ball
     if b is None:
         return None, "click the ball"
@@ -90,6 +106,11 @@ def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
         return None, "click the ball's ground point on the line"
     plane = b.plane or spec.default_plane
     cal = state.calibration  # a propagated camera has no covariance: click noise only
+    key = _ball_key(state.camera, cal, b.uv, b.ground_uv, plane, spec.plane_z(plane),
+                    uncertainty)
+    hit = _BALL_CACHE.get(key)
+    if hit is not None:
+        return hit, ""
     try:
         res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
                                          spec.plane_z(plane),
@@ -97,6 +118,11 @@ def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
                                          cal.param_covariance if cal else None, uncertainty)
     except ValueError as exc:
         return None, " ".join(str(exc).split())
+    for arr in (res.world, res.ground_world, res.sigma_world_m, res.uv_ground_snapped):
+        arr.flags.writeable = False  # shared by every caller of the cache
+    if len(_BALL_CACHE) >= _BALL_CACHE_SIZE:
+        _BALL_CACHE.pop(next(iter(_BALL_CACHE)))
+    _BALL_CACHE[key] = res
     return res, ""
 
 

@@ -3,6 +3,8 @@ selected. Qt-free, so the keyboard-driven flow is testable without a window."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from court_specs import CourtSpec
 from courtstudio.events import Signal
 
@@ -22,23 +24,37 @@ class ToolState:
         self.keypoint: str | None = None
         self.player_id: int | None = None
         self.changed = Signal("tool_state.changed")
+        self._quiet = False
+
+    def _emit(self) -> None:
+        if not self._quiet:
+            self.changed.emit()
+
+    @contextmanager
+    def quiet(self):
+        """Change several things without emitting ``changed`` (the caller refreshes once)."""
+        was, self._quiet = self._quiet, True
+        try:
+            yield
+        finally:
+            self._quiet = was
 
     def set_tool(self, tool: str) -> None:
         if tool not in TOOLS:
             raise ValueError(f"unknown tool {tool!r}; tools: {', '.join(TOOLS)}")
         if tool != self.tool:
             self.tool = tool
-            self.changed.emit()
+            self._emit()
 
     def set_keypoint(self, name: str | None) -> None:
         if name != self.keypoint:
             self.keypoint = name
-            self.changed.emit()
+            self._emit()
 
     def set_player(self, pid: int | None) -> None:
         if pid != self.player_id:
             self.player_id = pid
-            self.changed.emit()
+            self._emit()
 
     def advance(self, spec: CourtSpec, clicked: dict, step: int = 1) -> None:
         """Move to the next (step=+1) or previous (-1) keypoint; unclicked ones first."""
