@@ -71,7 +71,7 @@ def cmd_calibrate(args) -> int:
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
     cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
-                          click_sigma_px=args.click_sigma)
+                          click_sigma_px=args.click_sigma, view=args.view)
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -422,6 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
     sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX",
                     help="assumed click noise, 1-sigma pixels (default 1)")
+    sp.add_argument("--view", choices=["end", "side"], default=None,
+                    help="world convention (docs/frames.md): camera beyond a baseline (end) or "
+                         "a sideline (side); default: the spec's broadcast_view")
     sp.add_argument("--json", action="store_true", help="print the camera JSON")
     sp.add_argument("-o", "--output", help="write the camera JSON here")
     sp.add_argument("--opencv-yaml", metavar="FILE", help="also write OpenCV FileStorage YAML")

@@ -176,6 +176,9 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
             fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
                                   f.rms_px, f.camera.camera_centre_world,
                                   f"{what}; relabelled, RMS {f.rms_px:.2f} px"))
+    if any(fx.rms_px < good_rms for fx in fixes):
+        fixes.sort(key=lambda fx: fx.rms_px)  # a whole-court relabelling explains every click
+        return fixes
     if cur_rms > good_rms:
         fixes += _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms,
                                  good_rms, click_sigma_px, on_near_side)
