@@ -28,6 +28,7 @@ from geometry.labelling import WorldConvention
 from geometry.levenberg_marquardt import refine
 
 IMPROVEMENT_FACTOR = 3.0
+SIDE_FIX_RMS_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -170,14 +171,17 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
         if f is None or not on_near_side(f):
             continue
         better_fit = f.rms_px * IMPROVEMENT_FACTOR < cur_rms and f.rms_px < good_rms
-        fixes_side = not cur_ok_side and f.rms_px < good_rms
+        # the labelling as clicked has no acceptable camera (mirrored, or the wrong side):
+        # the symmetric relabelling is the same clicks' own fit, so it is offered unless
+        # the clicks are poor anyway (their own check: suspects, RMS warning)
+        fixes_side = not cur_ok_side and f.rms_px < SIDE_FIX_RMS_FACTOR * good_rms
         if better_fit or fixes_side:
             what = whole_court_message(kind, convention)
             fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
                                   f.rms_px, f.camera.camera_centre_world,
                                   f"{what}; relabelled, RMS {f.rms_px:.2f} px"))
-    if any(fx.rms_px < good_rms for fx in fixes):
-        fixes.sort(key=lambda fx: fx.rms_px)  # a whole-court relabelling explains every click
+    if fixes:  # a whole-court relabelling explains the clicks: the other fixes are moot
+        fixes.sort(key=lambda fx: fx.rms_px)
         return fixes
     if cur_rms > good_rms:
         fixes += _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms,
