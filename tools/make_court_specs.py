@@ -489,16 +489,23 @@ BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
                  "basketball_nba": 0.12}
 
 
-def main():
-    specs = [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
-             basketball("fiba"), basketball("nba")]
-    for s in specs:
+def build_specs() -> list[dict]:
+    """Every bundled spec as the dict its JSON file holds."""
+    out = []
+    for s in [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
+              basketball("fiba"), basketball("nba")]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
         for k in ("length_m", "width_m", "singles_width_m"):
             if k in s:
                 s[k] = r(s[k])
+        out.append(s)
+    return out
+
+
+def main():
+    for s in build_specs():
         path = OUT_DIR / f"{s['id']}.json"
         path.write_text(json.dumps(s, indent=1) + "\n")
         print(f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "
