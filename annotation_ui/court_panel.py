@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from annotation_ui.court_plan import plan_transform
+from annotation_ui.court_plan import plan_transform, plan_view
 from courtstudio.tool_state import keypoint_order
 
 
@@ -26,18 +26,21 @@ class CourtDiagram(QWidget):
         self.clicked: set[str] = set()
         self.current: str | None = None
         self.suspects: set[str] = set()
+        self.view: str | None = None
         self.setMinimumSize(140, 100)
 
-    def set_state(self, spec, clicked, current, suspects=()):
+    def set_state(self, spec, clicked, current, suspects=(), view=None):
+        """view: 'end' | 'side' (the frame's convention), None for the spec's."""
         self.spec, self.clicked, self.current = spec, set(clicked), current
         self.suspects = set(suspects)
+        self.view = view
         self.update()
 
     def _transform(self):
         s = self.spec
         extent = np.vstack([np.array(list(s.keypoints.values()))[:, :2],
                             [[0.0, 0.0], [s.length_m, s.width_m]]])
-        return plan_transform(s, extent, self.width(), self.height(), 14.0)
+        return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
         t = self._transform()
@@ -137,8 +140,10 @@ class CourtPanel(QWidget):
     def update_state(self, spec, ann, state, current, frame_index, frame_count):
         cal = state.calibration
         suspects = cal.suspects if cal is not None else []
-        self.diagram.set_state(spec, ann.points, current, suspects)
-        side = spec.broadcast_view == "side"
+        centre = state.camera.camera_centre_world if state.camera is not None else None
+        view = plan_view(spec, centre)
+        self.diagram.set_state(spec, ann.points, current, suspects, view)
+        side = view == "side"
         self.view_hint.setVisible(side)
         if side:
             self.view_hint.setText(

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from annotation_ui.court_plan import plan_transform
+from annotation_ui.court_plan import plan_transform, plan_view
 from annotation_ui.qimage import bgr_to_qimage
 from exporters.orbit_view import OrbitPlayer, orbit_camera, render_orbit_view
 
@@ -24,12 +24,14 @@ class TopDownView(QWidget):
         self.ball_height = None
         self.players: list[tuple[int, np.ndarray]] = []
         self.camera_xy = None
+        self.camera_centre = None
         self.setMinimumSize(150, 110)
 
     def set_scene(self, spec, ball_world, players, camera_centre=None):
         self.spec, self.ball = spec, ball_world
         self.players = [(pid, np.asarray(g, float)[:2]) for pid, g in players if g is not None]
         self.camera_xy = None if camera_centre is None else camera_centre[:2]
+        self.camera_centre = camera_centre
         self.update()
 
     def paintEvent(self, event):
@@ -42,7 +44,7 @@ class TopDownView(QWidget):
         s = self.spec
         m = 0.12 * max(s.length_m, s.width_m)
         t = plan_transform(s, [[-m, -m], [s.length_m + m, s.width_m + m]], self.width(),
-                           self.height(), 0.0)
+                           self.height(), 0.0, plan_view(s, self.camera_centre))
         qp.fillRect(QRectF(t((0, 0)), t((s.length_m, s.width_m))).normalized(),
                     QColor(60, 90, 130))
         qp.setPen(QPen(QColor(235, 235, 235), 1.2))

@@ -40,9 +40,14 @@ class CourtSpec:
     frame_phrase: str
     notes: str = ""
     ball_radius_m: float = 0.05
-    broadcast_view: str = "end"  # 'end' | 'side': the world convention (docs/frames.md)
+    broadcast_view: str = "end"  # 'end' | 'side' | 'auto': the world convention (docs/frames.md)
     source: str = ""
     raw: dict = field(default_factory=dict, repr=False)
+
+    def frame_phrase_for(self, world_convention: str) -> str:
+        """The QA phrase of the frame for 'end_on' / 'side_on' (the spec's frame_phrases),
+        else frame_phrase."""
+        return str(self.raw.get("frame_phrases", {}).get(world_convention, self.frame_phrase))
 
     @property
     def keypoint_names(self) -> list[str]:

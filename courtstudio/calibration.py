@@ -95,7 +95,8 @@ def check_names(spec: CourtSpec, names) -> None:
 
 
 def world_convention(spec: CourtSpec, view: str | None = None) -> WorldConvention:
-    """The spec's world convention; view 'end' | 'side' overrides its broadcast_view."""
+    """The spec's world convention; view 'end' | 'side' | 'auto' overrides its
+    broadcast_view."""
     try:
         return WorldConvention(view or spec.broadcast_view, spec.length_m, spec.width_m)
     except ValueError as exc:
@@ -108,8 +109,8 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
                     view: str | None = None) -> CourtCalibration:
     """Calibrate from named clicks.
 
-    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h); view: 'end' or 'side' (the
-    world convention, docs/frames.md), None for the spec's broadcast_view. Raises
+    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h); view: 'end', 'side' or 'auto'
+    (the world convention, docs/frames.md), None for the spec's broadcast_view. Raises
     CalibrationError for unknown names, degenerate input, clicks that only a mirrored court
     fits, or clicks that put the camera on the wrong side for the convention (with the
     relabelling that would fix it, when the doctor finds one).
@@ -161,7 +162,7 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
             if n in suspects))
     return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
-                            warnings, conv.name)
+                            warnings, conv.name_for(centre))
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:

@@ -71,7 +71,8 @@ def cmd_calibrate(args) -> int:
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
     cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
-                          click_sigma_px=args.click_sigma, view=args.view)
+                          click_sigma_px=args.click_sigma,
+                          view=args.view or _points_view(args.points))
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -85,6 +86,17 @@ def cmd_calibrate(args) -> int:
     for w in cal.warnings:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _points_view(path) -> str | None:
+    """The optional "view" of a points file ('end' | 'side' | 'auto'), else None."""
+    try:
+        view = json.loads(Path(path).read_text()).get("view")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if view is not None and view not in ("end", "side", "auto"):
+        raise CliError(f"{path}: field view: expected 'end', 'side' or 'auto', got {view!r}")
+    return view
 
 
 def _print_calibration_report(doc: dict) -> None:
@@ -422,9 +434,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
     sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX",
                     help="assumed click noise, 1-sigma pixels (default 1)")
-    sp.add_argument("--view", choices=["end", "side"], default=None,
-                    help="world convention (docs/frames.md): camera beyond a baseline (end) or "
-                         "a sideline (side); default: the spec's broadcast_view")
+    sp.add_argument("--view", choices=["end", "side", "auto"], default=None,
+                    help="world convention (docs/frames.md): camera beyond a baseline (end), a "
+                         "sideline (side), or whichever it stands beyond (auto); default: the "
+                         "points file's \"view\", else the spec's broadcast_view")
     sp.add_argument("--json", action="store_true", help="print the camera JSON")
     sp.add_argument("-o", "--output", help="write the camera JSON here")
     sp.add_argument("--opencv-yaml", metavar="FILE", help="also write OpenCV FileStorage YAML")

@@ -48,7 +48,7 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     L, W = spec.length_m, spec.width_m
     back, lateral, height = (rng.uniform(*pre["back"]), rng.uniform(-1, 1),
                              rng.uniform(*pre["height"]))
-    if spec.broadcast_view == "side":
+    if spec.broadcast_view in ("side", "auto"):
         C = np.array([L / 2 + lateral * 0.15 * L, -back, height])
     else:
         C = np.array([L + back, W / 2 + lateral * pre["lateral"], height])

@@ -18,7 +18,7 @@ def keypoint_order(spec: CourtSpec) -> list[str]:
     column by column from the left end to the right end, top to bottom."""
     first = spec.minimal_keypoints
     rest = [n for n in spec.keypoints if n not in first]
-    if spec.broadcast_view == "side":
+    if spec.broadcast_view in ("side", "auto"):
         kp = spec.keypoints
         first = sorted(first, key=lambda n: (not n.endswith("_corner"), -round(kp[n][1], 2),
                                              round(kp[n][0], 2)))

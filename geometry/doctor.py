@@ -122,9 +122,10 @@ def _try(keypoints_world, uv_list, image_size, names, sigma) -> CameraFit | None
         return None
 
 
-def whole_court_message(kind: str, convention: WorldConvention | None) -> str:
-    """What a whole-court relabelling means to the annotator (kind: a symmetry_maps key)."""
-    side = convention is not None and convention.view == "side"
+def whole_court_message(kind: str, view: str | None) -> str:
+    """What a whole-court relabelling means to the annotator (kind: a symmetry_maps key;
+    view: 'end' or 'side', the convention of the relabelled camera)."""
+    side = view == "side"
     if kind == "left_right":
         return ("left and right look swapped" + (" (in a side view 'left' is the near "
                                                  "sideline)" if side else ""))
@@ -176,7 +177,8 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
         # the clicks are poor anyway (their own check: suspects, RMS warning)
         fixes_side = not cur_ok_side and f.rms_px < SIDE_FIX_RMS_FACTOR * good_rms
         if better_fit or fixes_side:
-            what = whole_court_message(kind, convention)
+            what = whole_court_message(kind, None if convention is None else
+                                       convention.view_for(f.camera.camera_centre_world))
             fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
                                   f.rms_px, f.camera.camera_centre_world,
                                   f"{what}; relabelled, RMS {f.rms_px:.2f} px"))

@@ -12,7 +12,7 @@ A court is symmetric under the group {identity, left_right (y -> W - y), near_fa
   the sign of the camera's offset from the court's centre line across the view's axis
   (``WorldConvention.side_margin_m``): end-on views put the camera at x > L/2 (beyond the
   near baseline), side-on views at y < W/2 (beyond the near sideline, the one the spec calls
-  'left'). The two candidates' margins are exactly opposite, so one is positive unless the
+  'left'); 'auto' takes the view from where the camera stands (``WorldConvention.view_for``). The two candidates' margins are exactly opposite, so one is positive unless the
   camera stands on that centre line, where a camera of that view never stands (docs/frames.md).
 
 Only numpy; no court-spec types, so the solver and the doctor can use it.
@@ -62,22 +62,37 @@ def pose_problem(rotation: np.ndarray, translation: np.ndarray, points_world: np
 class WorldConvention:
     """How the world frame is tied to the camera (docs/frames.md).
 
-    view: 'end' (camera beyond a baseline: tennis, badminton, table tennis, pickleball) or
-    'side' (camera beyond a sideline: basketball, volleyball). length_m, width_m: the court's
-    extent along world x and y, metres."""
+    view: 'end' (camera beyond a baseline: tennis, badminton, table tennis, pickleball),
+    'side' (camera beyond a sideline: basketball), or 'auto' (volleyball, filmed both ways):
+    per camera, 'end' when its line of sight to the court's centre crosses an end line and
+    'side' when it crosses a sideline (``view_for``; the same for both proper labellings).
+    length_m, width_m: the court's extent along world x and y, metres."""
 
     view: str
     length_m: float
     width_m: float
 
     def __post_init__(self):
-        if self.view not in VIEWS:
-            raise ValueError(f"view: expected one of {', '.join(VIEWS)}, got {self.view!r}")
+        if self.view not in VIEWS + ("auto",):
+            raise ValueError(f"view: expected one of {', '.join(VIEWS + ('auto',))}, got "
+                             f"{self.view!r}")
 
-    @property
-    def name(self) -> str:
+    def view_for(self, centre_world) -> str:
+        """'end' or 'side' for a camera centre (3,) m. For 'auto': 'end' when the camera is
+        farther outside the court along x than along y relative to the court's shape
+        (|x - L/2| W > |y - W/2| L: its line of sight to the centre crosses an end line).
+        Invariant under the 180-degree relabelling, so it never depends on the labelling;
+        it switches only for a camera looking at the centre exactly over a corner, and
+        there the two views pick the same labelling on one diagonal (docs/frames.md)."""
+        if self.view != "auto":
+            return self.view
+        c = np.asarray(centre_world, float)
+        dx, dy = abs(c[0] - self.length_m / 2), abs(c[1] - self.width_m / 2)
+        return "end" if dx * self.width_m >= dy * self.length_m else "side"
+
+    def name_for(self, centre_world) -> str:
         """'end_on' or 'side_on': the value scene and camera files record."""
-        return CONVENTION_NAMES[self.view]
+        return CONVENTION_NAMES[self.view_for(centre_world)]
 
     def side_margin_m(self, centre_world) -> float:
         """Signed offset (m) of the camera centre (3,) from the court's centre line across the
@@ -87,7 +102,7 @@ class WorldConvention:
         two proper labellings is continuous in the camera position and never ambiguous
         except for a camera on that centre line itself."""
         c = np.asarray(centre_world, float)
-        if self.view == "end":
+        if self.view_for(c) == "end":
             return float(c[0] - self.length_m / 2)
         return float(self.width_m / 2 - c[1])
 
@@ -97,7 +112,7 @@ class WorldConvention:
     def wrong_side_message(self, centre_world) -> str:
         """One sentence: where the clicks put the camera and where the convention wants it."""
         c = np.asarray(centre_world, float)
-        if self.view == "end":
+        if self.view_for(c) == "end":
             return (f"the clicks put the camera on the far side of the court (x = {c[0]:.2f} m, "
                     f"the near half starts at x = {self.length_m / 2:.2f} m): near/far labels "
                     f"look swapped")
@@ -107,13 +122,14 @@ class WorldConvention:
 
     def unusual_position_warning(self, centre_world) -> str | None:
         """A warning when the camera is on the conventional side but not beyond the court's
-        edge for this view (a side view calibrated as end-on, or the reverse)."""
+        edge for its view (a side view calibrated as end-on, or the reverse)."""
         c = np.asarray(centre_world, float)
-        if self.view == "end" and c[0] <= self.length_m:
+        view = self.view_for(c)
+        if view == "end" and c[0] <= self.length_m:
             return (f"camera centre x = {c[0]:.2f} m is not behind the near baseline "
                     f"(x = {self.length_m:g} m): for a camera beside the court use the side "
                     f"view (--view side)")
-        if self.view == "side" and c[1] >= 0.0:
+        if view == "side" and c[1] >= 0.0:
             return (f"camera centre y = {c[1]:.2f} m is not beyond the near sideline (y = 0): "
                     f"for a camera behind a baseline use the end view (--view end)")
         return None

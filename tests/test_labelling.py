@@ -135,8 +135,9 @@ def test_side_on_cameras_along_the_whole_sideline(sport):
 
 
 def test_side_view_decision_does_not_depend_on_x_near_the_halfway_line():
-    """The issue's case: a camera a few centimetres either side of L/2 (volleyball) keeps one
-    labelling; the old near-half rule flipped between refusing and accepting there."""
+    """The issue's case: a camera a few centimetres either side of L/2 (volleyball, real
+    cameras landed at x = 9.01-9.09 m) keeps one labelling; the old near-half rule flipped
+    between refusing and accepting there."""
     spec = load_spec("volleyball")
     names = ground_names(spec)
     for k, dx in enumerate((-0.09, -0.01, 0.0, 0.01, 0.09)):
@@ -146,15 +147,40 @@ def test_side_view_decision_does_not_depend_on_x_near_the_halfway_line():
         assert cal.camera.camera_centre_world[1] < 0
 
 
-def test_end_view_override_for_an_end_on_volleyball_camera():
+def test_volleyball_takes_its_view_from_the_camera():
+    """Volleyball is filmed both ways (broadcast_view auto): an end-on camera a few cm off the
+    long axis gets the end-on convention, whatever the side rule would say there; forcing
+    the side view warns."""
     spec = load_spec("volleyball")
-    centre = np.array([spec.length_m + 10.0, 4.2, 8.0])
-    clicks = clicks_for(spec, camera_at(spec, centre), ground_names(spec))
-    cal = calibrate_court(spec, SIZE, clicks, view="end")
-    assert cal.world_convention == "end_on"
-    assert np.linalg.norm(cal.camera.camera_centre_world - centre) < 0.3
-    side = calibrate_court(spec, SIZE, clicks) if centre[1] < spec.width_m / 2 else None
-    assert side is not None and any("--view end" in w for w in side.warnings)
+    assert spec.broadcast_view == "auto"
+    rot = spec.symmetry_maps()["rotate_180"]
+    for k, dy in enumerate((-0.3, -0.06, 0.0, 0.06, 0.3)):
+        centre = np.array([spec.length_m + 10.0, spec.width_m / 2 + dy, 8.0])
+        clicks = clicks_for(spec, camera_at(spec, centre), ground_names(spec), seed=k)
+        cal = calibrate_court(spec, SIZE, clicks)
+        assert cal.world_convention == "end_on"
+        assert np.linalg.norm(cal.camera.camera_centre_world - centre) < 0.3
+        with pytest.raises(CalibrationError, match="far side") as e:
+            calibrate_court(spec, SIZE, {rot[n]: uv for n, uv in clicks.items()})
+        assert e.value.fixes[0].kind == "rotate_180"
+    forced = calibrate_court(spec, SIZE, clicks_for(
+        spec, camera_at(spec, [spec.length_m + 10.0, 4.0, 8.0]), ground_names(spec)),
+        view="side")
+    assert forced.world_convention == "side_on"
+    assert any("--view end" in w for w in forced.warnings)
+
+
+def test_auto_view_is_labelling_invariant_and_matches_the_fixed_views():
+    conv = WorldConvention("auto", 18.0, 9.0)
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        c = np.array([rng.uniform(-40, 58), rng.uniform(-40, 49), 5.0])
+        rotated = np.array([18.0 - c[0], 9.0 - c[1], 5.0])
+        assert conv.view_for(c) == conv.view_for(rotated)
+        fixed = WorldConvention(conv.view_for(c), 18.0, 9.0)
+        assert conv.side_margin_m(c) == fixed.side_margin_m(c)
+    assert conv.view_for([9.0, -20.0, 5.0]) == "side"
+    assert conv.view_for([40.0, 4.5, 5.0]) == "end"
 
 
 @pytest.mark.parametrize("sport", ["tennis", "badminton", "pickleball"])
@@ -179,7 +205,7 @@ def test_full_model_on_correct_clicks_suggests_no_relabelling(sport):
 
 
 def test_the_two_proper_labellings_have_opposite_margins():
-    for view in ("end", "side"):
+    for view in ("end", "side", "auto"):
         conv = WorldConvention(view, 28.0, 15.0)
         for c in ([14.0, -7.0, 5.0], [30.0, 7.5, 5.0], [14.0, 7.5, 9.0], [1.0, 20.0, 3.0]):
             c = np.array(c)
@@ -217,3 +243,21 @@ def test_cli_refuses_a_mirrored_labelling_in_one_line(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "left" in lines[0] and "right" in lines[0], r.stderr
     assert "Suggested fix: left and right look swapped" in lines[0]
+
+
+def test_exported_scenes_say_which_convention(tmp_path):
+    from courtstudio.document import AnnotationDocument
+    from courtstudio.export_scenes import export_frames
+    from courtstudio.project import load_project
+    from courtstudio.synthetic_project import write_synthetic_project
+    p = write_synthetic_project(tmp_path / "p", ["basketball_fiba", "tennis"], per_sport=1,
+                                seed=4)
+    doc = AnnotationDocument(load_project(p.root))
+    out = export_frames(doc, doc.project.frames, tmp_path / "out")
+    assert all(s.status != "error" for s in out), [vars(s) for s in out]
+    for frame, expect in (("basketball_fiba_0001", "side_on"), ("tennis_0001", "end_on")):
+        court = json.loads((tmp_path / "out" / frame / "scene.json").read_text())["court"]
+        cam = json.loads((tmp_path / "out" / frame / "camera.json").read_text())
+        assert court["world_convention"] == expect and cam["world_convention"] == expect
+        spec = load_spec(frame.rsplit("_", 1)[0])
+        assert court["frame_phrase"] == spec.frame_phrase_for(expect)

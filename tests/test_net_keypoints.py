@@ -83,6 +83,18 @@ def test_bundled_json_is_what_the_generator_writes():
 def test_side_view_specs():
     for sport in ("basketball_fiba", "basketball_nba", "volleyball"):
         s = load_spec(sport)
-        assert s.broadcast_view == "side" and "near sideline" in s.frame_phrase
+        assert s.broadcast_view == ("auto" if sport == "volleyball" else "side")
+        assert "near sideline" in s.frame_phrase
     for sport in ("tennis", "badminton", "pickleball", "table_tennis"):
         assert load_spec(sport).broadcast_view == "end"
+
+
+def test_every_spec_has_a_phrase_per_convention():
+    for sport in ("tennis", "badminton", "table_tennis", "pickleball", "volleyball",
+                  "basketball_fiba", "basketball_nba"):
+        s = load_spec(sport)
+        end, side = s.frame_phrase_for("end_on"), s.frame_phrase_for("side_on")
+        assert "towards the camera" in end and "near side" in side and end != side
+        view = {"end": "end_on", "side": "side_on", "auto": "side_on"}[s.broadcast_view]
+        assert s.frame_phrase == s.frame_phrase_for(view)
+    assert "table surface" in load_spec("table_tennis").frame_phrase_for("side_on")

@@ -39,6 +39,12 @@ SIDE_FRAME_PHRASE = (
     "as seen from the camera. The X-axis extends along the near sideline to the right, the "
     "Y-axis extends along the left end line away from the camera, and the Z-axis is vertical."
 )
+TABLE_SIDE_FRAME_PHRASE = (
+    "the origin (0,0,0) is the corner of the table surface on the near side line and the end "
+    "line on the left, as seen from the camera. The X-axis extends along the near side line to "
+    "the right, the Y-axis extends along the left end line away from the camera, and the Z-axis "
+    "is vertical (0 is table surface)."
+)
 TAPE_MODELS = ("strap", "parabola", "level")
 
 
@@ -398,10 +404,12 @@ def volleyball():
                 zones=zones, net=net,
                 notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
                       "file with net heights changed. Posts taken 1.0 m outside the sidelines "
-                      "(the rules allow 0.5-1.0 m). Broadcast from the side: the camera is beyond "
-                      "the 'left' sideline (y = 0), x runs to the right in the image "
-                      "(docs/frames.md).",
-                broadcast_view="side", frame_phrase=SIDE_FRAME_PHRASE)
+                      "(the rules allow 0.5-1.0 m). Filmed from the side (camera beyond the 'left' "
+                      "sideline y = 0, x to the right in the image) and from behind an end "
+                      "line: broadcast_view auto takes the convention from the camera "
+                      "(docs/frames.md); frame_phrase is the side-on one, scene files carry "
+                      "the one used.",
+                broadcast_view="auto", frame_phrase=SIDE_FRAME_PHRASE)
 
 
 def basketball(variant):
@@ -497,6 +505,9 @@ def build_specs() -> list[dict]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
+        s["frame_phrases"] = ({"end_on": s["frame_phrase"], "side_on": TABLE_SIDE_FRAME_PHRASE}
+                              if s["id"] == "table_tennis" else
+                              {"end_on": FRAME_PHRASE, "side_on": SIDE_FRAME_PHRASE})
         for k in ("length_m", "width_m", "singles_width_m"):
             if k in s:
                 s[k] = r(s[k])
