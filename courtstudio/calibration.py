@@ -3,7 +3,8 @@
 This is where court knowledge meets the solver: names are checked against the spec, the
 camera must be above the court (a mirrored labelling is refused with the relabelling that
 fixes it) and on the side the world convention wants (end view: x > L/2; side view: y < W/2;
-geometry/labelling.py, docs/frames.md), and the doctor's findings are attached. ``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
+geometry/labelling.py, docs/frames.md), and the doctor's findings are attached.
+``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
 """
 
 from __future__ import annotations

@@ -6,14 +6,15 @@ A court is symmetric under the group {identity, left_right (y -> W - y), near_fa
 - the two *mirrored* ones (left_right, near_far) flip the court's handedness. No proper camera
   fits them above the court: planar clicks are fitted exactly by the camera reflected through
   the court plane (below it, or with the points behind it), and clicks off the plane (net,
-  rings) are not fitted at all. ``pose_is_physical`` rejects such cameras.
+  rings) are not fitted at all. ``pose_problem`` rejects such cameras.
 - the two *proper* ones (identity, rotate_180) both fit, with camera centres C and its
   image under the 180-degree turn about the court's centre. The world convention picks one by
   the sign of the camera's offset from the court's centre line across the view's axis
   (``WorldConvention.side_margin_m``): end-on views put the camera at x > L/2 (beyond the
   near baseline), side-on views at y < W/2 (beyond the near sideline, the one the spec calls
-  'left'); 'auto' takes the view from where the camera stands (``WorldConvention.view_for``). The two candidates' margins are exactly opposite, so one is positive unless the
-  camera stands on that centre line, where a camera of that view never stands (docs/frames.md).
+  'left'); 'auto' takes the view from where the camera stands (``WorldConvention.view_for``).
+  The two candidates' margins are exactly opposite, so one is positive unless the camera
+  stands on that centre line, where a camera of that view never stands (docs/frames.md).
 
 Only numpy; no court-spec types, so the solver and the doctor can use it.
 """

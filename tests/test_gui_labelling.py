@@ -40,7 +40,8 @@ def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):
         window.tools.set_keypoint(name)
         u, v = truth["keypoints_uv"][lr[name]]
         QTest.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
-                         Qt.KeyboardModifier.NoModifier, window.view.mapFromScene(uv_to_scene(u, v)))
+                         Qt.KeyboardModifier.NoModifier,
+                         window.view.mapFromScene(uv_to_scene(u, v)))
     window.refresh()
     assert window.doc.camera_state(fid).calibration is None  # no camera under the court
     panel = window.court_panel
