@@ -55,7 +55,10 @@ def cmd_specs(args) -> int:
         return 0
     print(f"{spec.name} ({spec.id}): {spec.length_m:g} x {spec.width_m:g} m; planes "
           + ", ".join(f"{k} z={v:g}" for k, v in spec.planes.items()))
-    print("keypoints (x, y, z metres; x toward the camera, y right, z up):")
+    axes = {"end": "x toward the camera, y right", "side": "camera beyond the 'left' sideline: "
+            "x right, y away from the camera", "auto": "end-on: x toward the camera, y right; "
+            "side-on: x right, y away"}[spec.broadcast_view]
+    print(f"keypoints (x, y, z metres; {axes}, z up; docs/frames.md):")
     for n, p in spec.keypoints.items():
         print(f"  {n:<34} ({p[0]:8.4f}, {p[1]:8.4f}, {p[2]:7.4f})")
     print("lines: " + ", ".join(spec.lines))
