@@ -482,8 +482,9 @@ def basketball(variant):
                           "polygon": pts([list(pp) for pp in poly])})
     return dict(id=sid, name=name, length_m=L, width_m=W, planes={"court": 0.0},
                 default_plane="court", keypoints=kp, lines=lines, zones=zones, net=None,
-                notes="Shot regions per half, relative to that half's basket; left/right are "
-                      "image left/right (small y is left). Restricted Area is enclosed by the end "
+                notes="Shot regions per half, relative to that half's basket; left/right in "
+                      "keypoint and zone names mean small/large y (side-on: 'left' is the near "
+                      "sideline; end-on: image left). Restricted Area is enclosed by the end "
                       "line and the restricted-area arc; Mid-Range "
                       "is inside the 3-point line outside the paint. Zones further than 2 m "
                       "outside the court lines are not covered. Broadcast from the side: the "
