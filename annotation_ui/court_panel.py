@@ -9,12 +9,14 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from annotation_ui.court_plan import plan_transform, plan_view
 from courtstudio.tool_state import keypoint_order
 
 
 class CourtDiagram(QWidget):
-    """Top-down court as the broadcast camera sees it: far baseline at the top, left on the
-    left (screen x = world y, screen y = world x). Click a keypoint to make it current."""
+    """Top-down court as the broadcast camera sees it (annotation_ui.court_plan): end view far
+    baseline at the top; side view near sideline at the bottom. Click a keypoint to make it
+    current."""
 
     keypoint_clicked = Signal(str)
 
@@ -24,24 +26,21 @@ class CourtDiagram(QWidget):
         self.clicked: set[str] = set()
         self.current: str | None = None
         self.suspects: set[str] = set()
+        self.view: str | None = None
         self.setMinimumSize(140, 100)
 
-    def set_state(self, spec, clicked, current, suspects=()):
+    def set_state(self, spec, clicked, current, suspects=(), view=None):
+        """view: 'end' | 'side' (the frame's convention), None for the spec's."""
         self.spec, self.clicked, self.current = spec, set(clicked), current
         self.suspects = set(suspects)
+        self.view = view
         self.update()
 
     def _transform(self):
         s = self.spec
-        m = 14.0
-        ys = [p[1] for p in s.keypoints.values()]
-        xs = [p[0] for p in s.keypoints.values()]
-        y0, y1, x0, x1 = min(ys + [0.0]), max(ys + [s.width_m]), min(xs + [0.0]), \
-            max(xs + [s.length_m])
-        scale = min((self.width() - 2 * m) / (y1 - y0), (self.height() - 2 * m) / (x1 - x0))
-        ox = (self.width() - scale * (y1 - y0)) / 2 - scale * y0
-        oy = (self.height() - scale * (x1 - x0)) / 2 - scale * x0
-        return lambda p: QPointF(ox + scale * p[1], oy + scale * p[0])
+        extent = np.vstack([np.array(list(s.keypoints.values()))[:, :2],
+                            [[0.0, 0.0], [s.length_m, s.width_m]]])
+        return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
         t = self._transform()
@@ -97,6 +96,9 @@ class CourtPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.diagram = CourtDiagram()
+        self.view_hint = QLabel("")
+        self.view_hint.setWordWrap(True)
+        self.view_hint.setVisible(False)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -128,6 +130,7 @@ class CourtPanel(QWidget):
         rng.addWidget(self.range_last)
         lay = QVBoxLayout(self)
         lay.addWidget(self.diagram, 2)
+        lay.addWidget(self.view_hint)
         lay.addWidget(self.summary)
         lay.addWidget(self.table, 4)
         lay.addWidget(self.suggestion)
@@ -137,7 +140,17 @@ class CourtPanel(QWidget):
     def update_state(self, spec, ann, state, current, frame_index, frame_count):
         cal = state.calibration
         suspects = cal.suspects if cal is not None else []
-        self.diagram.set_state(spec, ann.points, current, suspects)
+        centre = state.camera.camera_centre_world if state.camera is not None else None
+        view = plan_view(spec, centre)
+        self.diagram.set_state(spec, ann.points, current, suspects, view)
+        side = view == "side"
+        self.view_hint.setVisible(side)
+        if side:
+            self.view_hint.setText(
+                "<small>Side view (camera beyond the near sideline, docs/frames.md): "
+                "<i>far</i> = the end on the left, <i>near</i> = the end on the right, "
+                "<i>left</i> = the near sideline (bottom), <i>right</i> = the far "
+                "sideline.</small>")
         for sb in (self.range_first, self.range_last):
             sb.setRange(0, max(0, frame_count - 1))
         if self.range_last.value() < frame_index:

@@ -112,4 +112,5 @@ def _parse(path: Path) -> CourtSpec:
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
         zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
         notes=data.get("notes", ""), ball_radius_m=float(data.get("ball_radius_m", 0.05)),
+        broadcast_view=data.get("broadcast_view", "end"),
         source=str(path), raw=data)

@@ -1,8 +1,10 @@
 """Court calibration: named clicks on a sport's keypoints -> a metric camera with diagnostics.
 
 This is where court knowledge meets the solver: names are checked against the spec, the
-camera must end up on the near side of the court (x > L/2, conventions.md), and the doctor's
-findings are attached. ``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
+camera must be above the court (a mirrored labelling is refused with the relabelling that
+fixes it) and on the side the world convention wants (end view: x > L/2; side view: y < W/2;
+geometry/labelling.py, docs/frames.md), and the doctor's findings are attached.
+``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from geometry.camera import Camera
 from geometry.doctor import LabelFix, LeaveOneOut, find_suspects, leave_one_out, \
     suggest_labelling_fixes
 from geometry.errors import CalibrationError
+from geometry.labelling import WHOLE_COURT_KINDS, WorldConvention
 from geometry.uncertainty import ParamCovariance
 
 CAMERA_FORMAT = "courtstudio.camera"
@@ -38,6 +41,7 @@ class CourtCalibration:
     click_sigma_px: float
     suspects: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    world_convention: str = "end_on"  # 'end_on' | 'side_on' (docs/frames.md)
 
     @property
     def camera(self) -> Camera:
@@ -58,6 +62,7 @@ class CourtCalibration:
             "format": CAMERA_FORMAT,
             "format_version": CAMERA_FORMAT_VERSION,
             "sport": self.spec_id,
+            "world_convention": self.world_convention,
             "model": f.model.name,
             "radial": f.model.radial,
             **cam.to_dict(),
@@ -90,42 +95,53 @@ def check_names(spec: CourtSpec, names) -> None:
             raise CalibrationError(f"{spec.id} has no keypoint {n!r}{hint}")
 
 
+def world_convention(spec: CourtSpec, view: str | None = None) -> WorldConvention:
+    """The spec's world convention; view 'end' | 'side' | 'auto' overrides its
+    broadcast_view."""
+    try:
+        return WorldConvention(view or spec.broadcast_view, spec.length_m, spec.width_m)
+    except ValueError as exc:
+        raise CalibrationError(str(exc)) from None
+
+
 def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "simple",
                     radial: bool = False, click_sigma_px: float = 1.0,
-                    diagnose: bool = True, theta0=None) -> CourtCalibration:
+                    diagnose: bool = True, theta0=None,
+                    view: str | None = None) -> CourtCalibration:
     """Calibrate from named clicks.
 
-    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). Raises CalibrationError for
-    unknown names, degenerate input, or clicks that put the camera on the far side (with the
+    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h); view: 'end', 'side' or 'auto'
+    (the world convention, docs/frames.md), None for the spec's broadcast_view. Raises
+    CalibrationError for unknown names, degenerate input, clicks that only a mirrored court
+    fits, or clicks that put the camera on the wrong side for the convention (with the
     relabelling that would fix it, when the doctor finds one).
     """
     names = list(clicks)
     check_names(spec, names)
+    conv = world_convention(spec, view)
     X = np.array([spec.keypoints[n] for n in names])
     uv = np.array([np.asarray(clicks[n], float) for n in names]).reshape(-1, 2)
     kw = {k: v for k, v in spec.keypoints.items()}
-    half = spec.length_m / 2
     check_correspondences(X, uv, image_size, names)  # input errors are reported as they are
+
+    def doctor(fit_or_none):
+        return suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
+                                       spec.symmetry_maps(), fit_or_none, click_sigma_px, conv)
     try:
         fit = solve_camera(X, uv, image_size, model=model, radial=radial,
-                           click_sigma_px=click_sigma_px, names=names, theta0=theta0)
+                           click_sigma_px=click_sigma_px, names=names, theta0=theta0,
+                           surface_z_m=spec.plane_z())
     except CalibrationError as exc:
         if not diagnose:
             raise
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), None, click_sigma_px, half)
-        raise _error_with_fixes(str(exc), fixes) from None
-    cx = fit.camera.camera_centre_world[0]
-    if cx <= half:
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), fit, click_sigma_px, half)
-        raise _error_with_fixes(
-            f"the clicks put the camera on the far side of the court (x = {cx:.2f} m, the "
-            f"near half starts at x = {half:.2f} m): near/far labels look swapped", fixes)
+        raise _error_with_fixes(str(exc), doctor(None)) from None
+    centre = fit.camera.camera_centre_world
+    if not conv.on_conventional_side(centre):
+        raise _error_with_fixes(conv.wrong_side_message(centre), doctor(fit))
     warnings = []
-    if cx <= spec.length_m:
-        warnings.append(f"camera centre x = {cx:.2f} m is not behind the near baseline "
-                        f"(x = {spec.length_m:g} m): fine for a side view, unusual otherwise")
+    unusual = conv.unusual_position_warning(centre)
+    if unusual:
+        warnings.append(unusual)
     if fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
         warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for {click_sigma_px:g} px "
                         "click noise: check the suspects and suggestions")
@@ -133,8 +149,12 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
     if diagnose:
         loo = leave_one_out(fit, X, uv, click_sigma_px)
         suspects = find_suspects(fit, X, uv, names, click_sigma_px)
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), fit, click_sigma_px, half)
+        fixes = doctor(fit)
+        mirrored = [fx for fx in fixes if fx.kind in WHOLE_COURT_KINDS]
+        if mirrored:
+            raise _error_with_fixes(
+                f"the clicks fit the court only relabelled as a whole (RMS {fit.rms_px:.2f} px "
+                f"as labelled)", mirrored + [fx for fx in fixes if fx not in mirrored])
     else:
         loo = LeaveOneOut(np.full(len(names), np.nan), np.full(len(names), np.nan))
         fixes = []
@@ -143,7 +163,7 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
             if n in suspects))
     return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
-                            warnings)
+                            warnings, conv.name_for(centre))
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:

@@ -102,7 +102,10 @@ def cmd_specs(args) -> int:
         return 0
     print(f"{spec.name} ({spec.id}): {spec.length_m:g} x {spec.width_m:g} m; planes "
           + ", ".join(f"{k} z={v:g}" for k, v in spec.planes.items()))
-    print("keypoints (x, y, z metres; x toward the camera, y right, z up):")
+    axes = {"end": "x toward the camera, y right", "side": "camera beyond the 'left' sideline: "
+            "x right, y away from the camera", "auto": "end-on: x toward the camera, y right; "
+            "side-on: x right, y away"}[spec.broadcast_view]
+    print(f"keypoints (x, y, z metres; {axes}, z up; docs/frames.md):")
     for n, p in spec.keypoints.items():
         print(f"  {n:<34} ({p[0]:8.4f}, {p[1]:8.4f}, {p[2]:7.4f})")
     print("lines: " + ", ".join(spec.lines))
@@ -118,7 +121,8 @@ def cmd_calibrate(args) -> int:
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
     cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
-                          click_sigma_px=args.click_sigma)
+                          click_sigma_px=args.click_sigma,
+                          view=args.view or _points_view(args.points))
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -132,6 +136,17 @@ def cmd_calibrate(args) -> int:
     for w in cal.warnings:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _points_view(path) -> str | None:
+    """The optional "view" of a points file ('end' | 'side' | 'auto'), else None."""
+    try:
+        view = json.loads(Path(path).read_text()).get("view")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if view is not None and view not in ("end", "side", "auto"):
+        raise CliError(f"{path}: field view: expected 'end', 'side' or 'auto', got {view!r}")
+    return view
 
 
 def _print_calibration_report(doc: dict) -> None:
@@ -523,6 +538,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
     sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX",
                     help="assumed click noise, 1-sigma pixels (default 1)")
+    sp.add_argument("--view", choices=["end", "side", "auto"], default=None,
+                    help="world convention (docs/frames.md): camera beyond a baseline (end), a "
+                         "sideline (side), or whichever it stands beyond (auto); default: the "
+                         "points file's \"view\", else the spec's broadcast_view")
     sp.add_argument("--json", action="store_true", help="print the camera JSON")
     sp.add_argument("-o", "--output", help="write the camera JSON here")
     sp.add_argument("--opencv-yaml", metavar="FILE", help="also write OpenCV FileStorage YAML")

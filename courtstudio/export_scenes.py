@@ -39,6 +39,7 @@ from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
 from exporters.scene import TOOL_VERSION, BallRecord, PlayerRecord, Scene, save_scene
 from exporters.validation import read_json_file
+from geometry.labelling import WorldConvention
 from geometry.rays import ground_projection_polyline
 
 
@@ -128,9 +129,12 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     else:
         image_ref = os.path.relpath(doc.project.video_path(frame).resolve(),
                                     final_dir.resolve()) + f"#frame={frame.index}"
+    convention = cal.world_convention if cal is not None else WorldConvention(
+        spec.broadcast_view, spec.length_m, spec.width_m).name_for(camera.camera_centre_world)
     scene = Scene(frame_id=frame.id, image=image_ref, image_size=ann.image_size,
                   spec_id=spec.id, camera=camera, camera_info=cam_doc, ball=ball_rec,
-                  players=players, frame_index=frame.index, frame_phrase=spec.frame_phrase,
+                  players=players, frame_index=frame.index,
+                  frame_phrase=spec.frame_phrase_for(convention), world_convention=convention,
                   provenance={"project": doc.project.name})
     save_scene(scene, fdir / "scene.json")
     if glb:

@@ -1,7 +1,8 @@
 """Synthetic broadcast frames with known cameras: the ground truth for tests and benchmarks.
 
-Cameras sit elevated behind the near baseline (x > L), look at the middle of the court with a
-small roll, and zoom so the paper's six keypoints (or, without a net, the corners and rings)
+Cameras sit elevated behind the near baseline (x > L), or for side-view sports
+(``spec.broadcast_view == 'side'``) beyond the near sideline (y < 0) near the halfway line
+(docs/frames.md), look at the middle of the court with a small roll, and zoom so the paper's six keypoints (or, without a net, the corners and rings)
 fill most of the frame, as broadcast framing does. Images show the surround, the court
 surface, painted lines with their real widths, the net and the ball, drawn with sub-pixel
 anti-aliasing from the spec, so a click on a rendered corner is a click on the true corner.
@@ -45,8 +46,12 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     rng = rng or np.random.default_rng()
     pre = PRESETS.get(spec.id, PRESETS["tennis"])
     L, W = spec.length_m, spec.width_m
-    C = np.array([L + rng.uniform(*pre["back"]), W / 2 + rng.uniform(-1, 1) * pre["lateral"],
-                  rng.uniform(*pre["height"])])
+    back, lateral, height = (rng.uniform(*pre["back"]), rng.uniform(-1, 1),
+                             rng.uniform(*pre["height"]))
+    if spec.broadcast_view in ("side", "auto"):
+        C = np.array([L / 2 + lateral * 0.15 * L, -back, height])
+    else:
+        C = np.array([L + back, W / 2 + lateral * pre["lateral"], height])
     target = np.array([L * rng.uniform(0.42, 0.58), W / 2 + rng.uniform(-0.05, 0.05) * W, 0.0])
     roll = np.deg2rad(np.clip(rng.normal(0.0, 1.0), -2.0, 2.0))
     R = rotation_look_at(C, target, roll)

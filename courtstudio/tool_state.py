@@ -13,9 +13,20 @@ TOOLS = ("court", "ball", "players")
 
 def keypoint_order(spec: CourtSpec) -> list[str]:
     """The order keypoints are offered in: the paper's minimum annotation first (corners and
-    net-post tops, or corners and rings), then the rest as the spec lists them."""
+    net-post tops, or corners and rings), then the rest as the spec lists them. Side view
+    (docs/frames.md: far end on the left, near sideline at the bottom of the diagram): the
+    minimum's corners, then its other points, each in the diagram's reading order (top
+    row left to right, then down), the rest
+    column by column from the left end to the right end, top to bottom."""
     first = spec.minimal_keypoints
-    return first + [n for n in spec.keypoints if n not in first]
+    rest = [n for n in spec.keypoints if n not in first]
+    if spec.broadcast_view in ("side", "auto"):
+        kp = spec.keypoints
+        first = sorted(first, key=lambda n: (not n.endswith("_corner"), -round(kp[n][1], 2),
+                                             round(kp[n][0], 2)))
+        rest = sorted(rest, key=lambda n: (round(kp[n][0], 2), -round(kp[n][1], 2),
+                                           kp[n][2]))
+    return first + rest
 
 
 class ToolState:

@@ -80,6 +80,7 @@ class Scene:
     players: list[PlayerRecord] = field(default_factory=list)
     frame_index: int | None = None
     frame_phrase: str = ""
+    world_convention: str = ""  # 'end_on' | 'side_on' (docs/frames.md); '' = not recorded
     provenance: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
 
@@ -139,7 +140,9 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
         "format_version": SCENE_FORMAT_VERSION,
         "frame": frame,
         "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
-                  "frame_phrase": scene.frame_phrase},
+                  "frame_phrase": scene.frame_phrase,
+                  **({"world_convention": scene.world_convention}
+                     if scene.world_convention else {})},
         "camera": cam,
         "ball": ball,
         "players": players,
@@ -262,6 +265,7 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
                  spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
                  ball=ball, players=players, frame_index=fr.get("frame_index"),
                  frame_phrase=data["court"].get("frame_phrase", ""),
+                 world_convention=data["court"].get("world_convention", ""),
                  provenance={k: v for k, v in data["provenance"].items()
                              if k not in ("tool", "version", "created_utc")},
                  raw=data)

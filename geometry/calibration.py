@@ -7,7 +7,9 @@
    two rotation columns), and IPPE gives both planar pose candidates for that focal length.
 2. Otherwise, or if that fails, a log-spaced sweep of focal lengths with SQPnP picks starts.
 3. Every start is refined by Levenberg-Marquardt over all points; candidates that put a point
-   behind the camera are discarded; the lowest cost wins.
+   behind the camera or the camera below the playing surface are discarded
+   (``geometry.labelling.pose_problem``: a mirrored labelling fits only such cameras); the
+   lowest cost wins.
 
 Degenerate input raises ``CalibrationError`` naming the cause (docs/solver.md lists them).
 """
@@ -23,6 +25,7 @@ from geometry.arrays import as_array
 from geometry.camera import Camera, image_centre_uv
 from geometry.camera_params import ParamModel, camera_centre_jacobian
 from geometry.errors import CalibrationError
+from geometry.labelling import pose_problem
 from geometry.levenberg_marquardt import LMResult, refine
 
 MIN_POINTS = 4
@@ -205,18 +208,27 @@ def sweep_candidates(X: np.ndarray, x: np.ndarray, image_size, keep: int = 3) ->
     return [t for _, t in scored[:keep]]
 
 
-def _all_in_front(model: ParamModel, theta: np.ndarray, X: np.ndarray, image_size) -> bool:
+def _pose_problem(theta: np.ndarray, X: np.ndarray, surface_z_m) -> str | None:
+    """'behind', 'below' or None for the pose in theta[:6] (rvec, t), shared by every model."""
     R = cv2.Rodrigues(np.asarray(theta[:3], float))[0]
-    return bool(np.all(X @ R[2] + theta[5] > 1e-6))
+    return pose_problem(R, theta[3:6], X, surface_z_m)
 
 
-def _best_refined(model, starts, X, x, image_size) -> LMResult | None:
+def _best_refined(model, starts, X, x, image_size, surface_z_m=0.0,
+                  rejected: list | None = None) -> LMResult | None:
+    """The lowest-cost physical refinement of the starts; unphysical refinements are appended
+    to ``rejected`` as (problem, LMResult) so the caller can say why nothing was left."""
     best = None
     for th in starts:
-        if not _all_in_front(model, th, X, image_size):
+        if _pose_problem(th, X, None) is not None:  # points behind the start: LM cannot cross
             continue
         res = refine(model, th, X, x, image_size)
-        if not np.isfinite(res.cost) or not _all_in_front(model, res.theta, X, image_size):
+        if not np.isfinite(res.cost):
+            continue
+        problem = _pose_problem(res.theta, X, surface_z_m)
+        if problem is not None:
+            if rejected is not None:
+                rejected.append((problem, res))
             continue
         if best is None or res.cost < best.cost:
             best = res
@@ -224,7 +236,8 @@ def _best_refined(model, starts, X, x, image_size) -> LMResult | None:
 
 
 def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bool = False,
-                 click_sigma_px: float = 1.0, names=None, theta0=None) -> CameraFit:
+                 click_sigma_px: float = 1.0, names=None, theta0=None,
+                 surface_z_m: float | None = 0.0) -> CameraFit:
     """Solve a metric camera from N correspondences.
 
     points_world: (N, 3) metres, world frame. uv: (N, 2) pixels. image_size: (w, h).
@@ -232,7 +245,10 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     with radial=True, k1, k2). click_sigma_px: assumed 1-sigma click noise; the covariance uses
     max(this, the residuals' own estimate). theta0: optional simple-model start (rvec, t, f),
     e.g. the previous solution while a keypoint is dragged; the focal-free initialisation is
-    used when it is absent or fails.
+    used when it is absent or fails. surface_z_m: the playing surface's height in the world
+    frame; only cameras above it with every point in front are accepted (None: no height
+    test). A labelling that fits only a camera under the surface is refused with a message
+    saying it looks mirrored.
 
     Raises CalibrationError for degenerate input or an undeterminable/implausible solution.
     """
@@ -244,15 +260,24 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         raise CalibrationError(f"model: expected 'simple' or 'full', got {model!r}")
 
     best = None
+    rejected: list = []
+    kw = dict(surface_z_m=surface_z_m, rejected=rejected)
     if theta0 is not None:
-        best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size)
+        best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size, **kw)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size)
+        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size,
+                             **kw)
         best = _pick(best, cand)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size)
+        cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size, **kw)
         best = _pick(best, cand)
     if best is None:
+        below = [_rms(r) for p, r in rejected if p == "below"]
+        if below:
+            raise CalibrationError(
+                f"the only cameras that fit the clicks are below the court surface (best RMS "
+                f"{min(below):.2f} px), as for a mirrored court: the labelling looks mirrored "
+                f"(left and right, or near and far, swapped)")
         raise CalibrationError("no camera puts every clicked point in front of it; check that "
                                "the clicks match their keypoint names")
     fit_model, res = simple, best
@@ -265,9 +290,9 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         th = np.concatenate([best.theta[:6], [best.theta[6], best.theta[6]],
                              image_centre_uv(image_size)] + ([[0.0, 0.0]] if radial else []))
         res = refine(full, th, X, x, image_size)
-        if not _all_in_front(full, res.theta, X, image_size):
-            raise CalibrationError("the full-model solution puts points behind the camera; "
-                                   "use --model simple")
+        if _pose_problem(res.theta, X, surface_z_m) is not None:
+            raise CalibrationError("the full-model solution puts points behind the camera or "
+                                   "the camera below the court; use --model simple")
         fit_model = full
     fit = _make_fit(fit_model, res, X, image_size, click_sigma_px)
     _check_plausible(fit, image_size)
