@@ -15,14 +15,15 @@ import numpy as np
 from court_specs import CourtSpec
 from geometry.calibration import CameraFit, check_correspondences, solve_camera
 from geometry.camera import Camera
-from geometry.doctor import LabelFix, LeaveOneOut, find_suspects, leave_one_out, \
-    suggest_labelling_fixes
+from geometry.doctor import LabelFix, LeaveOneOut, estimate_click_sigma, find_suspects, \
+    fit_quality, leave_one_out, suggest_labelling_fixes
 from geometry.errors import CalibrationError
 from geometry.uncertainty import ParamCovariance
 
 CAMERA_FORMAT = "courtstudio.camera"
 CAMERA_FORMAT_VERSION = 1
 HIGH_RMS_PX = 3.0
+DEFAULT_MODEL = "auto"
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ class CourtCalibration:
     click_sigma_px: float
     suspects: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    click_sigma_source: str = "user"  # 'user' (given) or 'estimated' (from the residuals)
+    quality: str = "ok"  # 'ok' | 'poor' (residuals beyond what the click noise explains)
+    quality_reason: str = ""
+    refinement: dict | None = None  # line refinement report (geometry.line_refine)
 
     @property
     def camera(self) -> Camera:
@@ -60,6 +65,9 @@ class CourtCalibration:
             "sport": self.spec_id,
             "model": f.model.name,
             "radial": f.model.radial,
+            **({"model_selection": f.selection} if f.selection else {}),
+            "quality": self.quality,
+            **({"quality_reason": self.quality_reason} if self.quality_reason else {}),
             **cam.to_dict(),
             "rms_px": round(f.rms_px, 4),
             "residuals_px": {n: round(float(r), 4) for n, r in zip(self.names, f.residuals_px)},
@@ -72,11 +80,13 @@ class CourtCalibration:
             "camera_centre_sigma_m": [round(float(s), 5) for s in f.camera_centre_sigma_m],
             "parameter_sigmas": {k: float(v) for k, v in f.parameter_sigmas().items()},
             "click_sigma_px": self.click_sigma_px,
+            "click_sigma_source": self.click_sigma_source,
             "sigma_px_used": round(f.sigma_px, 4),
             "covariance": self.param_covariance.to_dict(),
             "points": {n: [float(u), float(v)] for n, (u, v) in zip(self.names, self.clicks_uv)},
             "warnings": list(self.warnings),
             "suggestions": [fx.to_dict() for fx in self.fixes],
+            **({"line_refinement": self.refinement} if self.refinement else {}),
         }
 
 
@@ -90,12 +100,15 @@ def check_names(spec: CourtSpec, names) -> None:
             raise CalibrationError(f"{spec.id} has no keypoint {n!r}{hint}")
 
 
-def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "simple",
-                    radial: bool = False, click_sigma_px: float = 1.0,
+def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFAULT_MODEL,
+                    radial: bool = False, click_sigma_px: float | None = None,
                     diagnose: bool = True, theta0=None) -> CourtCalibration:
     """Calibrate from named clicks.
 
-    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). Raises CalibrationError for
+    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). model: see
+    geometry.calibration.solve_camera ('auto' by default). click_sigma_px: the annotator's
+    click noise, 1-sigma px; None estimates it from the residuals (geometry.doctor.
+    estimate_click_sigma, floor 1 px, cap 3 px). Raises CalibrationError for
     unknown names, degenerate input, or clicks that put the camera on the far side (with the
     relabelling that would fix it, when the doctor finds one).
     """
@@ -106,6 +119,8 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
     kw = {k: v for k, v in spec.keypoints.items()}
     half = spec.length_m / 2
     check_correspondences(X, uv, image_size, names)  # input errors are reported as they are
+    sigma_source = "user" if click_sigma_px is not None else "estimated"
+    click_sigma_px = float(click_sigma_px) if click_sigma_px is not None else 1.0
     try:
         fit = solve_camera(X, uv, image_size, model=model, radial=radial,
                            click_sigma_px=click_sigma_px, names=names, theta0=theta0)
@@ -115,6 +130,9 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
         fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
                                         spec.symmetry_maps(), None, click_sigma_px, half)
         raise _error_with_fixes(str(exc), fixes) from None
+    if sigma_source == "estimated":
+        click_sigma_px = estimate_click_sigma(fit)
+    quality, quality_reason = fit_quality(fit, click_sigma_px)
     cx = fit.camera.camera_centre_world[0]
     if cx <= half:
         fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
@@ -126,9 +144,11 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
     if cx <= spec.length_m:
         warnings.append(f"camera centre x = {cx:.2f} m is not behind the near baseline "
                         f"(x = {spec.length_m:g} m): fine for a side view, unusual otherwise")
-    if fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
-        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for {click_sigma_px:g} px "
-                        "click noise: check the suspects and suggestions")
+    if quality == "poor":
+        warnings.append(quality_reason)
+    elif fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
+        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for "
+                        f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions")
     suspects: list[str] = []
     if diagnose:
         loo = leave_one_out(fit, X, uv, click_sigma_px)
@@ -143,7 +163,7 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
             if n in suspects))
     return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
-                            warnings)
+                            warnings, sigma_source, quality, quality_reason)
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:
