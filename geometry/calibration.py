@@ -365,9 +365,14 @@ def radial_sigma_px(fit: CameraFit, points_world: np.ndarray) -> float:
     return float(np.sqrt(g @ cov @ g))
 
 
+RADIAL_SIGMA_PER_NOISE = 5.0
+
+
 def _check_radial_determined(fit: CameraFit, points_world: np.ndarray) -> None:
+    """The lens is refused when its effect at the farthest click is uncertain by more than
+    RADIAL_SIGMA_PER_NOISE times the click noise (a guess, not a measurement)."""
     sigma_px = radial_sigma_px(fit, points_world)
-    if sigma_px > MAX_DISTORTION_SIGMA_PX:
+    if sigma_px > RADIAL_SIGMA_PER_NOISE * fit.sigma_px:
         raise CalibrationError(
             f"these points cannot determine the {fit.model.name} lens: radial distortion "
             f"1-sigma {sigma_px:.1f} px at the farthest click; spread clicks toward the image "

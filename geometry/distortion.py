@@ -40,16 +40,32 @@ def distort_normalised(xy, dist) -> np.ndarray:
 
 
 def image_corner_radius(K, image_size) -> float:
-    """Normalised (ideal) radius of the farthest image corner for intrinsics K (3, 3)."""
+    """Normalised radius of the farthest image corner, as pixels (distorted) divided by the
+    focal length, for intrinsics K (3, 3)."""
     w, h = image_size
     corners = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [-0.5, h - 0.5], [w - 0.5, h - 0.5]])
     xy = (corners - [K[0, 2], K[1, 2]]) / [K[0, 0], K[1, 1]]
     return float(np.max(np.linalg.norm(xy, axis=1)))
 
 
-def monotonic_over_image(K, dist, image_size, margin: float = 1.1) -> bool:
-    """True when the radial map is increasing out to ``margin`` times the image corner's
-    radius, so every pixel of the image has exactly one viewing ray. The corner radius is
-    measured on the distorted side, which for barrel distortion is smaller than the ideal one;
-    checking the ideal radius is therefore conservative."""
-    return max_radius(dist) > margin * image_corner_radius(K, image_size)
+def monotonic_over_image(K, dist, image_size, margin: float = 1.02) -> bool:
+    """True when every pixel of the image (out to ``margin`` times the corner radius) lies
+    inside the image of the lens's increasing range, so it has exactly one viewing ray: the
+    distorted radius reached at the fold must exceed the image corner's."""
+    return fold_radius_distorted(dist) > margin * image_corner_radius(K, image_size)
+
+
+def fold_radius_distorted(dist) -> float:
+    """The largest distorted normalised radius the lens reaches (at its fold); inf if none."""
+    r = max_radius(dist)
+    if not np.isfinite(r):
+        return float("inf")
+    return float(distort_normalised(np.array([[r, 0.0]]), np.asarray(dist, float)[:5])[0, 0])
+
+
+def monotonic_over_pixels(K, dist, uv, margin: float = 1.1) -> bool:
+    """True when the pixels uv (N, 2) lie (with ``margin``) inside the lens's increasing
+    range: each has one viewing ray. A k1-only fit of a wide lens may fold near the image
+    corners yet be right wherever the court is; this judges it where it is used."""
+    xy = (np.asarray(uv, float) - [K[0, 2], K[1, 2]]) / [K[0, 0], K[1, 1]]
+    return fold_radius_distorted(dist) > margin * float(np.max(np.linalg.norm(xy, axis=1)))

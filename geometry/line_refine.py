@@ -20,7 +20,7 @@ from scipy.optimize import least_squares
 
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.distortion import monotonic_over_image
+from geometry.distortion import monotonic_over_pixels
 from geometry.line_ridges import Ridges, find_ridges, to_gray
 
 SEARCH_PX = (20.0, 10.0, 5.0)
@@ -204,8 +204,8 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         new = m.to_camera(theta, size)
     except ValueError as exc:
         return fail(f"the refined camera is invalid ({exc})", rid, m.name)
-    if m.n_radial and not monotonic_over_image(new.K, new.dist, size):
-        return fail("the refined lens folds back inside the image", rid, m.name)
+    if m.n_radial and not monotonic_over_pixels(new.K, new.dist, rid.uv):
+        return fail("the refined lens folds back among the painted lines", rid, m.name)
     f0, f1 = camera.K[0, 0], new.K[0, 0]
     if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
         return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid,

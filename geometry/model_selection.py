@@ -5,9 +5,10 @@ principal point at the image centre, radial terms; geometry.camera_params). Each
 its leave-one-out error: every click is predicted by the model fitted to the others (warm-
 started Levenberg-Marquardt, exact, not a linearisation), and the score is the RMS of those
 predictions (the single worst one left out when there are enough clicks, so that one bad click
-does not decide the lens). A richer model replaces the simpler one only when it predicts
-held-out clicks clearly better (``GAIN``), its lens is a lens (the radial map increases over
-the whole image, |k1| bounded) and there are enough clicks for it (``MIN_POINTS``). The choice
+does not decide the lens). Stepwise: a richer model is tried only when the previous one
+earned its place, and replaces the simpler one only when it predicts
+held-out clicks clearly better (``GAIN``), its lens is a lens (the radial map increases out
+beyond the farthest click, |k1| bounded) and there are enough clicks for it (``MIN_POINTS``). The choice
 and every candidate's score are reported, so a camera file says which model it used and why.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from geometry.camera_params import ParamModel
-from geometry.distortion import monotonic_over_image
+from geometry.distortion import monotonic_over_pixels
 from geometry.levenberg_marquardt import LMResult, refine
 
 CANDIDATES = ("simple", "simple_k1", "simple_k1k2")
@@ -64,13 +65,13 @@ def held_out_score(loo_px: np.ndarray) -> float:
     return float(np.sqrt(np.mean(r ** 2)))
 
 
-def _lens_ok(model: ParamModel, res: LMResult, image_size) -> str:
-    """'' when the fitted lens is plausible, else why not."""
+def _lens_ok(model: ParamModel, res: LMResult, uv: np.ndarray, image_size) -> str:
+    """'' when the fitted lens is plausible where the clicks are, else why not."""
     K, dist = model.intrinsics(res.theta, image_size)
     if abs(dist[0]) > MAX_ABS_K1:
         return f"k1 = {dist[0]:.2f} is not a lens"
-    if not monotonic_over_image(K, dist, image_size):
-        return "its radial map folds back inside the image"
+    if not monotonic_over_pixels(K, dist, uv):
+        return "its radial map folds back among the clicks"
     return ""
 
 
@@ -99,7 +100,7 @@ def choose_model(pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, im
             model, extend_theta(best_res.theta, model), points_world, uv, image_size)
         entry["rms_px"] = round(float(np.sqrt(res.cost / n)), 4)
         if name != "simple":
-            bad = _lens_ok(model, res, image_size)
+            bad = _lens_ok(model, res, uv, image_size)
             if bad:
                 entry["status"] = f"rejected: {bad}"
                 reasons.append(f"{name} rejected: {bad}")
@@ -119,6 +120,7 @@ def choose_model(pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, im
             entry["status"] = (f"not better on held-out clicks ({score:.2f} vs "
                                f"{best_score:.2f} px)")
             reasons.append(f"{name} {entry['status']}")
+            break  # stepwise: k2 is only worth trying on top of a k1 that earned its place
     report["chosen"] = best_model.name
     if best_score is None:
         reasons.insert(0, f"too few clicks ({n}) to compare models: the pinhole is used")
