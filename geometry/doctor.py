@@ -30,6 +30,10 @@ IMPROVEMENT_FACTOR = 3.0
 # above the cap, a badly clicked frame would "explain" its own errors as noise.
 NOISE_FLOOR_PX = 1.0
 NOISE_CAP_PX = 3.0
+# With fewer spare equations than this the residuals cannot tell the noise; a typical real
+# annotator's (2-4 px on broadcast frames) is assumed instead.
+MIN_DOF_FOR_ESTIMATE = 8
+PRIOR_NOISE_PX = 2.0
 RAYLEIGH_MEDIAN = float(np.sqrt(2 * np.log(2)))  # median of |r| for 2D unit Gaussian noise
 POOR_CHI2_QUANTILE = 0.999
 
@@ -47,7 +51,10 @@ def robust_residual_scale(fit: CameraFit) -> float:
 def estimate_click_sigma(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX,
                          cap_px: float = NOISE_CAP_PX) -> float:
     """The frame's click noise, 1-sigma px per axis: robust_residual_scale clipped to
-    [floor_px, cap_px] (floor when the clicks cannot tell)."""
+    [floor_px, cap_px]; PRIOR_NOISE_PX when the clicks are too few to tell (fewer than
+    MIN_DOF_FOR_ESTIMATE spare equations)."""
+    if 2 * len(fit.residuals_px) - fit.model.size < MIN_DOF_FOR_ESTIMATE:
+        return PRIOR_NOISE_PX
     s = robust_residual_scale(fit)
     if not np.isfinite(s):
         return floor_px
