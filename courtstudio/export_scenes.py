@@ -34,7 +34,7 @@ from geometry.rays import ground_projection_polyline
 class FrameSummary:
     frame_id: str
     sport: str
-    status: str  # ok | skipped | error
+    status: str  # ok | poor (residuals beyond the click noise) | skipped | error
     message: str = ""
     focal_px: float | None = None
     rms_px: float | None = None
@@ -111,7 +111,8 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
             line = ground_projection_polyline(camera, ann.ball.uv, ball.plane_z)
             draw_ball(image, line, ann.ball.uv, ball.uv_ground_snapped)
         write_image(fdir / "overlay.png", image)
-    s = FrameSummary(frame.id, spec.id, "ok", notes, focal_px=float(camera.K[0, 0]),
+    status = "poor" if cal is not None and cal.quality == "poor" else "ok"
+    s = FrameSummary(frame.id, spec.id, status, notes, focal_px=float(camera.K[0, 0]),
                      rms_px=rms,
                      ball_world=None if ball is None else [float(v) for v in ball.world],
                      ball_sigma_cm=None if ball is None else

@@ -81,3 +81,19 @@ def test_user_click_sigma_is_used_as_given():
     spec, clicks = frame(1, 1.0)
     cal = calibrate_court(spec, SIZE, clicks, click_sigma_px=4.0)
     assert cal.click_sigma_px == 4.0 and cal.click_sigma_source == "user"
+
+
+def test_export_marks_a_badly_clicked_frame_poor(tmp_path):
+    from courtstudio.document import AnnotationDocument
+    from courtstudio.export_scenes import export_frame
+    from courtstudio.project import load_project
+    from courtstudio.synthetic_project import write_synthetic_project
+    write_synthetic_project(tmp_path / "p", ["tennis"], per_sport=2, seed=1, all_points=True)
+    doc = AnnotationDocument(load_project(tmp_path / "p"))
+    good, bad = doc.project.frames
+    rng = np.random.default_rng(3)
+    for name, uv in dict(doc.annotation(bad.id).points).items():
+        doc.set_keypoint(bad.id, name, tuple(np.asarray(uv) + rng.normal(0, 15.0, 2)))
+    assert export_frame(doc, good, tmp_path / "out", overlay=False, glb=False).status == "ok"
+    s = export_frame(doc, bad, tmp_path / "out", overlay=False, glb=False)
+    assert s.status == "poor" and "click noise explains" in s.message
