@@ -11,6 +11,8 @@ Per frame (and the median over frames):
 - ``pinhole`` / ``auto``: held-out keypoint error, px: leave-one-out over the clicked
   keypoints; each click is predicted by the camera solved (from scratch, with that model;
   ``auto`` runs its whole selection) on the other clicks. Median and RMS over the clicks.
+  Synthetic frames (``truth_points`` in the annotation, bench/synthetic_lens_frames.py) are
+  measured against the exact points instead of the noisy clicks.
 - ``corners`` / ``lines``: with only the four outer corners clicked, the median error at the
   other hand-clicked keypoints of the clicks-only pinhole camera, and of that camera refined
   on the painted lines (courtstudio.line_refinement, model auto); ``ratio`` = lines/corners.
@@ -42,11 +44,13 @@ CORNERS = ("far_left_corner", "far_right_corner", "near_left_corner", "near_righ
 MOVE_PX = 12.0
 
 
-def held_out(spec, size, clicks, model):
-    """(N,) px: each click's distance from the camera solved on the others (NaN: no solve)."""
+def held_out(spec, size, clicks, model, truth=None):
+    """(N,) px: each click's distance from the camera solved on the others (NaN: no solve);
+    measured to truth[name] instead where given (synthetic frames)."""
     names = list(clicks)
     X = np.array([spec.keypoints[n] for n in names])
     uv = np.array([clicks[n] for n in names], float)
+    ref = uv if truth is None else np.array([truth[n] for n in names], float)
     out = np.full(len(names), np.nan)
     for i in range(len(names)):
         keep = np.arange(len(names)) != i
@@ -56,19 +60,20 @@ def held_out(spec, size, clicks, model):
         except GeometryError:
             continue
         p = fit.camera.project(X[i:i + 1])[0]
-        out[i] = float(np.linalg.norm(p - uv[i]))
+        out[i] = float(np.linalg.norm(p - ref[i]))
     return out
 
 
-def corners_and_lines(spec, size, clicks, image):
-    """(corners-only median error px, refined median error px, report) or None."""
+def corners_and_lines(spec, size, clicks, image, truth=None):
+    """(corners-only median error px, refined median error px, report) or None; errors at
+    the other clicks, or at their truth[name] where given."""
     if not all(c in clicks for c in CORNERS) or len(clicks) < 5:
         return None
     others = [n for n in clicks if n not in CORNERS]
     Xc = np.array([spec.keypoints[n] for n in CORNERS])
     uvc = np.array([clicks[n] for n in CORNERS], float)
     Xo = np.array([spec.keypoints[n] for n in others])
-    uvo = np.array([clicks[n] for n in others], float)
+    uvo = np.array([(truth or clicks)[n] for n in others], float)
     try:
         cam = solve_camera(Xc, uvc, size, model="simple", names=list(CORNERS)).camera
     except GeometryError:
@@ -147,8 +152,10 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"{fid:<28} refused: {row['error']}")
             continue
-        lp = held_out(spec, size, clicks, "simple")
-        la = held_out(spec, size, clicks, "auto")
+        truth = doc.get("truth_points")  # synthetic frames: errors to the exact points
+        row["errors_to"] = "truth" if truth else "clicks"
+        lp = held_out(spec, size, clicks, "simple", truth)
+        la = held_out(spec, size, clicks, "auto", truth)
         row.update(model=chosen,
                    pinhole_median=float(np.nanmedian(lp)),
                    pinhole_rms=float(np.sqrt(np.nanmean(lp ** 2))),
@@ -159,7 +166,7 @@ def main(argv=None) -> int:
         if img_path is not None:
             img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
             if img is not None and (img.shape[1], img.shape[0]) == size:
-                cl = corners_and_lines(spec, size, clicks, img)
+                cl = corners_and_lines(spec, size, clicks, img, truth)
         if cl is not None:
             e0, e1, rep = cl
             row.update(corners_median=e0, lines_median=e1, lines_ratio=e1 / e0,

@@ -24,7 +24,7 @@ CANDIDATES = ("simple", "simple_k1", "simple_k1k2")
 # Fewest clicks for which a model's leave-one-out score means anything: the fit without one
 # click must still have spare equations beyond its parameters.
 MIN_POINTS = {"simple": 5, "simple_k1": 6, "simple_k1k2": 8}
-GAIN = 0.95  # a richer model must bring the held-out RMS below GAIN x the simpler one's
+GAIN = 0.90  # a richer model must bring the held-out RMS below GAIN x the simpler one's
 MAX_ABS_K1 = 1.5
 LOO_MAX_ITER = 30
 
