@@ -5,11 +5,11 @@ principal point at the image centre, radial terms; geometry.camera_params). Each
 its leave-one-out error: every click is predicted by the model fitted to the others (warm-
 started Levenberg-Marquardt, exact, not a linearisation), and the score is the RMS of those
 predictions (the single worst one left out when there are enough clicks, so that one bad click
-does not decide the lens). Stepwise: a richer model is tried only when the previous one
-earned its place, and replaces the simpler one only when it predicts
-held-out clicks clearly better (``GAIN``), its lens is a lens (the radial map increases out
-beyond the farthest click, |k1| bounded) and there are enough clicks for it (``MIN_POINTS``). The choice
-and every candidate's score are reported, so a camera file says which model it used and why.
+does not decide the lens). Stepwise: a richer model is tried only when the previous one earned
+its place, and replaces the simpler one only when it predicts held-out clicks clearly better
+(``GAIN``), its lens is a lens (the radial map increases out beyond the farthest click, |k1|
+bounded) and there are enough clicks for it (``MIN_POINTS``). The choice and every
+candidate's score are reported, so a camera file says which model it used and why.
 """
 
 from __future__ import annotations
