@@ -399,4 +399,5 @@ def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray)
         raise CalibrationError(
             "these points cannot determine the full model: " + ", ".join(loose)
             + " would be guesses. Click keypoints off the court plane and spread over the "
-              "image, or use --model simple")
+              "image, or use --model auto (one focal, centred principal point and the radial "
+              "terms the clicks determine)")
