@@ -4,8 +4,8 @@ Clicks are a few pixels off; the painted lines are visible along their whole len
 from a camera (the clicks' fit), repeat with a shrinking search radius: find the painted-line
 centres near the projected lines (geometry.line_ridges), then fit the camera's parameters to
 the normal distances of the line samples from their centres *and* to the clicks (each
-weighted by its noise), with a robust loss so the samples the ridge filter let through on a
-player or a logo cannot pull. With ``model='auto'`` the lens (k1) is freed when the lines
+weighted by its noise; robust on the lines only, so the samples the ridge filter let through on
+a player or a logo cannot pull, while the clicks keep their full say). With ``model='auto'`` the lens (k1) is freed when the lines
 support it (a BIC test on the line cost). The result is kept only if it is better: enough
 line support from non-parallel lines, the lines fit better than before, and the clicks are
 still explained by their noise; otherwise the input camera is returned with the reason.
@@ -30,6 +30,9 @@ MIN_LINES = 3
 SUPPORT_TOL_PX = 2.0  # a sample 'supports' a camera when its ridge is this close
 CLICK_CHI2_QUANTILE = 0.99
 SUPPORT_SLACK = 0.01  # support may not fall by more than this
+LINE_EFFECTIVE_SAMPLES = 20  # a line's samples count as at most this many independent ones
+HUBER_K = 2.0  # line residuals beyond this many sigma are down-weighted
+IRLS_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -75,29 +78,45 @@ def _click_rms(camera, X, x):
 
 
 def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
-    """Robust joint least squares; returns (theta, cost in sigma units)."""
+    """Joint least squares, robust on the lines only; returns (theta, cost, covariance).
+
+    Line samples along one line share its errors (paint width, a lens term the model lacks),
+    so each line counts as at most LINE_EFFECTIVE_SAMPLES independent ones; a sample's weight
+    is also Huber's (k = HUBER_K sigma), by iterative reweighting, so a ridge on a player
+    cannot pull. Clicks keep a plain quadratic cost: they are the annotator's, and the lines
+    must agree with them, not outvote them. The cost is in sigma units."""
     P, q, nrm = ridges.points_world, ridges.uv, ridges.normals
     n_s = len(P)
+    per_line = np.bincount(ridges.line)[ridges.line]
+    w_line = 1.0 / np.sqrt(np.maximum(1.0, per_line / LINE_EFFECTIVE_SAMPLES))
+    w = w_line.copy()
 
     def parts(theta):
         uv, J = model.project_with_jacobian(theta, P, size)
         r_l = np.sum((uv - q) * nrm, axis=1) / LINE_SIGMA_PX
         J = J.reshape(n_s, 2, -1)
         J_l = (J[:, 0, :] * nrm[:, :1] + J[:, 1, :] * nrm[:, 1:]) / LINE_SIGMA_PX
+        r_l, J_l = r_l * w, J_l * w[:, None]
         if X is None or len(X) == 0:
             return r_l, J_l
         uv_c, J_c = model.project_with_jacobian(theta, X, size)
         return (np.concatenate([r_l, ((uv_c - x) / click_sigma_px).ravel()]),
                 np.vstack([J_l, J_c / click_sigma_px]))
 
-    sol = least_squares(lambda th: parts(th)[0], theta0, jac=lambda th: parts(th)[1],
-                        loss="soft_l1", f_scale=2.0, x_scale="jac", max_nfev=60)
-    J = parts(sol.x)[1]
+    theta = np.asarray(theta0, float)
+    for _ in range(IRLS_ROUNDS):
+        sol = least_squares(lambda th: parts(th)[0], theta, jac=lambda th: parts(th)[1],
+                            x_scale="jac", max_nfev=40)
+        theta = sol.x
+        uv = model.project_with_jacobian(theta, P, size)[0]
+        z = np.abs(np.sum((uv - q) * nrm, axis=1)) / LINE_SIGMA_PX
+        w = w_line * np.sqrt(np.minimum(1.0, HUBER_K / np.maximum(z, 1e-9)))
+    r, J = parts(theta)
     try:
         cov = np.linalg.inv(J.T @ J)  # residuals are in sigma units
     except np.linalg.LinAlgError:
-        cov = np.full((len(sol.x), len(sol.x)), np.inf)
-    return sol.x, float(2 * sol.cost), cov
+        cov = np.full((len(theta), len(theta)), np.inf)
+    return theta, float(r @ r), cov
 
 
 def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
@@ -198,7 +217,9 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
     m, theta, cost, rid, cov = results[0]
     if len(results) > 1:  # BIC: the richer lens must pay for its parameter
         m2, theta2, cost2, rid2, cov2 = results[1]
-        if cost - cost2 > (m2.size - m.size) * np.log(max(len(rid2), 2)):
+        counts = np.bincount(rid2.line)
+        n_eff = float(np.sum(np.minimum(counts, LINE_EFFECTIVE_SAMPLES)))
+        if cost - cost2 > (m2.size - m.size) * np.log(max(n_eff, 2.0)):
             m, theta, cost, rid, cov = m2, theta2, cost2, rid2, cov2
     try:
         new = m.to_camera(theta, size)

@@ -44,7 +44,7 @@ def corners_camera(spec, clicks):
 
 
 @pytest.mark.parametrize("sport,k1", [("tennis", 0.0), ("pickleball", -0.15),
-                                      ("badminton", 0.05)])
+                                      ("badminton", 0.1)])
 def test_four_corners_plus_lines_beat_the_clicks(sport, k1):
     spec, cam, img, clicks, others = scene(sport, 11, k1, zoom=(0.6, 0.7))
     start = corners_camera(spec, clicks)
