@@ -25,7 +25,8 @@ from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
                                          draw_court, draw_mesh, draw_players)
 from annotation_ui.players_panel import PlayersPanel
-from annotation_ui.preferences import PreferencesDialog, apply_preferences
+from annotation_ui.preferences import PreferencesDialog, apply_preferences, \
+    calibration_preferences
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
 from annotation_ui.views import OrbitView, TopDownView
@@ -128,6 +129,8 @@ class MainWindow(QMainWindow):
         self.court_panel.diagram.keypoint_clicked.connect(self.tools.set_keypoint)
         self.court_panel.apply_suggestion.connect(self._apply_suggestion)
         self.court_panel.set_static_range.connect(self._static_range)
+        self.court_panel.lens_model_changed.connect(self._lens_model_changed)
+        self.court_panel.refine_lines.connect(lambda: self._guarded(self.refine_on_lines))
         self.ball_panel.not_visible_toggled.connect(
             lambda on: self._edit(self.doc.set_ball_not_visible, self._fid, on))
         self.ball_panel.plane_chosen.connect(
@@ -237,6 +240,8 @@ class MainWindow(QMainWindow):
                 self.ask("Cannot open project", " ".join(str(exc).split()), ["OK"])
                 return False
         self.doc = AnnotationDocument(project)
+        self.doc.calibrations.configure(*calibration_preferences(self.settings))
+        self.court_panel.set_lens_model(calibration_preferences(self.settings)[0])
         if journal is not None:
             n = len(journal["annotations"])
             if recover is None:
@@ -477,6 +482,24 @@ class MainWindow(QMainWindow):
     def preferences_dialog(self):
         PreferencesDialog(self.settings, self).exec()
         self.__dict__.pop("_proposer_cache", None)
+        self._lens_model_changed(calibration_preferences(self.settings)[0])
+
+    def _lens_model_changed(self, model: str):
+        """The lens model (court panel) and the click noise (Preferences) for every frame."""
+        self.settings.setValue("calibration/model", model)
+        if self.doc is not None:
+            self.doc.calibrations.configure(*calibration_preferences(self.settings))
+            self.refresh()
+
+    def refine_on_lines(self):
+        """Refine the current frame's camera on its painted lines (Court panel button)."""
+        state = self.doc.refine_on_lines(self._fid)
+        rep = state.calibration.refinement if state.calibration is not None else None
+        self.refresh()
+        if rep:
+            self.statusBar().showMessage(
+                "Refined on the painted lines" if rep["accepted"]
+                else f"Not refined: {rep['reason']}", 8000)
 
     def run_prompthmr(self) -> list[int]:
         """PromptHMR on the current frame's boxes with its calibrated K (GPU machines)."""

@@ -120,9 +120,19 @@ def cmd_specs(args) -> int:
 def cmd_calibrate(args) -> int:
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
+    if args.click_sigma is not None and not args.click_sigma > 0:
+        raise CliError(f"--click-sigma must be positive, got {args.click_sigma:g}")
     cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
                           click_sigma_px=args.click_sigma,
                           view=args.view or _points_view(args.points))
+    if args.refine_lines:
+        from courtstudio.line_refinement import refine_calibration
+        if not args.image:
+            raise CliError("--refine-lines needs --image FRAME (the frame the points were "
+                           "clicked on)")
+        image = _read_frame(args.image, size)
+        cal = refine_calibration(cal, spec, image,
+                                 model="auto" if args.model == "auto" else "keep")
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -149,12 +159,29 @@ def _points_view(path) -> str | None:
     return view
 
 
+def _read_frame(path, size):
+    """The frame image (BGR uint8, header checked before decoding), checked against the
+    points file's image size."""
+    from exporters.images import read_image
+    img = read_image(path, CliError)
+    if (img.shape[1], img.shape[0]) != tuple(size):
+        raise CliError(f"{path}: image is {img.shape[1]}x{img.shape[0]}, the points file says "
+                       f"{size[0]}x{size[1]}")
+    return img
+
+
 def _print_calibration_report(doc: dict) -> None:
     K = doc["K"]
     c = doc["camera_centre_world"]
     s = doc["camera_centre_sigma_m"]
     print(f"sport {doc['sport']}, model {doc['model']}, image {doc['image_size'][0]}x"
           f"{doc['image_size'][1]}")
+    if doc.get("model_selection"):
+        print(f"lens       {doc['model_selection']['reason']}")
+    if any(doc["dist"]):
+        print(f"distortion k1={doc['dist'][0]:.4f} k2={doc['dist'][1]:.4f}")
+    print(f"quality    {doc['quality']} (click noise {doc['click_sigma_px']:.2f} px, "
+          f"{doc['click_sigma_source']})")
     print(f"focal      fx={K[0][0]:.1f} px fy={K[1][1]:.1f} px (1-sigma "
           f"{doc['focal_sigma_pct']:.2f} %)")
     print(f"camera at  ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m (1-sigma {s[0]:.2f}, {s[1]:.2f}, "
@@ -167,6 +194,13 @@ def _print_calibration_report(doc: dict) -> None:
         print(f"  {n:<32} {r:11.2f} {'-' if loo is None else f'{loo:.2f}':>17}{flag}")
     for sug in doc["suggestions"]:
         print(f"suggestion: {sug['message']}")
+    ref = doc.get("line_refinement")
+    if ref:
+        print(f"lines      {'refined' if ref['accepted'] else 'not refined'}: {ref['reason']}; "
+              f"support {ref['support_before']} -> {ref['support_after']}, line RMS "
+              f"{ref['line_rms_before_px']} -> {ref['line_rms_after_px']} px, click RMS "
+              f"{ref['click_rms_before_px']} -> {ref['click_rms_after_px']} px "
+              f"({ref['samples']} samples on {ref['lines_used']} lines)")
 
 
 # ---------------------------------------------------------------------------- lift-ball
@@ -332,7 +366,7 @@ def cmd_synth(args) -> int:
     p = write_synthetic_project(args.output, args.sports, args.per_sport, args.seed,
                                 args.click_sigma, args.all_points,
                                 tuple(args.image_size), name=Path(args.output).name,
-                                players=args.players)
+                                players=args.players, k1=args.k1)
     print(f"wrote {len(p.frames)} frames to project {args.output}")
     return 0
 
@@ -529,15 +563,25 @@ def build_parser() -> argparse.ArgumentParser:
             "courtstudio calibrate --sport tennis --points samples/sample_project/annotations/"
             "tennis_0001.json",
             "courtstudio calibrate --sport tennis --points points.json --json -o camera.json",
-            "courtstudio calibrate --sport badminton --points pts.json --model full --radial"))
+            "courtstudio calibrate --sport badminton --points pts.json --model full --radial",
+            "courtstudio calibrate --sport pickleball --points pts.json --image frame.jpg "
+            "--refine-lines"))
     sp.add_argument("--sport", required=True)
     sp.add_argument("--points", required=True, help="points JSON file")
-    sp.add_argument("--model", choices=["simple", "full"], default="simple",
-                    help="simple: one focal, centred principal point (default); full: fx, fy, "
-                         "cx, cy")
+    sp.add_argument("--model", choices=["auto", "simple", "pinhole", "simple_k1",
+                                        "simple_k1k2", "full"], default="auto",
+                    help="auto (default): the richest lens the clicks determine, chosen on "
+                         "held-out clicks; simple = pinhole: one focal, centred principal "
+                         "point; simple_k1 / simple_k1k2: plus radial distortion; full: fx, "
+                         "fy, cx, cy")
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
-    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX",
-                    help="assumed click noise, 1-sigma pixels (default 1)")
+    sp.add_argument("--click-sigma", type=_positive, default=None, metavar="PX",
+                    help="click noise, 1-sigma pixels (default: estimated from the residuals, "
+                         "1 to 3 px)")
+    sp.add_argument("--image", metavar="FRAME", help="the frame the points were clicked on")
+    sp.add_argument("--refine-lines", action="store_true",
+                    help="refine the camera on the painted lines of --image (kept only when "
+                         "better; the report says why not)")
     sp.add_argument("--view", choices=["end", "side", "auto"], default=None,
                     help="world convention (docs/frames.md): camera beyond a baseline (end), a "
                          "sideline (side), or whichever it stands beyond (auto); default: the "
@@ -741,6 +785,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--players", type=_int_in(0, 50), default=0,
                     help="Anny players per frame, rendered and annotated with simulated "
                          "PromptHMR meshes (needs the anny package)")
+    sp.add_argument("--k1", type=float, default=0.0,
+                    help="radial lens distortion of the cameras (OpenCV k1; wide-angle "
+                         "-0.3..-0.05; default 0 = pinhole)")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_synth)
     return p

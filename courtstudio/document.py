@@ -101,7 +101,7 @@ class AnnotationDocument:
         prop = self.propagation().get(index)
         if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
             cam = Camera(np.array(prop["K"]), np.array(prop["R"]), np.array(prop["t"]),
-                         tuple(prop["image_size"]))
+                         tuple(prop["image_size"]), dist=np.array(prop.get("dist", [0.0] * 5)))
             return CameraState(None, f"propagated from frame {prop.get('reference')} "
                                      f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
                                propagated=cam)
@@ -113,6 +113,13 @@ class AnnotationDocument:
                 return CameraState(src.calibration, f"static camera of {rng.source}",
                                    rng.source)
         return own
+
+    def refine_on_lines(self, frame_id: str) -> CameraState:
+        """Refine the frame's own calibration on its painted lines (live_calibration)."""
+        frame = self.project.frame(frame_id)
+        return self.calibrations.refine_on_lines(frame_id, load_spec(frame.sport),
+                                                 self.annotation(frame_id),
+                                                 self.frames.image(frame))
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame

@@ -47,7 +47,7 @@ from geometry.rays import ground_projection_polyline
 class FrameSummary:
     frame_id: str
     sport: str
-    status: str  # ok | skipped | error
+    status: str  # ok | poor (residuals beyond the click noise) | skipped | error
     message: str = ""
     focal_px: float | None = None
     rms_px: float | None = None
@@ -152,7 +152,8 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
             line = ground_projection_polyline(camera, ann.ball.uv, ball.plane_z)
             draw_ball(image, line, ann.ball.uv, ball.uv_ground_snapped)
         write_image(fdir / f"overlay.{overlay_format}", image)
-    s = FrameSummary(frame.id, spec.id, "ok", notes, focal_px=float(camera.K[0, 0]),
+    status = "poor" if cal is not None and cal.quality == "poor" else "ok"
+    s = FrameSummary(frame.id, spec.id, status, notes, focal_px=float(camera.K[0, 0]),
                      rms_px=rms,
                      ball_world=None if ball is None else [float(v) for v in ball.world],
                      ball_sigma_cm=None if ball is None else
@@ -277,7 +278,7 @@ def _export_frame_unit(doc, frame: FrameRef, out_dir: Path, before: dict | None,
             s = export_frame(doc, frame, out_dir, into=tmp, overlay_format=overlay_format)
         except ValueError as exc:
             s = FrameSummary(frame.id, frame.sport, "error", " ".join(str(exc).split()))
-        if s.status != "ok":  # partial outputs of a failed frame are not kept
+        if s.status not in ("ok", "poor"):  # partial outputs of a failed frame are not kept
             shutil.rmtree(tmp)
             tmp.mkdir()
         written = {p.name: _file_record(p) for p in sorted(tmp.iterdir())}

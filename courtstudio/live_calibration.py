@@ -46,24 +46,51 @@ class CameraState:
 
 
 class CalibrationCache:
-    def __init__(self):
+    """model: the lens model ('auto', 'simple', 'simple_k1', 'simple_k1k2'); click_sigma_px:
+    the annotator's click noise (None: estimated per frame). Set both with ``configure``."""
+
+    def __init__(self, model: str = "auto", click_sigma_px: float | None = None):
         self._cache: dict[tuple, CameraState] = {}
         self._theta: dict[str, np.ndarray] = {}
+        self._lens: dict[str, str] = {}  # frame -> the model 'auto' last chose
+        self._refined: dict[str, tuple[tuple, CameraState]] = {}
+        self.model = model
+        self.click_sigma_px = click_sigma_px
+
+    def configure(self, model: str = "auto", click_sigma_px: float | None = None) -> None:
+        if (model, click_sigma_px) != (self.model, self.click_sigma_px):
+            self.model, self.click_sigma_px = model, click_sigma_px
+            self._cache.clear()
+            self._refined.clear()
+
+    def _key(self, frame_id, spec, ann) -> tuple:
+        return (frame_id, spec.id, ann.image_size, tuple(sorted(ann.points.items())),
+                self.model, self.click_sigma_px)
 
     def solve(self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation,
               diagnose: bool = True) -> CameraState:
         if len(ann.points) < MIN_POINTS:
             n = len(ann.points)
             return CameraState(None, f"{n} of at least {MIN_POINTS} keypoints clicked")
-        key = (frame_id, spec.id, ann.image_size, tuple(sorted(ann.points.items())), diagnose)
+        base = self._key(frame_id, spec, ann)
+        refined = self._refined.get(frame_id)
+        if refined is not None and refined[0] == base:
+            return refined[1]  # refined on the lines, and the clicks have not changed since
+        key = base + (diagnose,)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        model = self.model
+        if model == "auto" and not diagnose and frame_id in self._lens:
+            model = self._lens[frame_id]  # while dragging: keep the lens, skip the selection
         try:
-            cal = calibrate_court(spec, ann.image_size, dict(ann.points), diagnose=diagnose,
+            cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=model,
+                                  click_sigma_px=self.click_sigma_px, diagnose=diagnose,
                                   theta0=self._theta.get(frame_id))
             state = CameraState(cal)
             self._theta[frame_id] = ParamModel("simple").from_camera(cal.camera)
+            if self.model == "auto" and diagnose:
+                self._lens[frame_id] = cal.fit.model.name
         except ValueError as exc:
             state = CameraState(None, " ".join(str(exc).split()),
                                 fixes=tuple(getattr(exc, "fixes", ())))
@@ -71,6 +98,22 @@ class CalibrationCache:
             self._cache.clear()
         self._cache[key] = state
         return state
+
+    def refine_on_lines(self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation,
+                        image: np.ndarray) -> CameraState:
+        """The frame's calibration refined on the painted lines of ``image`` (BGR uint8);
+        kept for this frame until its clicks change. The refinement report (accepted or the
+        reason not) is in ``state.calibration.refinement``."""
+        from courtstudio.line_refinement import refine_calibration
+        self._refined.pop(frame_id, None)
+        state = self.solve(frame_id, spec, ann, diagnose=True)
+        if state.calibration is None:
+            return state
+        cal = refine_calibration(state.calibration, spec, image,
+                                 model="auto" if self.model == "auto" else "keep")
+        new = CameraState(cal)
+        self._refined[frame_id] = (self._key(frame_id, spec, ann), new)
+        return new
 
 
 _BALL_CACHE: dict[tuple, BallResult] = {}

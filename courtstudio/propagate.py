@@ -278,6 +278,7 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
             continue
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
             r.update({"K": cam.K.tolist(), "R": cam.R.tolist(), "t": cam.t.tolist(),
+                      "dist": cam.dist.tolist(),
                       "rms_px": round(rms, 4), "centre": "shared"})
         else:
             r["centre"] = "free"
@@ -285,11 +286,12 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     for r in records:  # static frames show their reference's final camera
         ref = by_frame.get(r.get("reference"))
         if r["status"] == "static" and ref is not None and "K" in ref:
-            r.update({k: ref[k] for k in ("K", "R", "t")})
+            r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
 
 
 def _camera(r: dict) -> Camera:
-    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]))
+    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]),
+                  dist=np.array(r.get("dist", np.zeros(5))))
 
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
@@ -312,6 +314,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
     ref_uv = np.array([ref.points[n] for n in names], float)
     H_prev = np.eye(3)
     theta = ParamModel("simple").from_camera(ref_cam)
+    # the reference's lens: a pinhole stays a pinhole; a distorted one lets each frame choose
+    lens_model = "auto" if ref_cam.has_distortion else "simple"
     i = ref.frame + direction
     while (direction > 0 and i <= stop) or (direction < 0 and i >= stop):
         if i in done:  # resuming: continue from the recorded homography
@@ -349,7 +353,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
                                         spec.keypoints, ground_lines)
             pts.update(snapped)
         try:
-            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta)
+            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta,
+                                  model=lens_model)
         except ValueError as exc:
             emit(FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
                              reference=ref.frame, H=reg.H))

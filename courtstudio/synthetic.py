@@ -39,10 +39,13 @@ FRAMING_MARGIN = 0.04
 
 
 def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
-                            zoom=(0.80, 0.97), frame_players: bool = False) -> Camera:
+                            zoom=(0.80, 0.97), frame_players: bool = False,
+                            k1: float = 0.0) -> Camera:
     """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
     frame_players: also keep the far player's pelvis and head in frame where the court alone
-    would crop them (table tennis: players stand behind the table)."""
+    would crop them (table tennis: players stand behind the table). k1: OpenCV's first radial
+    coefficient (normalised coordinates; wide-angle lenses -0.3..-0.05, 0 = pinhole), applied
+    after framing (barrel distortion pulls the court inward, so it stays in frame)."""
     rng = rng or np.random.default_rng()
     pre = PRESETS.get(spec.id, PRESETS["tennis"])
     L, W = spec.length_m, spec.width_m
@@ -70,7 +73,7 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
                 np.min((c[1] * (1 - FRAMING_MARGIN)) / np.maximum(yn, 1e-9)))
     f = f_max * rng.uniform(*zoom)
     K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1.0]])
-    return Camera(K=K, R=R, t=t, image_size=image_size)
+    return Camera(K=K, R=R, t=t, image_size=image_size, dist=[float(k1), 0, 0, 0, 0])
 
 
 def visible_keypoints(spec: CourtSpec, camera: Camera, margin_px: float = 2.0) -> dict:
@@ -273,10 +276,11 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
 
 
 def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True,
-                         players: int = 0) -> SyntheticFrame:
+                         players: int = 0, k1: float = 0.0) -> SyntheticFrame:
     """A broadcast frame; with ``players`` > 0, Anny players rendered into it (pyrender with
-    EGL, or the CPU fallback)."""
-    cam = sample_broadcast_camera(spec, image_size, rng, frame_players=players > 0)
+    EGL, or the CPU fallback; pinhole only: with k1 the players are not distorted). k1: the
+    lens's radial distortion (sample_broadcast_camera)."""
+    cam = sample_broadcast_camera(spec, image_size, rng, frame_players=players > 0, k1=k1)
     ball = sample_ball(spec, rng)
     people = sample_players(spec, cam, rng, players) if players else []
     if render:

@@ -85,8 +85,10 @@ def court_meshes(spec) -> dict[str, trimesh.Trimesh]:
 def camera_frustum(camera, depth_m: float = 1.5) -> trimesh.Trimesh:
     """An open pyramid from the camera centre to the image corners at depth_m (world frame)."""
     w, h = camera.image_size
-    corners = np.array([[-0.5, -0.5, 1], [w - 0.5, -0.5, 1], [w - 0.5, h - 0.5, 1],
-                        [-0.5, h - 0.5, 1]]) @ np.linalg.inv(camera.K).T * depth_m
+    # the image corners' true rays (undistorted: a wide-angle lens sees more than K says)
+    corners_px = camera.undistort_uv(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5],
+                                              [-0.5, h - 0.5]]))
+    corners = np.column_stack([corners_px, np.ones(4)]) @ np.linalg.inv(camera.K).T * depth_m
     pts = camera.cam_to_world(np.vstack([[0, 0, 0], corners]))
     faces = [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1]]
     return trimesh.Trimesh(vertices=pts, faces=faces, process=False)
