@@ -9,6 +9,7 @@ geometry/labelling.py, docs/frames.md), and the doctor's findings are attached.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
@@ -152,6 +153,10 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
         raise _error_with_fixes(str(exc), doctor(None)) from None
     if sigma_source == "estimated":
         click_sigma_px = estimate_click_sigma(fit)
+        if click_sigma_px > fit.sigma_px:  # the covariance follows the estimated noise
+            scale = click_sigma_px / fit.sigma_px
+            fit = dataclasses.replace(fit, covariance=fit.covariance * scale ** 2,
+                                      sigma_px=click_sigma_px)
     quality, quality_reason = fit_quality(fit, click_sigma_px)
     centre = fit.camera.camera_centre_world
     if not conv.on_conventional_side(centre):

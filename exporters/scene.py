@@ -47,6 +47,7 @@ class BallRecord:
     sigma_world_m: np.ndarray | None = None
     plane: str = "court"
     method: str = "ray_ground_projection"
+    status: str | None = None  # optional: not_annotated | not_visible | image_only | 3d
 
 
 @dataclass
@@ -64,6 +65,8 @@ class PlayerRecord:
     scale: float | None = None
     lowest_vertex_height_m: float | None = None
     source: str = ""
+    role: str | None = None  # optional: athlete | other
+    facing_world: np.ndarray | None = None  # optional (3,) unit horizontal vector
 
 
 @dataclass
@@ -82,6 +85,10 @@ class Scene:
     frame_phrase: str = ""
     world_convention: str = ""  # 'end_on' | 'side_on' (docs/frames.md); '' = not recorded
     provenance: dict = field(default_factory=dict)
+    match_id: str | None = None  # optional ids (QA splits), and the spec's version
+    clip_id: str | None = None
+    spec_version: int | str | None = None
+    time_s: float | None = None  # optional: the frame's time in its project (index / fps)
     raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
 
 
@@ -111,6 +118,8 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             ball["ground_uv"] = _vec(b.ground_uv)
         if b.sigma_world_m is not None:
             ball["sigma_world_m"] = _vec(b.sigma_world_m)
+    if b.status is not None:
+        ball["status"] = b.status
     players_raw = {p.get("id"): p for p in scene.raw.get("players", []) if isinstance(p, dict)}
     players = []
     for p in scene.players:
@@ -128,6 +137,10 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             rec["scale"] = float(p.scale)
         if p.lowest_vertex_height_m is not None:
             rec["lowest_vertex_height_m"] = float(p.lowest_vertex_height_m)
+        if p.role is not None:
+            rec["role"] = p.role
+        if p.facing_world is not None:
+            rec["facing_world"] = _vec(p.facing_world)
         players.append(_merge(players_raw.get(p.id, {}), rec))
     prov = {"tool": "courtstudio", "version": TOOL_VERSION,
             "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -135,6 +148,10 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
     frame = {"id": scene.frame_id, "image": scene.image, "image_size": list(scene.image_size)}
     if scene.frame_index is not None:
         frame["frame_index"] = int(scene.frame_index)
+    frame.update({k: str(v) for k, v in (("match_id", scene.match_id),
+                                         ("clip_id", scene.clip_id)) if v is not None})
+    if scene.time_s is not None:
+        frame["time_s"] = float(scene.time_s)
     fresh = {
         "format": SCENE_FORMAT,
         "format_version": SCENE_FORMAT_VERSION,
@@ -142,7 +159,8 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
         "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
                   "frame_phrase": scene.frame_phrase,
                   **({"world_convention": scene.world_convention}
-                     if scene.world_convention else {})},
+                     if scene.world_convention else {}),
+                  **({} if scene.spec_version is None else {"spec_version": scene.spec_version})},
         "camera": cam,
         "ball": ball,
         "players": players,
@@ -237,14 +255,15 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
         raise SceneError(f"{json_path}: field {exc}") from None
     fr = data["frame"]
     b = data["ball"]
-    ball = BallRecord(visible=b["visible"])
+    ball = BallRecord(visible=b["visible"], status=b.get("status"))
     if b["visible"]:
         ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
                           ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
                           world=np.array(b["world"], float), height_m=float(b["height_m"]),
                           sigma_world_m=np.array(b["sigma_world_m"], float)
                           if "sigma_world_m" in b else None,
-                          plane=b.get("plane", "court"), method=b["method"])
+                          plane=b.get("plane", "court"), method=b["method"],
+                          status=b.get("status"))
     players = []
     ids = set()
     for i, p in enumerate(data["players"]):
@@ -260,12 +279,16 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
             joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
             ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
             vertices_world=V, faces=F, scale=p.get("scale"),
-            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", "")))
+            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", ""),
+            role=p.get("role"), facing_world=np.array(p["facing_world"], float)
+            if "facing_world" in p else None))
     return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),
                  spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
                  ball=ball, players=players, frame_index=fr.get("frame_index"),
                  frame_phrase=data["court"].get("frame_phrase", ""),
                  world_convention=data["court"].get("world_convention", ""),
+                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"), time_s=fr.get("time_s"),
+                 spec_version=data["court"].get("spec_version"),
                  provenance={k: v for k, v in data["provenance"].items()
                              if k not in ("tool", "version", "created_utc")},
                  raw=data)
