@@ -8,6 +8,15 @@ from pathlib import Path
 
 PANELS = {"court": 0, "ball": 1, "players": 2}
 VIEWS = {"topdown": 0, "3d": 1}
+HEADLESS_PLATFORMS = ("offscreen", "minimal")
+
+
+class HeadlessQuestion(Exception):
+    """The app would ask a question (or report an error in a dialog) with no one to see it."""
+
+
+def _no_questions(title: str, text: str, buttons: list[str]) -> str:
+    raise HeadlessQuestion(f"{title}: {' '.join(text.split())}")
 
 
 def run(project: str | None = None, sample: bool = False, screenshot: str | None = None,
@@ -16,8 +25,9 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     """Open the window; with ``screenshot``, render it offscreen to a PNG and exit."""
     if screenshot and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
     if (sys.platform.startswith("linux") and not screenshot
-            and "QT_QPA_PLATFORM" not in os.environ
+            and platform in ("", "xcb", "wayland")  # the ones that need a display server
             and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
         print("courtstudio: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
               "are unset). Headless: `courtstudio gui --sample --screenshot app.png` renders "
@@ -33,10 +43,18 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     app.setApplicationName("CourtStudio")
     win = MainWindow()
     win.resize(*size)
+    if screenshot:
+        win.view_only = True  # a screenshot changes no file: no lock, no journal, no question
+    if screenshot or app.platformName() in HEADLESS_PLATFORMS:
+        win.ask = _no_questions  # nobody could answer a modal dialog
     path = sample_project_copy() if sample else project
-    if screenshot and recover is None:
-        recover = False  # never block on a question when rendering headless
-    if path is not None and not win.open_project(path, recover=recover):
+    try:
+        if path is not None and not win.open_project(path, recover=recover):
+            return 2
+    except HeadlessQuestion as q:
+        if win.project_lock is not None:
+            win.project_lock.release()
+        print(f"courtstudio: error: {q}", file=sys.stderr)
         return 2
     win.tabs.setCurrentIndex(PANELS[panel])
     win.result_tabs.setCurrentIndex(VIEWS[view])
@@ -48,7 +66,6 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
         win.refresh()
         app.processEvents()
         ok = win.grab().save(str(Path(screenshot)))
-        win.ask = lambda *a: "Discard"  # a screenshot run changes nothing; never ask
         win.close()
         return 0 if ok else 2
     return app.exec()

@@ -6,15 +6,17 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from annotation_ui.court_plan import plan_transform, plan_view
 from courtstudio.tool_state import keypoint_order
 
 
 class CourtDiagram(QWidget):
-    """Top-down court as the broadcast camera sees it: far baseline at the top, left on the
-    left (screen x = world y, screen y = world x). Click a keypoint to make it current."""
+    """Top-down court as the broadcast camera sees it (annotation_ui.court_plan): end view far
+    baseline at the top; side view near sideline at the bottom. Click a keypoint to make it
+    current."""
 
     keypoint_clicked = Signal(str)
 
@@ -24,24 +26,21 @@ class CourtDiagram(QWidget):
         self.clicked: set[str] = set()
         self.current: str | None = None
         self.suspects: set[str] = set()
+        self.view: str | None = None
         self.setMinimumSize(140, 100)
 
-    def set_state(self, spec, clicked, current, suspects=()):
+    def set_state(self, spec, clicked, current, suspects=(), view=None):
+        """view: 'end' | 'side' (the frame's convention), None for the spec's."""
         self.spec, self.clicked, self.current = spec, set(clicked), current
         self.suspects = set(suspects)
+        self.view = view
         self.update()
 
     def _transform(self):
         s = self.spec
-        m = 14.0
-        ys = [p[1] for p in s.keypoints.values()]
-        xs = [p[0] for p in s.keypoints.values()]
-        y0, y1, x0, x1 = min(ys + [0.0]), max(ys + [s.width_m]), min(xs + [0.0]), \
-            max(xs + [s.length_m])
-        scale = min((self.width() - 2 * m) / (y1 - y0), (self.height() - 2 * m) / (x1 - x0))
-        ox = (self.width() - scale * (y1 - y0)) / 2 - scale * y0
-        oy = (self.height() - scale * (x1 - x0)) / 2 - scale * x0
-        return lambda p: QPointF(ox + scale * p[1], oy + scale * p[0])
+        extent = np.vstack([np.array(list(s.keypoints.values()))[:, :2],
+                            [[0.0, 0.0], [s.length_m, s.width_m]]])
+        return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
         t = self._transform()
@@ -89,14 +88,23 @@ class CourtDiagram(QWidget):
             self.keypoint_clicked.emit(best)
 
 
+LENS_MODELS = (("auto", "Lens: auto"), ("simple", "Lens: pinhole"),
+               ("simple_k1", "Lens: k1"), ("simple_k1k2", "Lens: k1 + k2"))
+
+
 class CourtPanel(QWidget):
     apply_suggestion = Signal(dict)  # mapping
     remove_keypoint = Signal(str)
     set_static_range = Signal(int, int)
+    lens_model_changed = Signal(str)
+    refine_lines = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.diagram = CourtDiagram()
+        self.view_hint = QLabel("")
+        self.view_hint.setWordWrap(True)
+        self.view_hint.setVisible(False)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -121,6 +129,22 @@ class CourtPanel(QWidget):
         self.range_button.clicked.connect(
             lambda: self.set_static_range.emit(self.range_first.value(),
                                                self.range_last.value()))
+        self.lens = QComboBox()
+        for key, label in LENS_MODELS:
+            self.lens.addItem(label, key)
+        self.lens.setToolTip("auto: the richest lens the clicks determine (chosen on "
+                             "held-out clicks); pinhole: no distortion")
+        self.lens.currentIndexChanged.connect(
+            lambda i: self.lens_model_changed.emit(self.lens.itemData(i)))
+        self.refine_button = QPushButton("Refine on lines")
+        self.refine_button.setToolTip("fit the camera to the painted court lines as well as the "
+                                      "clicks (kept only when it is better)")
+        self.refine_button.clicked.connect(self.refine_lines.emit)
+        self.refine_result = QLabel("")
+        self.refine_result.setWordWrap(True)
+        lens_row = QHBoxLayout()
+        lens_row.addWidget(self.lens)
+        lens_row.addWidget(self.refine_button)
         rng = QHBoxLayout()
         rng.addWidget(self.range_button)
         rng.addWidget(self.range_first)
@@ -128,7 +152,10 @@ class CourtPanel(QWidget):
         rng.addWidget(self.range_last)
         lay = QVBoxLayout(self)
         lay.addWidget(self.diagram, 2)
+        lay.addWidget(self.view_hint)
         lay.addWidget(self.summary)
+        lay.addLayout(lens_row)
+        lay.addWidget(self.refine_result)
         lay.addWidget(self.table, 4)
         lay.addWidget(self.suggestion)
         lay.addWidget(self.apply_button)
@@ -137,7 +164,17 @@ class CourtPanel(QWidget):
     def update_state(self, spec, ann, state, current, frame_index, frame_count):
         cal = state.calibration
         suspects = cal.suspects if cal is not None else []
-        self.diagram.set_state(spec, ann.points, current, suspects)
+        centre = state.camera.camera_centre_world if state.camera is not None else None
+        view = plan_view(spec, centre)
+        self.diagram.set_state(spec, ann.points, current, suspects, view)
+        side = view == "side"
+        self.view_hint.setVisible(side)
+        if side:
+            self.view_hint.setText(
+                "<small>Side view (camera beyond the near sideline, docs/frames.md): "
+                "<i>far</i> = the end on the left, <i>near</i> = the end on the right, "
+                "<i>left</i> = the near sideline (bottom), <i>right</i> = the far "
+                "sideline.</small>")
         for sb in (self.range_first, self.range_last):
             sb.setRange(0, max(0, frame_count - 1))
         if self.range_last.value() < frame_index:
@@ -145,6 +182,9 @@ class CourtPanel(QWidget):
         if not self.range_first.hasFocus():
             self.range_first.setValue(frame_index)
         self.range_button.setEnabled(cal is not None and not state.inherited)
+        self.refine_button.setEnabled(cal is not None and not state.inherited)
+        self.refine_result.setText(refinement_text(cal.refinement if cal is not None
+                                                   and not state.inherited else None))
         if cal is None and state.camera is not None:
             self.summary.setText(f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
                                  f"{state.message}. Click keypoints here to calibrate this "
@@ -161,7 +201,9 @@ class CourtPanel(QWidget):
                 f"<b>f = {K[0, 0]:.0f} px</b> &plusmn; {cal.fit.focal_sigma_pct:.2f} %{src}<br>"
                 f"camera ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m &plusmn; ({sc[0]:.2f}, "
                 f"{sc[1]:.2f}, {sc[2]:.2f}) m<br>RMS {cal.fit.rms_px:.2f} px over "
-                f"{len(cal.names)} points. Next: <b>{current or '-'}</b>")
+                f"{len(cal.names)} points, lens {lens_text(cal)}"
+                + (" <b>(poor)</b>" if cal.quality == "poor" else "")
+                + f". Next: <b>{current or '-'}</b>")
         names = [n for n in keypoint_order(spec) if n in ann.points]
         self.table.setRowCount(len(names))
         res = dict(zip(cal.names, cal.fit.residuals_px)) if cal and not state.inherited else {}
@@ -183,7 +225,40 @@ class CourtPanel(QWidget):
         self._mapping = fixes[0].mapping if fixes else {}
         self.apply_button.setVisible(bool(self._mapping))
 
+    def set_lens_model(self, model: str) -> None:
+        """Show the lens model without emitting lens_model_changed."""
+        i = self.lens.findData(model)
+        if i >= 0:
+            self.lens.blockSignals(True)
+            self.lens.setCurrentIndex(i)
+            self.lens.blockSignals(False)
+
     def selected_keypoint(self) -> str | None:
         row = self.table.currentRow()
         item = self.table.item(row, 0) if row >= 0 else None
         return item.text() if item else None
+
+
+def lens_text(cal) -> str:
+    """'pinhole' or 'k1 -0.123' (and k2) for the summary."""
+    k = cal.fit.model.n_radial
+    if not k:
+        return "pinhole"
+    d = cal.camera.dist
+    return " ".join(f"k{i + 1} {d[i]:+.3f}" for i in range(k))
+
+
+def refinement_text(rep: dict | None) -> str:
+    """The line refinement's result for the panel: support and residuals before -> after."""
+    if not rep:
+        return ""
+    def f(v, unit=""):
+        return "-" if v is None else f"{v:.2f}{unit}"
+    head = ("<b>Refined on lines</b>" if rep["accepted"]
+            else f"<b>Not refined</b>: {rep['reason']}")
+    return (f"{head}<br>line support {f(rep['support_before'])} &rarr; "
+            f"{f(rep['support_after'])}, line residual {f(rep['line_rms_before_px'], ' px')} "
+            f"&rarr; {f(rep['line_rms_after_px'], ' px')}<br>click RMS "
+            f"{f(rep['click_rms_before_px'], ' px')} &rarr; "
+            f"{f(rep['click_rms_after_px'], ' px')} ({rep['samples']} samples on "
+            f"{rep['lines_used']} lines, lens {rep['model']})")

@@ -7,6 +7,7 @@ It holds no annotation state: everything is in ``AnnotationDocument`` (edits, un
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,28 +25,38 @@ from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
                                          draw_court, draw_mesh, draw_players)
 from annotation_ui.players_panel import PlayersPanel
-from annotation_ui.preferences import PreferencesDialog, apply_preferences
+from annotation_ui.preferences import PreferencesDialog, apply_preferences, \
+    calibration_preferences
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
 from annotation_ui.views import OrbitView, TopDownView
-from courtstudio.autosave import Autosave, discard_recovery, pending_recovery
+from courtstudio.autosave import autosave_path, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
-from courtstudio.export_scenes import export_frames
+from courtstudio.export_scenes import ExportFolderError, export_frames
+from courtstudio.journal_guard import GuardedAutosave
 from courtstudio.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.players import world_player
-from courtstudio.project import load_project
+from courtstudio.project import check_recovered_state, load_project
+from courtstudio.project_lock import ProjectLockedError, acquire, live_holder, locked_message
 from courtstudio.sample import user_home
 from courtstudio.tool_state import TOOLS, ToolState
 from exporters.orbit_view import OrbitPlayer
 
 MAX_RECENT = 8
+# actions that change the project: disabled while it is open read-only
+WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag frame for review",
+                   "Ball not visible", "Propagate court keypoints")
 
 
 class MainWindow(QMainWindow):
     def __init__(self):
         super().__init__()
         self.doc: AnnotationDocument | None = None
-        self.autosave: Autosave | None = None
+        self.autosave: GuardedAutosave | None = None
+        self.project_lock = None  # the held .courtstudio/lock (courtstudio.project_lock)
+        self.read_only_reason: str | None = None
+        # view_only: look without writing anything (screenshots): no lock, no journal
+        self.view_only = False
         self.tools = ToolState()
         self.settings = QSettings(str(user_home() / "settings.ini"), QSettings.Format.IniFormat)
         apply_preferences(self.settings)
@@ -100,13 +111,26 @@ class MainWindow(QMainWindow):
         main.addWidget(centre)
         main.addWidget(side)
         main.setSizes([1060, 500])
-        self.setCentralWidget(main)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #f6c343; color: #1a1a1a; padding: 6px; "
+                                  "font-weight: bold;")
+        self.banner.hide()
+        central = QWidget()
+        central_lay = QVBoxLayout(central)
+        central_lay.setContentsMargins(0, 0, 0, 0)
+        central_lay.setSpacing(0)
+        central_lay.addWidget(self.banner)
+        central_lay.addWidget(main)
+        self.setCentralWidget(central)
         self.placeholder = QLabel("Open a project (Ctrl+O), create one (Ctrl+N), or open the "
                                   "sample (File > Open sample project).")
         self.statusBar().addPermanentWidget(self.placeholder)
         self.court_panel.diagram.keypoint_clicked.connect(self.tools.set_keypoint)
         self.court_panel.apply_suggestion.connect(self._apply_suggestion)
         self.court_panel.set_static_range.connect(self._static_range)
+        self.court_panel.lens_model_changed.connect(self._lens_model_changed)
+        self.court_panel.refine_lines.connect(lambda: self._guarded(self.refine_on_lines))
         self.ball_panel.not_visible_toggled.connect(
             lambda on: self._edit(self.doc.set_ball_not_visible, self._fid, on))
         self.ball_panel.plane_chosen.connect(
@@ -197,8 +221,27 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.ask("Cannot open project", " ".join(str(exc).split()), ["OK"])
             return False
+        read_only, journal = None, None
+        if not self.view_only:
+            try:
+                self.project_lock = acquire(project.root, "courtstudio gui")
+            except ProjectLockedError as exc:
+                read_only = " ".join(str(exc).split())
+        elif (held := live_holder(project.root)) is not None:  # looking writes no lock
+            read_only = locked_message(project.root, *held)
+        if self.project_lock is not None:
+            try:
+                journal = pending_recovery(project)
+                if journal is not None:
+                    check_recovered_state(project, journal, str(autosave_path(project)))
+            except ValueError as exc:
+                self.project_lock.release()
+                self.project_lock = None
+                self.ask("Cannot open project", " ".join(str(exc).split()), ["OK"])
+                return False
         self.doc = AnnotationDocument(project)
-        journal = pending_recovery(project)
+        self.doc.calibrations.configure(*calibration_preferences(self.settings))
+        self.court_panel.set_lens_model(calibration_preferences(self.settings)[0])
         if journal is not None:
             n = len(journal["annotations"])
             if recover is None:
@@ -210,7 +253,11 @@ class MainWindow(QMainWindow):
                 self.doc.restore_unsaved_state(journal)
             else:
                 discard_recovery(project)
-        self.autosave = Autosave(self.doc)
+        if self.project_lock is not None:
+            self.autosave = GuardedAutosave(self.doc, self._journal_failed)
+        else:  # read-only or view-only: the journal belongs to whoever holds the lock
+            self.doc.undo_stack.read_only = read_only or "opened to view only"
+        self._show_read_only(read_only)
         self.canvas.doc = self.doc
         self.doc.annotation_changed.connect(self._annotation_changed)
         self.doc.frame_changed.connect(self._frame_changed)
@@ -232,10 +279,16 @@ class MainWindow(QMainWindow):
             if answer == "Cancel":
                 return False
             if answer == "Save":
-                self.save()
+                if not self.save():
+                    return False
             else:
                 discard_recovery(self.doc.project)
-        self.autosave.close()
+        if self.autosave is not None:
+            self.autosave.close()
+        if self.project_lock is not None:
+            self.project_lock.release()
+            self.project_lock = None
+        self._show_read_only(None)
         self.doc.annotation_changed.disconnect(self._annotation_changed)
         self.doc.frame_changed.disconnect(self._frame_changed)
         self.doc.ranges_changed.disconnect(self._ranges_changed)
@@ -271,10 +324,48 @@ class MainWindow(QMainWindow):
             return
         self.open_project(project.root)
 
-    def save(self):
-        if self.doc is not None:
+    def save(self) -> bool:
+        """Save; a failure is shown in a critical dialog and nothing is marked saved."""
+        if self.doc is None:
+            return True
+        if self.doc.undo_stack.read_only:
+            self.statusBar().showMessage(f"read-only: {self.doc.undo_stack.read_only}", 8000)
+            return False
+        try:
             written = self.doc.save()
-            self.statusBar().showMessage(f"Saved {len(written)} file(s)", 4000)
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(
+                self, "Save failed",
+                f"Could not save {self.doc.project.name}: {' '.join(str(exc).split())}\n\n"
+                "Nothing was marked as saved: your edits are still open and in the recovery "
+                "journal. Fix the problem (free space, permissions) and save again.")
+            return False
+        self.statusBar().showMessage(f"Saved {len(written)} file(s)", 4000)
+        return True
+
+    def _journal_failed(self, exc: Exception) -> None:
+        """The recovery journal could not be written: the edit was reverted (GuardedAutosave),
+        and the annotator is told, instead of working on unprotected edits."""
+        self.refresh()
+        QMessageBox.critical(
+            self, "Edit not kept",
+            f"The recovery journal {autosave_path(self.doc.project)} could not be written: "
+            f"{' '.join(str(exc).split())}\n\nThe last edit was undone, so nothing on screen "
+            "is at risk of being lost in a crash. Fix the problem (free space, permissions) "
+            "and redo it; Save writes the edits made so far.")
+
+    def _show_read_only(self, reason: str | None) -> None:
+        """Banner, disabled edit actions and panels, and one stderr line when read-only."""
+        self.read_only_reason = reason
+        if reason:
+            self.banner.setText(f"Read-only: {reason}. Edits and saves are disabled; close the "
+                                "other window (or program) and reopen the project to edit.")
+            print(f"courtstudio: warning: opened read-only: {reason}", file=sys.stderr)
+        self.banner.setVisible(bool(reason))
+        for name in WRITING_ACTIONS:
+            self.actions_by_name[name].setEnabled(not reason)
+        for panel in (self.court_panel, self.ball_panel, self.players_panel):
+            panel.setEnabled(not reason)
 
     def closeEvent(self, event):
         if self.close_project():
@@ -391,6 +482,24 @@ class MainWindow(QMainWindow):
     def preferences_dialog(self):
         PreferencesDialog(self.settings, self).exec()
         self.__dict__.pop("_proposer_cache", None)
+        self._lens_model_changed(calibration_preferences(self.settings)[0])
+
+    def _lens_model_changed(self, model: str):
+        """The lens model (court panel) and the click noise (Preferences) for every frame."""
+        self.settings.setValue("calibration/model", model)
+        if self.doc is not None:
+            self.doc.calibrations.configure(*calibration_preferences(self.settings))
+            self.refresh()
+
+    def refine_on_lines(self):
+        """Refine the current frame's camera on its painted lines (Court panel button)."""
+        state = self.doc.refine_on_lines(self._fid)
+        rep = state.calibration.refinement if state.calibration is not None else None
+        self.refresh()
+        if rep:
+            self.statusBar().showMessage(
+                "Refined on the painted lines" if rep["accepted"]
+                else f"Not refined: {rep['reason']}", 8000)
 
     def run_prompthmr(self) -> list[int]:
         """PromptHMR on the current frame's boxes with its calibrated K (GPU machines)."""
@@ -527,6 +636,8 @@ class MainWindow(QMainWindow):
         """Carry the annotated frames' keypoints through the project and recalibrate every
         frame (saved edits first: propagation reads the frames' current clicks)."""
         from courtstudio.propagate import propagate_project
+        if self.doc.undo_stack.read_only:  # propagation writes PROJECT/propagation
+            raise ValueError(f"read-only: {self.doc.undo_stack.read_only}")
         total = self.doc.frame_count
         dlg = QProgressDialog("Propagating court keypoints...", "Cancel", 0, total, self)
         dlg.setWindowModality(Qt.WindowModality.WindowModal)
@@ -563,8 +674,10 @@ class MainWindow(QMainWindow):
         if out:
             self.export_to(out, all_frames)
 
-    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None) -> list:
-        """Export with a cancellable progress dialog; returns the frame summaries."""
+    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None,
+                  force: bool = False) -> list:
+        """Export with a cancellable progress dialog; returns the frame summaries. A folder
+        that is not empty and not a previous export is used only if the user agrees."""
         frames = self.doc.project.frames if all_frames else [self.doc.current_frame]
         dlg = QProgressDialog("Exporting scenes...", "Cancel", 0, len(frames), self)
         dlg.setWindowModality(Qt.WindowModality.WindowModal)
@@ -576,7 +689,15 @@ class MainWindow(QMainWindow):
             if cancel_after is not None and done >= cancel_after:
                 dlg.cancel()
             return not dlg.wasCanceled()
-        summaries = export_frames(self.doc, frames, out_dir, progress)
+        try:
+            summaries = export_frames(self.doc, frames, out_dir, progress, force=force)
+        except ExportFolderError as exc:
+            dlg.close()
+            if self.ask("Export into this folder?", f"{exc.folder} is not empty and is not a "
+                        "CourtStudio export: files with the same names will be replaced.",
+                        ["Export anyway", "Cancel"]) != "Export anyway":
+                return []
+            return self.export_to(out_dir, all_frames, cancel_after, force=True)
         dlg.close()
         ok = sum(s.status == "ok" for s in summaries)
         self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
@@ -590,8 +711,9 @@ class MainWindow(QMainWindow):
         self.view.set_pixmap(bgr_to_pixmap(img))
         self.loupe.set_image(img)
         self.timeline.set_current(index)
-        self.tools.set_keypoint(None)
-        self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        with self.tools.quiet():  # one refresh below, not one per tool change
+            self.tools.set_keypoint(None)
+            self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
         self.refresh()
 
     def _annotation_changed(self, frame_id: str):
@@ -608,7 +730,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self):
         name = self.doc.project.name if self.doc else "no project"
-        self.setWindowTitle(f"CourtStudio - {name}[*]")
+        ro = " (read-only)" if self.read_only_reason else ""
+        self.setWindowTitle(f"CourtStudio - {name}{ro}[*]")
         self.setWindowModified(bool(self.doc and self.doc.is_dirty))
 
     def _hovered(self, u: float, v: float):

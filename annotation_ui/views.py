@@ -8,12 +8,14 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
+from annotation_ui.court_plan import plan_transform, plan_view
 from annotation_ui.qimage import bgr_to_qimage
 from exporters.orbit_view import OrbitPlayer, orbit_camera, render_orbit_view
 
 
 class TopDownView(QWidget):
-    """World x down (far baseline at the top), y to the right, as the camera sees it."""
+    """The court from above as the camera sees it (annotation_ui.court_plan): end view far
+    baseline at the top; side view near sideline at the bottom."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -22,12 +24,14 @@ class TopDownView(QWidget):
         self.ball_height = None
         self.players: list[tuple[int, np.ndarray]] = []
         self.camera_xy = None
+        self.camera_centre = None
         self.setMinimumSize(150, 110)
 
     def set_scene(self, spec, ball_world, players, camera_centre=None):
         self.spec, self.ball = spec, ball_world
         self.players = [(pid, np.asarray(g, float)[:2]) for pid, g in players if g is not None]
         self.camera_xy = None if camera_centre is None else camera_centre[:2]
+        self.camera_centre = camera_centre
         self.update()
 
     def paintEvent(self, event):
@@ -39,14 +43,10 @@ class TopDownView(QWidget):
             return
         s = self.spec
         m = 0.12 * max(s.length_m, s.width_m)
-        y0, y1, x0, x1 = -m, s.width_m + m, -m, s.length_m + m
-        scale = min(self.width() / (y1 - y0), self.height() / (x1 - x0))
-        ox = (self.width() - scale * (y1 - y0)) / 2 - scale * y0
-        oy = (self.height() - scale * (x1 - x0)) / 2 - scale * x0
-
-        def t(p):
-            return QPointF(ox + scale * p[1], oy + scale * p[0])
-        qp.fillRect(QRectF(t((0, 0)), t((s.length_m, s.width_m))), QColor(60, 90, 130))
+        t = plan_transform(s, [[-m, -m], [s.length_m + m, s.width_m + m]], self.width(),
+                           self.height(), 0.0, plan_view(s, self.camera_centre))
+        qp.fillRect(QRectF(t((0, 0)), t((s.length_m, s.width_m))).normalized(),
+                    QColor(60, 90, 130))
         qp.setPen(QPen(QColor(235, 235, 235), 1.2))
         for pl in s.lines.values():
             pts = [t(p) for p in pl]

@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
-from exporters.validation import first_schema_error, read_json_file
+from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
+                                  read_json_file)
 
 SPEC_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
+MAX_SPEC_BYTES = 4 * 1024 * 1024  # the bundled specs are ~20 KB
 
 
 class SpecError(ValueError):
@@ -50,11 +52,28 @@ def load_spec(sport_or_path: str) -> CourtSpec:
     return load_spec_file(path)
 
 
+def _absurd_number(data) -> str | None:
+    """Path of the first number (all metres) with |x| > MAX_ABS_WORLD_M, or None."""
+    stack = [((), data)]
+    while stack:
+        parts, v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend((parts + (k,), x) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((parts + (i,), x) for i, x in enumerate(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_ABS_WORLD_M:
+            return field_path(parts)
+    return None
+
+
 def _parse(path: Path) -> CourtSpec:
-    data = read_json_file(path, SpecError, "court spec file")
+    data = read_json_file(path, SpecError, "court spec file", max_bytes=MAX_SPEC_BYTES)
     problem = first_schema_error(SCHEMA_PATH, data)
     if problem:
         raise SpecError(f"{path}: {problem}")
+    absurd = _absurd_number(data)
+    if absurd:
+        raise SpecError(f"{path}: field {absurd}: magnitude above {MAX_ABS_WORLD_M:g} m")
 
     def bad(field: str, msg: str):
         raise SpecError(f"{path}: field {field}: {msg}")
@@ -93,4 +112,5 @@ def _parse(path: Path) -> CourtSpec:
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
         zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
         notes=data.get("notes", ""), ball_radius_m=float(data.get("ball_radius_m", 0.05)),
+        broadcast_view=data.get("broadcast_view", "end"),
         source=str(path), raw=data)

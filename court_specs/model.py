@@ -8,6 +8,14 @@ import numpy as np
 
 from geometry.polygons import points_in_polygon
 
+
+class UnknownPlaneError(KeyError, ValueError):
+    """A plane name the spec does not define (a KeyError for lookups, a ValueError for the
+    bad-input handlers: an annotation naming a plane 'bogus' is bad input, not a crash)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
 SYMMETRY_TOL_M = 1e-4
 CORNERS = ("far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner")
 PAPER_SIX = CORNERS + ("net_post_left_top", "net_post_right_top")
@@ -40,8 +48,14 @@ class CourtSpec:
     frame_phrase: str
     notes: str = ""
     ball_radius_m: float = 0.05
+    broadcast_view: str = "end"  # 'end' | 'side' | 'auto': the world convention (docs/frames.md)
     source: str = ""
     raw: dict = field(default_factory=dict, repr=False)
+
+    def frame_phrase_for(self, world_convention: str) -> str:
+        """The QA phrase of the frame for 'end_on' / 'side_on' (the spec's frame_phrases),
+        else frame_phrase."""
+        return str(self.raw.get("frame_phrases", {}).get(world_convention, self.frame_phrase))
 
     @property
     def keypoint_names(self) -> list[str]:
@@ -51,7 +65,8 @@ class CourtSpec:
         """Height (m) of a named plane; None = the spec's default (the playing surface)."""
         name = plane or self.default_plane
         if name not in self.planes:
-            raise KeyError(f"{self.id} has no plane {name!r}; planes: {', '.join(self.planes)}")
+            raise UnknownPlaneError(f"{self.id} has no plane {name!r}; planes: "
+                                    f"{', '.join(self.planes)}")
         return float(self.planes[name])
 
     @property
@@ -81,8 +96,9 @@ class CourtSpec:
         return None
 
     def net_box_world(self) -> list[np.ndarray]:
-        """Polylines (M, 3) of the net's 3D box: two posts, the top cable through the centre
-        height, and the net's bottom edge on the surface. Empty without a net."""
+        """Polylines (M, 3) of the net's 3D box: two posts, the top tape (its sag follows
+        net.tape_model: straight to a centre strap, a parabola, or level), and the net's
+        bottom edge on the surface. Empty without a net."""
         if self.net is None:
             return []
         left = np.asarray(self.net["post_left_top"], float)
@@ -90,10 +106,16 @@ class CourtSpec:
         z0 = self.plane_z()
         centre = (left + right) / 2
         centre[2] = z0 + float(self.net["height_at_centre_m"])
+        if self.net.get("tape_model") == "parabola":
+            s = np.linspace(-1.0, 1.0, 21)[:, None]
+            top = centre + s * (right - left) / 2
+            top[:, 2] = centre[2] + (left[2] - centre[2]) * s[:, 0] ** 2
+        else:
+            top = np.array([left, centre, right])
         base_l, base_r = left.copy(), right.copy()
         base_l[2] = base_r[2] = z0
-        return [np.array([base_l, left]), np.array([base_r, right]),
-                np.array([left, centre, right]), np.array([base_l, base_r])]
+        return [np.array([base_l, left]), np.array([base_r, right]), top,
+                np.array([base_l, base_r])]
 
     def symmetry_maps(self) -> dict[str, dict[str, str]]:
         """Name permutations of the court's symmetries: 'left_right' (y -> W - y), 'near_far'

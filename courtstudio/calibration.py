@@ -1,12 +1,15 @@
 """Court calibration: named clicks on a sport's keypoints -> a metric camera with diagnostics.
 
 This is where court knowledge meets the solver: names are checked against the spec, the
-camera must end up on the near side of the court (x > L/2, conventions.md), and the doctor's
-findings are attached. ``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
+camera must be above the court (a mirrored labelling is refused with the relabelling that
+fixes it) and on the side the world convention wants (end view: x > L/2; side view: y < W/2;
+geometry/labelling.py, docs/frames.md), and the doctor's findings are attached.
+``CourtCalibration.to_json`` is the camera-file contract (docs/formats.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
@@ -15,14 +18,16 @@ import numpy as np
 from court_specs import CourtSpec
 from geometry.calibration import CameraFit, check_correspondences, solve_camera
 from geometry.camera import Camera
-from geometry.doctor import LabelFix, LeaveOneOut, find_suspects, leave_one_out, \
-    suggest_labelling_fixes
+from geometry.doctor import LabelFix, LeaveOneOut, estimate_click_sigma, find_suspects, \
+    fit_quality, leave_one_out, suggest_labelling_fixes
 from geometry.errors import CalibrationError
+from geometry.labelling import WHOLE_COURT_KINDS, WorldConvention
 from geometry.uncertainty import ParamCovariance
 
 CAMERA_FORMAT = "courtstudio.camera"
 CAMERA_FORMAT_VERSION = 1
 HIGH_RMS_PX = 3.0
+DEFAULT_MODEL = "auto"
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,11 @@ class CourtCalibration:
     click_sigma_px: float
     suspects: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    world_convention: str = "end_on"  # 'end_on' | 'side_on' (docs/frames.md)
+    click_sigma_source: str = "user"  # 'user' (given) or 'estimated' (from the residuals)
+    quality: str = "ok"  # 'ok' | 'poor' (residuals beyond what the click noise explains)
+    quality_reason: str = ""
+    refinement: dict | None = None  # line refinement report (geometry.line_refine)
 
     @property
     def camera(self) -> Camera:
@@ -58,8 +68,12 @@ class CourtCalibration:
             "format": CAMERA_FORMAT,
             "format_version": CAMERA_FORMAT_VERSION,
             "sport": self.spec_id,
+            "world_convention": self.world_convention,
             "model": f.model.name,
             "radial": f.model.radial,
+            **({"model_selection": f.selection} if f.selection else {}),
+            "quality": self.quality,
+            **({"quality_reason": self.quality_reason} if self.quality_reason else {}),
             **cam.to_dict(),
             "rms_px": round(f.rms_px, 4),
             "residuals_px": {n: round(float(r), 4) for n, r in zip(self.names, f.residuals_px)},
@@ -72,11 +86,13 @@ class CourtCalibration:
             "camera_centre_sigma_m": [round(float(s), 5) for s in f.camera_centre_sigma_m],
             "parameter_sigmas": {k: float(v) for k, v in f.parameter_sigmas().items()},
             "click_sigma_px": self.click_sigma_px,
+            "click_sigma_source": self.click_sigma_source,
             "sigma_px_used": round(f.sigma_px, 4),
             "covariance": self.param_covariance.to_dict(),
             "points": {n: [float(u), float(v)] for n, (u, v) in zip(self.names, self.clicks_uv)},
             "warnings": list(self.warnings),
             "suggestions": [fx.to_dict() for fx in self.fixes],
+            **({"line_refinement": self.refinement} if self.refinement else {}),
         }
 
 
@@ -90,51 +106,80 @@ def check_names(spec: CourtSpec, names) -> None:
             raise CalibrationError(f"{spec.id} has no keypoint {n!r}{hint}")
 
 
-def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "simple",
-                    radial: bool = False, click_sigma_px: float = 1.0,
-                    diagnose: bool = True, theta0=None) -> CourtCalibration:
+def world_convention(spec: CourtSpec, view: str | None = None) -> WorldConvention:
+    """The spec's world convention; view 'end' | 'side' | 'auto' overrides its
+    broadcast_view."""
+    try:
+        return WorldConvention(view or spec.broadcast_view, spec.length_m, spec.width_m)
+    except ValueError as exc:
+        raise CalibrationError(str(exc)) from None
+
+
+def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFAULT_MODEL,
+                    radial: bool = False, click_sigma_px: float | None = None,
+                    diagnose: bool = True, theta0=None,
+                    view: str | None = None) -> CourtCalibration:
     """Calibrate from named clicks.
 
-    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). Raises CalibrationError for
-    unknown names, degenerate input, or clicks that put the camera on the far side (with the
+    clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). model: see
+    geometry.calibration.solve_camera ('auto' by default). click_sigma_px: the annotator's
+    click noise, 1-sigma px; None estimates it from the residuals (geometry.doctor.
+    estimate_click_sigma, floor 1 px, cap 3 px). view: 'end', 'side' or 'auto' (the world
+    convention, docs/frames.md), None for the spec's broadcast_view. Raises
+    CalibrationError for unknown names, degenerate input, clicks that only a mirrored court
+    fits, or clicks that put the camera on the wrong side for the convention (with the
     relabelling that would fix it, when the doctor finds one).
     """
     names = list(clicks)
     check_names(spec, names)
+    conv = world_convention(spec, view)
     X = np.array([spec.keypoints[n] for n in names])
     uv = np.array([np.asarray(clicks[n], float) for n in names]).reshape(-1, 2)
     kw = {k: v for k, v in spec.keypoints.items()}
-    half = spec.length_m / 2
     check_correspondences(X, uv, image_size, names)  # input errors are reported as they are
+    sigma_source = "user" if click_sigma_px is not None else "estimated"
+    click_sigma_px = float(click_sigma_px) if click_sigma_px is not None else 1.0
+
+    def doctor(fit_or_none):
+        return suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
+                                       spec.symmetry_maps(), fit_or_none, click_sigma_px, conv)
     try:
         fit = solve_camera(X, uv, image_size, model=model, radial=radial,
-                           click_sigma_px=click_sigma_px, names=names, theta0=theta0)
+                           click_sigma_px=click_sigma_px, names=names, theta0=theta0,
+                           surface_z_m=spec.plane_z())
     except CalibrationError as exc:
         if not diagnose:
             raise
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), None, click_sigma_px, half)
-        raise _error_with_fixes(str(exc), fixes) from None
-    cx = fit.camera.camera_centre_world[0]
-    if cx <= half:
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), fit, click_sigma_px, half)
-        raise _error_with_fixes(
-            f"the clicks put the camera on the far side of the court (x = {cx:.2f} m, the "
-            f"near half starts at x = {half:.2f} m): near/far labels look swapped", fixes)
+        raise _error_with_fixes(str(exc), doctor(None)) from None
+    if sigma_source == "estimated":
+        click_sigma_px = estimate_click_sigma(fit)
+        if click_sigma_px > fit.sigma_px:  # the covariance follows the estimated noise
+            scale = click_sigma_px / fit.sigma_px
+            fit = dataclasses.replace(fit, covariance=fit.covariance * scale ** 2,
+                                      sigma_px=click_sigma_px)
+    quality, quality_reason = fit_quality(fit, click_sigma_px)
+    centre = fit.camera.camera_centre_world
+    if not conv.on_conventional_side(centre):
+        raise _error_with_fixes(conv.wrong_side_message(centre), doctor(fit))
     warnings = []
-    if cx <= spec.length_m:
-        warnings.append(f"camera centre x = {cx:.2f} m is not behind the near baseline "
-                        f"(x = {spec.length_m:g} m): fine for a side view, unusual otherwise")
-    if fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
-        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for {click_sigma_px:g} px "
-                        "click noise: check the suspects and suggestions")
+    unusual = conv.unusual_position_warning(centre)
+    if unusual:
+        warnings.append(unusual)
+    if quality == "poor":
+        warnings.append(quality_reason)
+    elif fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
+        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for "
+                        f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions")
     suspects: list[str] = []
     if diagnose:
         loo = leave_one_out(fit, X, uv, click_sigma_px)
         suspects = find_suspects(fit, X, uv, names, click_sigma_px)
-        fixes = suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                        spec.symmetry_maps(), fit, click_sigma_px, half)
+        fixes = doctor(fit)
+        mirrored = [fx for fx in fixes if fx.kind in WHOLE_COURT_KINDS]
+        if mirrored:
+            raise _error_with_fixes(
+                f"the clicks fit the court only relabelled as a whole (RMS {fit.rms_px:.2f} px "
+                f"as labelled)", mirrored + [fx for fx in fixes if fx not in mirrored])
     else:
         loo = LeaveOneOut(np.full(len(names), np.nan), np.full(len(names), np.nan))
         fixes = []
@@ -143,7 +188,8 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = "sim
             f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
             if n in suspects))
     return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
-                            warnings)
+                            warnings, conv.name_for(centre), sigma_source, quality,
+                            quality_reason)
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import warnings
 from pathlib import Path
 
 
 from court_specs import SpecError, available_specs, load_spec
+from courtstudio import cli_dataset, cli_qa
 from courtstudio.ball import lift_ball_with_uncertainty
 from courtstudio.calibration import calibrate_court
 from courtstudio.points_file import InputError, load_points_file, read_json
 from courtstudio.project import load_project
 from exporters.atomic import write_json_atomic
-from exporters.scene import SceneError
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 from geometry.uncertainty import ParamCovariance
@@ -29,12 +31,58 @@ class CliError(Exception):
     """A user error: printed as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line (the CLI's error contract), not usage text + a line."""
+
+    def error(self, message):
+        raise CliError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _finite(text: str) -> float:
+    """argparse type: a finite number of magnitude at most 1e6 (float() accepts nan, inf)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v) or abs(v) > 1e6:
+        raise argparse.ArgumentTypeError(f"expected a finite number of magnitude at most 1e6, "
+                                         f"got {text!r}")
+    return v
+
+
+def _positive(text: str) -> float:
+    """argparse type: a finite number > 0 (at most 1e6)."""
+    v = _finite(text)
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _int_in(lo: int, hi: int):
+    """argparse type: an integer in lo..hi."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"expected {lo}..{hi}, got {v}")
+        return v
+    parse.__name__ = "integer"
+    return parse
+
+
 def _examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {ln}" for ln in lines)
 
 
 def _print_json(obj) -> None:
-    print(json.dumps(obj, indent=1))
+    try:
+        text = json.dumps(obj, indent=1, allow_nan=False)
+    except ValueError:
+        raise CliError("the result holds non-finite numbers (NaN or infinity): check the "
+                       "inputs") from None
+    print(text)
 
 
 # ---------------------------------------------------------------------------------- specs
@@ -55,7 +103,10 @@ def cmd_specs(args) -> int:
         return 0
     print(f"{spec.name} ({spec.id}): {spec.length_m:g} x {spec.width_m:g} m; planes "
           + ", ".join(f"{k} z={v:g}" for k, v in spec.planes.items()))
-    print("keypoints (x, y, z metres; x toward the camera, y right, z up):")
+    axes = {"end": "x toward the camera, y right", "side": "camera beyond the 'left' sideline: "
+            "x right, y away from the camera", "auto": "end-on: x toward the camera, y right; "
+            "side-on: x right, y away"}[spec.broadcast_view]
+    print(f"keypoints (x, y, z metres; {axes}, z up; docs/frames.md):")
     for n, p in spec.keypoints.items():
         print(f"  {n:<34} ({p[0]:8.4f}, {p[1]:8.4f}, {p[2]:7.4f})")
     print("lines: " + ", ".join(spec.lines))
@@ -70,8 +121,19 @@ def cmd_specs(args) -> int:
 def cmd_calibrate(args) -> int:
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
+    if args.click_sigma is not None and not args.click_sigma > 0:
+        raise CliError(f"--click-sigma must be positive, got {args.click_sigma:g}")
     cal = calibrate_court(spec, size, points, model=args.model, radial=args.radial,
-                          click_sigma_px=args.click_sigma)
+                          click_sigma_px=args.click_sigma,
+                          view=args.view or _points_view(args.points))
+    if args.refine_lines:
+        from courtstudio.line_refinement import refine_calibration
+        if not args.image:
+            raise CliError("--refine-lines needs --image FRAME (the frame the points were "
+                           "clicked on)")
+        image = _read_frame(args.image, size)
+        cal = refine_calibration(cal, spec, image,
+                                 model="auto" if args.model == "auto" else "keep")
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -87,12 +149,40 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
+def _points_view(path) -> str | None:
+    """The optional "view" of a points file ('end' | 'side' | 'auto'), else None."""
+    try:
+        view = json.loads(Path(path).read_text()).get("view")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if view is not None and view not in ("end", "side", "auto"):
+        raise CliError(f"{path}: field view: expected 'end', 'side' or 'auto', got {view!r}")
+    return view
+
+
+def _read_frame(path, size):
+    """The frame image (BGR uint8, header checked before decoding), checked against the
+    points file's image size."""
+    from exporters.images import read_image
+    img = read_image(path, CliError)
+    if (img.shape[1], img.shape[0]) != tuple(size):
+        raise CliError(f"{path}: image is {img.shape[1]}x{img.shape[0]}, the points file says "
+                       f"{size[0]}x{size[1]}")
+    return img
+
+
 def _print_calibration_report(doc: dict) -> None:
     K = doc["K"]
     c = doc["camera_centre_world"]
     s = doc["camera_centre_sigma_m"]
     print(f"sport {doc['sport']}, model {doc['model']}, image {doc['image_size'][0]}x"
           f"{doc['image_size'][1]}")
+    if doc.get("model_selection"):
+        print(f"lens       {doc['model_selection']['reason']}")
+    if any(doc["dist"]):
+        print(f"distortion k1={doc['dist'][0]:.4f} k2={doc['dist'][1]:.4f}")
+    print(f"quality    {doc['quality']} (click noise {doc['click_sigma_px']:.2f} px, "
+          f"{doc['click_sigma_source']})")
     print(f"focal      fx={K[0][0]:.1f} px fy={K[1][1]:.1f} px (1-sigma "
           f"{doc['focal_sigma_pct']:.2f} %)")
     print(f"camera at  ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m (1-sigma {s[0]:.2f}, {s[1]:.2f}, "
@@ -105,27 +195,42 @@ def _print_calibration_report(doc: dict) -> None:
         print(f"  {n:<32} {r:11.2f} {'-' if loo is None else f'{loo:.2f}':>17}{flag}")
     for sug in doc["suggestions"]:
         print(f"suggestion: {sug['message']}")
+    ref = doc.get("line_refinement")
+    if ref:
+        print(f"lines      {'refined' if ref['accepted'] else 'not refined'}: {ref['reason']}; "
+              f"support {ref['support_before']} -> {ref['support_after']}, line RMS "
+              f"{ref['line_rms_before_px']} -> {ref['line_rms_after_px']} px, click RMS "
+              f"{ref['click_rms_before_px']} -> {ref['click_rms_after_px']} px "
+              f"({ref['samples']} samples on {ref['lines_used']} lines)")
 
 
 # ---------------------------------------------------------------------------- lift-ball
 def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
     """A camera JSON (calibrate output or any dict with K, R, t, image_size, dist)."""
+    from exporters.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array
     data = read_json(path, "camera file")
     try:
         cam = Camera.from_dict(data, f"{path}")
     except GeometryError as exc:
         raise InputError(str(exc)) from None
+    for field, value, limit in (("K", cam.K, MAX_ABS_PIXEL),
+                                ("image_size", cam.image_size, MAX_ABS_PIXEL),
+                                ("t", cam.camera_centre_world, MAX_ABS_WORLD_M),
+                                ("dist", cam.dist, MAX_ABS_WORLD_M)):
+        check_finite_array(value, f"{path}: field {field}", InputError, max_abs=limit)
     cov = None
     if isinstance(data.get("covariance"), dict):
         try:
             cov = ParamCovariance.from_dict(data["covariance"])
-        except (KeyError, ValueError) as exc:
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
             raise InputError(f"{path}: field covariance: {exc}") from None
     return cam, data, cov
 
 
 def _plane(args, cam_doc) -> tuple[str, float]:
     sport = args.sport or cam_doc.get("sport")
+    if sport is not None and not isinstance(sport, str):
+        raise CliError(f"{args.camera}: field sport: expected a spec id, got {sport!r:.40}")
     if args.plane_z is not None:
         return args.plane or "custom", float(args.plane_z)
     if sport is None:
@@ -193,7 +298,8 @@ def cmd_export(args) -> int:
         raise CliError("cannot tell the format from the output name: give --format")
     if fmt == "scenes":
         from courtstudio.reconstruct import reconstruct_project
-        summaries = reconstruct_project(load_project(src), args.output)
+        summaries = reconstruct_project(load_project(src), args.output, force=args.force,
+                                        overlay_format=args.overlay_format)
         return 1 if any(s.status == "error" for s in summaries) else 0
     if fmt == "coco":
         from courtstudio.reconstruct import export_project_coco
@@ -205,7 +311,7 @@ def cmd_export(args) -> int:
     from exporters.scene import load_scene
     if src.suffix.lower() != ".json":
         raise CliError(f"{src}: expected a scene .json for --format {fmt}")
-    scene = load_scene(src)
+    scene = load_scene(src, load_meshes=fmt == "glb")  # a camera export reads no mesh
     if fmt == "glb":
         from exporters.glb import write_glb
         write_glb(scene, load_spec(scene.spec_id), args.output)
@@ -216,6 +322,13 @@ def cmd_export(args) -> int:
         raise CliError(f"unknown format {fmt!r}")
     print(f"wrote {args.output}")
     return 0
+
+
+def _export_folder_options(sp) -> None:
+    sp.add_argument("--force", action="store_true", help="write into a non-empty folder that "
+                    "is not a previous export (same-named files are replaced)")
+    sp.add_argument("--overlay-format", choices=["png", "jpg"], default="png",
+                    help="overlay image format (jpg: smaller files)")
 
 
 # -------------------------------------------------------------------------------- zone
@@ -237,7 +350,8 @@ def cmd_reconstruct(args) -> int:
     if args.sample == (args.project is not None):
         raise CliError("give a PROJECT folder or --sample (not both)")
     project = load_project(SAMPLE_PROJECT if args.sample else args.project)
-    summaries = reconstruct_project(project, args.output)
+    summaries = reconstruct_project(project, args.output, force=args.force,
+                                    overlay_format=args.overlay_format)
     failed = [s for s in summaries if s.status == "error"]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
           f"outputs in {args.output}")
@@ -249,10 +363,11 @@ def cmd_synth(args) -> int:
     from courtstudio.synthetic_project import write_synthetic_project
     for s in args.sports:
         load_spec(s)
+    _check_image_size(args.image_size, "--image-size")
     p = write_synthetic_project(args.output, args.sports, args.per_sport, args.seed,
                                 args.click_sigma, args.all_points,
                                 tuple(args.image_size), name=Path(args.output).name,
-                                players=args.players)
+                                players=args.players, k1=args.k1)
     print(f"wrote {len(p.frames)} frames to project {args.output}")
     return 0
 
@@ -264,13 +379,15 @@ def cmd_players_correct(args) -> int:
 
     cam, doc, _ = load_camera_file(args.camera)
     _, z = _plane(args, doc)
-    result = load_image_output(args.hmr)
-    warnings = []
+    if Path(args.hmr).suffix.lower() in (".pkl", ".joblib"):
+        result, notes = _video_result(args)
+    else:
+        result, notes = load_image_output(args.hmr), []
     if result.cam_int_padded is not None:
         f_hmr = original_intrinsics(result.cam_int_padded, cam.image_size)[0, 0]
         f_cam = cam.K[0, 0]
         if abs(f_hmr / f_cam - 1) > 0.01:
-            warnings.append(f"the result was computed with f = {f_hmr:.0f} px but the camera "
+            notes.append(f"the result was computed with f = {f_hmr:.0f} px but the camera "
                             f"has f = {f_cam:.0f} px: run PromptHMR with this camera's K")
     n = len(result.people)
     if args.person is not None and not 0 <= args.person < n:
@@ -285,7 +402,7 @@ def cmd_players_correct(args) -> int:
                                                for c in w.lowest_vertex_world],
                        "pelvis_world": joints.get("pelvis"), "joints_world": joints,
                        "source": result.people[i].source})
-    out = {"people": people, "warnings": warnings}
+    out = {"people": people, "warnings": notes}
     if args.json:
         _print_json(out)
     else:
@@ -294,9 +411,28 @@ def cmd_players_correct(args) -> int:
             pel_text = "-" if pel is None else "({:.2f}, {:.2f}, {:.2f}) m".format(*pel)
             print(f"person {p['person']}: scale {p['scale']:.4f}, pelvis {pel_text}, lowest "
                   "vertex ({:.2f}, {:.2f}, {:.2f}) m".format(*p["lowest_vertex_world"]))
-    for w in warnings:
+    for w in notes:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _video_result(args):
+    """PromptHMR video results (a joblib pickle) at --video-frame, one person per track:
+    refused unless --trust-pickle (hmr.smplx_body.load_video_results); the risk warning
+    becomes one stderr line."""
+    from hmr.prompthmr import PromptHMRResult
+    from hmr.smplx_body import PickleRiskWarning, load_video_results
+    if args.video_frame is None or args.smplx is None:
+        raise CliError(f"{args.hmr}: PromptHMR video results need --video-frame N and "
+                       "--smplx DIR (the SMPL-X model folder)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PickleRiskWarning)
+        tracks = load_video_results(args.hmr, args.smplx, args.video_frame,
+                                    trust_pickle=args.trust_pickle)
+    for c in caught:
+        if issubclass(c.category, PickleRiskWarning):
+            print(f"courtstudio: warning: {c.message}", file=sys.stderr)
+    return PromptHMRResult([m for _, m in sorted(tracks.items())], None), []
 
 
 # ---------------------------------------------------------------------------- propagate
@@ -354,6 +490,13 @@ def cmd_batch_propagate(args) -> int:
 def cmd_synth_clip(args) -> int:
     from courtstudio.synthetic_clip import make_clip, write_video
     spec = load_spec(args.sport)
+    n = args.frames
+    for name, frames in (("--reference-frame", [args.reference_frame]), ("--cut-at", args.cut_at),
+                         ("--blur", args.blur)):
+        bad = [f for f in frames if not 0 <= f < n]
+        if bad:
+            raise CliError(f"{name} {bad[0]}: outside the clip's frames 0..{n - 1}")
+    _check_image_size(args.size, "--size")
     clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
                      cut_at=tuple(args.cut_at), blur_frames=tuple(args.blur))
     out = Path(args.output)
@@ -373,6 +516,11 @@ def cmd_synth_clip(args) -> int:
     return 0
 
 
+def _check_image_size(size, option: str) -> None:
+    from exporters.images import check_dimensions
+    check_dimensions(int(size[0]), int(size[1]), option, CliError)
+
+
 # ---------------------------------------------------------------------------------- gui
 def cmd_gui(args) -> int:
     try:
@@ -389,11 +537,14 @@ def cmd_gui(args) -> int:
 # --------------------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="courtstudio", formatter_class=fmt,
         description="Metric 3D scenes from broadcast frames of court sports.",
         epilog=_examples("courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
                          "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+    p.add_argument("--max-megapixels", type=_positive, metavar="MP",
+                   help="refuse images and video frames larger than this (default "
+                        "100 megapixels; read from the file header before decoding)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sp = sub.add_parser("specs", help="list court specs or print one", formatter_class=fmt,
@@ -413,15 +564,29 @@ def build_parser() -> argparse.ArgumentParser:
             "courtstudio calibrate --sport tennis --points samples/sample_project/annotations/"
             "tennis_0001.json",
             "courtstudio calibrate --sport tennis --points points.json --json -o camera.json",
-            "courtstudio calibrate --sport badminton --points pts.json --model full --radial"))
+            "courtstudio calibrate --sport badminton --points pts.json --model full --radial",
+            "courtstudio calibrate --sport pickleball --points pts.json --image frame.jpg "
+            "--refine-lines"))
     sp.add_argument("--sport", required=True)
     sp.add_argument("--points", required=True, help="points JSON file")
-    sp.add_argument("--model", choices=["simple", "full"], default="simple",
-                    help="simple: one focal, centred principal point (default); full: fx, fy, "
-                         "cx, cy")
+    sp.add_argument("--model", choices=["auto", "simple", "pinhole", "simple_k1",
+                                        "simple_k1k2", "full"], default="auto",
+                    help="auto (default): the richest lens the clicks determine, chosen on "
+                         "held-out clicks; simple = pinhole: one focal, centred principal "
+                         "point; simple_k1 / simple_k1k2: plus radial distortion; full: fx, "
+                         "fy, cx, cy")
     sp.add_argument("--radial", action="store_true", help="full model with k1, k2")
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX",
-                    help="assumed click noise, 1-sigma pixels (default 1)")
+    sp.add_argument("--click-sigma", type=_positive, default=None, metavar="PX",
+                    help="click noise, 1-sigma pixels (default: estimated from the residuals, "
+                         "1 to 3 px)")
+    sp.add_argument("--image", metavar="FRAME", help="the frame the points were clicked on")
+    sp.add_argument("--refine-lines", action="store_true",
+                    help="refine the camera on the painted lines of --image (kept only when "
+                         "better; the report says why not)")
+    sp.add_argument("--view", choices=["end", "side", "auto"], default=None,
+                    help="world convention (docs/frames.md): camera beyond a baseline (end), a "
+                         "sideline (side), or whichever it stands beyond (auto); default: the "
+                         "points file's \"view\", else the spec's broadcast_view")
     sp.add_argument("--json", action="store_true", help="print the camera JSON")
     sp.add_argument("-o", "--output", help="write the camera JSON here")
     sp.add_argument("--opencv-yaml", metavar="FILE", help="also write OpenCV FileStorage YAML")
@@ -430,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     def plane_args(q):
         q.add_argument("--plane", help="projection plane name from the spec (default: the "
                                        "playing surface; table tennis: table or floor)")
-        q.add_argument("--plane-z", type=float, help="projection plane height z (metres)")
+        q.add_argument("--plane-z", type=_finite, help="projection plane height z (metres)")
         q.add_argument("--sport", help="spec for --plane (default: the camera file's sport)")
 
     sp = sub.add_parser(
@@ -443,10 +608,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio lift-ball --camera tt.json --ball 900 400 --ground 905 "
                          "700 --plane floor"))
     sp.add_argument("--camera", required=True)
-    sp.add_argument("--ball", nargs=2, type=float, required=True, metavar=("U", "V"))
-    sp.add_argument("--ground", nargs=2, type=float, required=True, metavar=("U", "V"))
+    sp.add_argument("--ball", nargs=2, type=_finite, required=True, metavar=("U", "V"))
+    sp.add_argument("--ground", nargs=2, type=_finite, required=True, metavar=("U", "V"))
     plane_args(sp)
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_lift_ball)
 
@@ -460,12 +625,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("image")
     sp.add_argument("--camera", required=True)
     sp.add_argument("--points", help="also draw these clicks and their reprojections")
-    sp.add_argument("--ball", nargs=2, type=float, metavar=("U", "V"),
+    sp.add_argument("--ball", nargs=2, type=_finite, metavar=("U", "V"),
                     help="also draw the ball tool's projection line")
-    sp.add_argument("--ground", nargs=2, type=float, metavar=("U", "V"))
+    sp.add_argument("--ground", nargs=2, type=_finite, metavar=("U", "V"))
     sp.add_argument("-o", "--output", required=True)
     sp.add_argument("--plane")
-    sp.add_argument("--plane-z", type=float)
+    sp.add_argument("--plane-z", type=_finite)
     sp.add_argument("--sport", required=True)
     sp.set_defaults(func=cmd_overlay)
 
@@ -481,6 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output file (coco: a folder, one file per sport)")
     sp.add_argument("--format", choices=["glb", "opencv-yaml", "coco", "scenes"],
                     help="scenes: a project's scene files for every frame (no GUI needed)")
+    _export_folder_options(sp)
     sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("zone", help="which named court zone a world point is in",
@@ -488,8 +654,8 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=_examples("courtstudio zone --sport tennis 8.0 3.0",
                                          "courtstudio zone --sport basketball_nba 1.0 7.6 --json"))
     sp.add_argument("--sport", required=True)
-    sp.add_argument("x", type=float)
-    sp.add_argument("y", type=float)
+    sp.add_argument("x", type=_finite)
+    sp.add_argument("y", type=_finite)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_zone)
 
@@ -504,6 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("project", nargs="?")
     sp.add_argument("--sample", action="store_true", help="the bundled sample project")
     sp.add_argument("-o", "--output", required=True)
+    _export_folder_options(sp)
     sp.set_defaults(func=cmd_reconstruct)
 
     sp = sub.add_parser(
@@ -524,10 +691,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reference", action="append", default=[], metavar="FRAME:POINTS.json",
                     help="an annotated frame (points file as for calibrate); repeatable")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--workers", type=int, default=1,
+    sp.add_argument("--workers", type=_int_in(1, 64), default=1,
                     help="processes for the propagation runs (one per reference and "
                          "direction; video files)")
-    sp.add_argument("--flag-px", type=float, default=3.0, help="flag frames whose "
+    sp.add_argument("--flag-px", type=_positive, default=3.0, help="flag frames whose "
                                                                "recalibration RMS exceeds this")
     sp.add_argument("--snap", action="store_true",
                     help="snap transferred keypoints onto the painted line crossings first")
@@ -542,13 +709,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio synth-clip --sport badminton --cut-at 60 --blur 30 31 "
                          "-o out/b.avi --points out/b_ref.json"))
     sp.add_argument("--sport", required=True)
-    sp.add_argument("--frames", type=int, default=120)
-    sp.add_argument("--size", nargs=2, type=int, default=[1280, 720], metavar=("W", "H"))
-    sp.add_argument("--seed", type=int, default=1)
-    sp.add_argument("--cut-at", nargs="*", type=int, default=[],
+    sp.add_argument("--frames", type=_int_in(1, 100_000), default=120)
+    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720], metavar=("W", "H"))
+    sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=1)
+    sp.add_argument("--cut-at", nargs="*", type=_int_in(0, 100_000), default=[],
                     help="insert 20 frames of another camera here (two cuts)")
-    sp.add_argument("--blur", nargs="*", type=int, default=[], help="heavily blurred frames")
-    sp.add_argument("--reference-frame", type=int, default=0)
+    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[], help="heavily blurred frames")
+    sp.add_argument("--reference-frame", type=_int_in(0, 100_000), default=0)
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
                     help="write the reference frame's true keypoints here (a points file)")
@@ -570,9 +737,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "courtstudio players correct --camera camera.json --hmr output.pt "
                          "--person 1 --height 0.35"))
     pc.add_argument("--camera", required=True)
-    pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz)")
-    pc.add_argument("--person", type=int, help="only this person (0-based)")
-    pc.add_argument("--height", type=float, required=True,
+    pc.add_argument("--hmr", required=True, help="PromptHMR image-demo output (.pt or .npz), "
+                                                 "or video results (.pkl: see --trust-pickle)")
+    pc.add_argument("--video-frame", type=_int_in(0, 10 ** 9), metavar="N",
+                    help="video results: the frame to place (one person per track)")
+    pc.add_argument("--smplx", metavar="DIR",
+                    help="video results: SMPL-X model folder (smplx/SMPLX_NEUTRAL.npz)")
+    pc.add_argument("--trust-pickle", action="store_true",
+                    help="open video results (a joblib pickle, which runs any code it "
+                         "contains): only for results you produced yourself")
+    pc.add_argument("--person", type=_int_in(0, 100_000), help="only this person (0-based)")
+    pc.add_argument("--height", type=_finite, required=True,
                     help="height of the lowest vertex above the plane, metres (0 = standing)")
     plane_args(pc)
     pc.add_argument("--json", action="store_true")
@@ -592,8 +767,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--screenshot", metavar="FILE.png")
     sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
     sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
-    sp.add_argument("--frame", type=int, default=0, help="frame index to show")
-    sp.add_argument("--size", nargs=2, type=int, default=[1600, 960], metavar=("W", "H"))
+    sp.add_argument("--frame", type=_int_in(0, 10 ** 9), default=0, help="frame index to show")
+    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960], metavar=("W", "H"))
     sp.set_defaults(func=cmd_gui)
 
     sp = sub.add_parser(
@@ -602,32 +777,75 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_examples("courtstudio synth --sports tennis badminton --per-sport 2 -o synth",
                          "courtstudio synth --sports table_tennis --all-points --seed 3 -o tt"))
     sp.add_argument("--sports", nargs="+", required=True)
-    sp.add_argument("--per-sport", type=int, default=1)
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--click-sigma", type=float, default=1.0, metavar="PX")
+    sp.add_argument("--per-sport", type=_int_in(1, 1000), default=1)
+    sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=0)
+    sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--all-points", action="store_true",
                     help="click every visible keypoint (default: the paper's six)")
-    sp.add_argument("--image-size", nargs=2, type=int, default=[1920, 1080], metavar=("W", "H"))
-    sp.add_argument("--players", type=int, default=0,
+    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("--players", type=_int_in(0, 50), default=0,
                     help="Anny players per frame, rendered and annotated with simulated "
                          "PromptHMR meshes (needs the anny package)")
+    sp.add_argument("--k1", type=float, default=0.0,
+                    help="radial lens distortion of the cameras (OpenCV k1; wide-angle "
+                         "-0.3..-0.05; default 0 = pinhole)")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_synth)
-
-    from courtstudio.cli_dataset import register as register_dataset
-    register_dataset(sub, fmt, _examples)
+    cli_qa.register(sub)  # the qa command group
+    cli_dataset.register(sub, fmt, _examples)  # the dataset command group
     return p
 
 
+# what each command writes: a project containing one of these is locked while it runs
+WRITTEN_ARGS = {"calibrate": ("output", "opencv_yaml"), "overlay": ("output",),
+                "export": ("output",), "reconstruct": ("output",), "synth": ("output",),
+                "batch-propagate": ("out", "source"), "synth-clip": ("output", "points")}
+
+
+def _written_paths(args) -> list:
+    paths = [getattr(args, a, None) for a in WRITTEN_ARGS.get(args.command, ())]
+    if args.command == "batch-propagate" and not Path(args.source).is_dir():
+        paths.remove(args.source)  # a video is only read
+    return [p for p in paths if p]
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        name = exc.filename2 if exc.filename2 is not None else exc.filename
+        return f"{name}: {exc.strerror}" if name is not None else exc.strerror
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command. Bad input (a usage mistake, a malformed or unreadable file, an
+    unwritable output) exits with code 2 and exactly one line on stderr, never a traceback.
+    A command that writes into a project holds the project's lock while it runs."""
+    from courtstudio.project_lock import hold_projects
+    from exporters.images import set_max_pixels
     try:
-        return args.func(args)
-    except (CliError, InputError, SpecError, SceneError, GeometryError, ValueError) as exc:
-        msg = " ".join(str(exc).split())
-        print(f"courtstudio: error: {msg}", file=sys.stderr)
+        with warnings.catch_warnings():
+            # numpy's floating-point RuntimeWarnings are not for the user: results are checked
+            warnings.simplefilter("ignore", RuntimeWarning)
+            args = build_parser().parse_args(argv)
+            set_max_pixels(None if args.max_megapixels is None
+                           else int(args.max_megapixels * 1e6))
+            with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+                return args.func(args)
+    except (CliError, ValueError, OSError) as exc:
+        print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RecursionError:
+        print("courtstudio: error: input nested too deeply", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print("courtstudio: error: out of memory reading the input", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
+        print(f"courtstudio: error: internal error ({type(exc).__name__}: {_one_line(exc)}); "
+              "please report it", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        set_max_pixels(None)
 
 
 if __name__ == "__main__":

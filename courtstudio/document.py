@@ -25,7 +25,8 @@ from courtstudio.frames import FrameStore
 from courtstudio.live_calibration import CalibrationCache, CameraState, lift_frame_ball
 from courtstudio.project import (BallAnnotation, BallFlightMarks, CameraRange,
                                  FrameAnnotation, FrameRef,
-                                 PlayerAnnotation, Project, ProjectError, parse_annotation)
+                                 PlayerAnnotation, Project, ProjectError,
+                                 check_recovered_state, parse_annotation)
 from courtstudio.undo import Command, UndoStack
 from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
@@ -37,9 +38,10 @@ def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMes
     to the project."""
     digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
                           + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
-    rel = f"meshes/{frame_id}/player_{pid}_{digest}.npz"
-    if not (project.root / rel).exists():
-        mesh.save_npz(project.root / rel)
+    rel = f"meshes/{frame_id}/player_{int(pid)}_{digest}.npz"
+    path = project.inside(rel, f"frame {frame_id!r} mesh")
+    if not path.exists():
+        mesh.save_npz(path)
     return rel
 
 
@@ -59,6 +61,8 @@ class AnnotationDocument:
         self._propagation: dict[int, dict] | None = None
         self._dirty: set[str] = set()
         self._ranges_dirty = False
+        self._journal_frames: dict[str, None] = {}  # edited since the last journal_records
+        self._journal_ranges = False
         self.current_index = 0
         self.frame_changed = Signal("frame_changed")
         self.annotation_changed = Signal("annotation_changed")
@@ -102,7 +106,7 @@ class AnnotationDocument:
         prop = self.propagation().get(index)
         if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
             cam = Camera(np.array(prop["K"]), np.array(prop["R"]), np.array(prop["t"]),
-                         tuple(prop["image_size"]))
+                         tuple(prop["image_size"]), dist=np.array(prop.get("dist", [0.0] * 5)))
             return CameraState(None, f"propagated from frame {prop.get('reference')} "
                                      f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
                                propagated=cam)
@@ -114,6 +118,13 @@ class AnnotationDocument:
                 return CameraState(src.calibration, f"static camera of {rng.source}",
                                    rng.source)
         return own
+
+    def refine_on_lines(self, frame_id: str) -> CameraState:
+        """Refine the frame's own calibration on its painted lines (live_calibration)."""
+        frame = self.project.frame(frame_id)
+        return self.calibrations.refine_on_lines(frame_id, load_spec(frame.sport),
+                                                 self.annotation(frame_id),
+                                                 self.frames.image(frame))
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame
@@ -145,6 +156,7 @@ class AnnotationDocument:
     def _set_state(self, frame_id: str, state: dict) -> None:
         self._ann[frame_id] = parse_annotation(copy.deepcopy(state), f"{frame_id} (edit)")
         self._dirty.add(frame_id)
+        self._journal_frames[frame_id] = None
         self.annotation_changed.emit(frame_id)
 
     def _edit(self, frame_id: str, text: str, mutate, merge_key=None) -> None:
@@ -331,7 +343,7 @@ class AnnotationDocument:
         if rel is None:
             return None
         if rel not in self._meshes:
-            self._meshes[rel] = PersonMesh.load_npz(self.project.root / rel)
+            self._meshes[rel] = PersonMesh.load_npz(self.project.mesh_path(rel))
         return self._meshes[rel]
 
     def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
@@ -345,7 +357,7 @@ class AnnotationDocument:
     # static-camera ranges (project level)
     def _set_ranges(self, ranges: list) -> None:
         self.project.camera_ranges = [CameraRange(*r) for r in ranges]
-        self._ranges_dirty = True
+        self._ranges_dirty = self._journal_ranges = True
         self.ranges_changed.emit()
 
     def set_camera_range(self, first: int, last: int, source_frame_id: str) -> None:
@@ -369,7 +381,7 @@ class AnnotationDocument:
     # ball flights (project level)
     def _set_flights(self, flights: list) -> None:
         self.project.ball_flights = [BallFlightMarks(*f) for f in flights]
-        self._ranges_dirty = True
+        self._ranges_dirty = self._journal_ranges = True
         self.ranges_changed.emit()
 
     def add_ball_flight(self, start: str, middle: str, end: str) -> None:
@@ -419,17 +431,33 @@ class AnnotationDocument:
         self.undo_stack.break_merge()
 
     # --------------------------------------------------------------- save/recover
+    def _project_lists(self) -> dict:
+        return {"camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
+                                  for r in self.project.camera_ranges],
+                "ball_flights": [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
+
     def unsaved_state(self) -> dict:
-        """Everything not yet saved, as JSON (what the autosave journal holds)."""
+        """Everything not yet saved, as JSON (what a compacted autosave journal holds)."""
+        lists = self._project_lists() if self._ranges_dirty else {"camera_ranges": None,
+                                                                  "ball_flights": None}
         return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
-                "camera_ranges": None if not self._ranges_dirty else
-                [{"first": r.first, "last": r.last, "source": r.source}
-                 for r in self.project.camera_ranges],
-                "ball_flights": None if not self._ranges_dirty else
-                [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
+                **lists}
+
+    def journal_records(self) -> list[dict]:
+        """The autosave records of the edits since the last call (courtstudio/autosave.py):
+        ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights"}``
+        when those changed. Costs what the edited frames cost, not the unsaved total."""
+        records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
+                               for fid in self._journal_frames]
+        if self._journal_ranges:
+            records.append(self._project_lists())
+        self._journal_frames.clear()
+        self._journal_ranges = False
+        return records
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
+        check_recovered_state(self.project, state, "autosave journal")
         for fid, data in state.get("annotations", {}).items():
             self.project.frame(fid)
             rec = parse_annotation(data, f"autosave: {fid}")
@@ -463,7 +491,8 @@ class AnnotationDocument:
             self.project.save()
             written.append(self.project.path)
         self._dirty.clear()
-        self._ranges_dirty = False
+        self._journal_frames.clear()
+        self._ranges_dirty = self._journal_ranges = False
         self.undo_stack.set_clean()
         self.saved.emit()
         return written

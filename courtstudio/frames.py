@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from courtstudio.project import FrameRef, Project, ProjectError
+from exporters.images import probe_video, read_image
 
 CACHE_FRAMES = 16
 
@@ -21,14 +22,12 @@ class VideoReader:
     """Random access to one video's frames (BGR uint8 arrays)."""
 
     def __init__(self, path):
+        """Probes the container (size, frame count) before decoding anything; raises
+        ProjectError for a file that is not a regular file, not a video, or whose frames are
+        over the pixel limit (exporters.images)."""
         self.path = Path(path)
-        self._cap = cv2.VideoCapture(str(self.path))
-        if not self._cap.isOpened():
-            raise ProjectError(f"{self.path}: cannot open as a video")
-        self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
-        self.fps = float(self._cap.get(cv2.CAP_PROP_FPS)) or 25.0
-        self.size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
-                     int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path,
+                                                                        ProjectError)
         self._next = 0
 
     def read(self, index: int) -> np.ndarray:
@@ -36,8 +35,11 @@ class VideoReader:
             raise ProjectError(f"{self.path}: frame {index} is outside 0..{self.frame_count - 1}")
         if index != self._next:
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
-        ok, frame = self._cap.read()
-        if not ok:
+        try:
+            ok, frame = self._cap.read()
+        except cv2.error:
+            ok, frame = False, None
+        if not ok or frame is None or frame.shape[1::-1] != self.size:
             raise ProjectError(f"{self.path}: cannot decode frame {index}")
         self._next = index + 1
         return frame
@@ -69,9 +71,7 @@ class FrameStore:
             img = reader.read(frame.index)
         else:
             path = self.project.image_path(frame)
-            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if img is None:
-                raise ProjectError(f"{path}: cannot read frame {frame.id!r} as an image")
+            img = read_image(path, ProjectError, f"image of frame {frame.id!r}")
         self._cache[frame.id] = img
         while len(self._cache) > self.cache_frames:
             self._cache.popitem(last=False)

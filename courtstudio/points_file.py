@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import math
 
-from exporters.validation import read_json_file
+from exporters.validation import MAX_ABS_PIXEL, read_json_file
+
+MAX_IMAGE_SIDE_PX = 1_000_000
+MAX_POINTS = 10_000
 
 
 class InputError(ValueError):
@@ -22,23 +25,35 @@ def read_json(path, what: str = "file") -> dict:
 
 
 def parse_image_size(value, where: str) -> tuple[int, int]:
+    """[w, h] pixels: two integers in 1..MAX_IMAGE_SIDE_PX."""
     if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)):
-        raise InputError(f"{where}: expected [width, height] as two positive integers, got "
-                         f"{value!r}")
+            or not all(isinstance(v, int) and not isinstance(v, bool)
+                       and 0 < v <= MAX_IMAGE_SIDE_PX for v in value)):
+        raise InputError(f"{where}: expected [width, height] as two integers in 1.."
+                         f"{MAX_IMAGE_SIDE_PX}, got {_short(value)}")
     return value[0], value[1]
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def parse_points(value, where: str) -> dict[str, tuple[float, float]]:
+    """{name: [u, v]} pixels: finite, |u|, |v| <= MAX_ABS_PIXEL, at most MAX_POINTS."""
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected an object {{keypoint name: [u, v]}}")
+    if len(value) > MAX_POINTS:
+        raise InputError(f"{where}: {len(value)} points (at most {MAX_POINTS})")
     out = {}
     for name, uv in value.items():
         if (not isinstance(uv, list) or len(uv) != 2
                 or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in uv)):
-            raise InputError(f"{where}.{name}: expected [u, v] pixels, got {uv!r}")
+            raise InputError(f"{where}.{name}: expected [u, v] pixels, got {_short(uv)}")
         if not all(math.isfinite(c) for c in uv):
             raise InputError(f"{where}.{name}: non-finite pixel coordinate")
+        if not all(abs(c) <= MAX_ABS_PIXEL for c in uv):
+            raise InputError(f"{where}.{name}: pixel coordinate beyond {MAX_ABS_PIXEL:g}")
         out[name] = (float(uv[0]), float(uv[1]))
     return out
 

@@ -105,16 +105,74 @@ def find_cuts(frames: Frames) -> list[int]:
     return cuts
 
 
-def read_done(path: Path) -> dict[int, dict]:
-    """Frames already in cameras.jsonl (a partial last line from a kill is ignored)."""
+MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
+STATUSES = ("reference", "ok", "static", "flagged")
+
+
+def check_record(d) -> str | None:
+    """Why a cameras.jsonl record is unusable (None: it is fine). A record with a camera
+    (K) must hold a valid one (K, R, t, image_size, dist: finite, a rotation, positive
+    focal, pixels <= 1e6, metres <= 1e4) and a numeric rms_px."""
+    from exporters.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M
+    from geometry.errors import GeometryError
+    if not isinstance(d, dict):
+        return "expected a JSON object"
+    f = d.get("frame")
+    if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+        return "field frame: expected a frame number >= 0"
+    if d.get("status") not in STATUSES:
+        return f"field status: expected one of {', '.join(STATUSES)}"
+    rms = d.get("rms_px")
+    if rms is not None and (not isinstance(rms, (int, float)) or isinstance(rms, bool)
+                            or not 0 <= rms <= MAX_ABS_PIXEL):
+        return "field rms_px: expected pixels >= 0 or null"
+    ref = d.get("reference")
+    if ref is not None and (not isinstance(ref, int) or isinstance(ref, bool)):
+        return "field reference: expected a frame number"
+    for k in ("reason",):
+        if k in d and not isinstance(d[k], str):
+            return f"field {k}: expected text"
+    if "K" in d:
+        if rms is None:
+            return "field rms_px: a record with a camera needs its RMS"
+        try:
+            cam = Camera.from_dict(d, "camera")
+        except GeometryError as exc:
+            return f"field {exc}"
+        if (np.abs(cam.K).max() > MAX_ABS_PIXEL or max(cam.image_size) > MAX_ABS_PIXEL
+                or np.abs(cam.camera_centre_world).max() > MAX_ABS_WORLD_M
+                or np.abs(cam.dist).max() > MAX_ABS_WORLD_M):
+            return "field K/t/dist/image_size: absurd magnitude"
+    return None
+
+
+def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
+    """Valid records of a cameras.jsonl by frame (a partial last line from a kill, and any
+    line that is not a valid record, is skipped and, when ``problems`` is given, described
+    there as 'line N: why'). The file must be a regular file of at most MAX_JSONL_BYTES."""
+    from courtstudio.points_file import InputError
+    from exporters.validation import parse_json_text, read_file_bytes
     done = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                d = json.loads(line)
-                done[int(d["frame"])] = d
-            except (ValueError, KeyError):
-                continue
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return done
+    text = read_file_bytes(path, MAX_JSONL_BYTES, InputError, "cameras.jsonl file").decode(
+        "utf-8", "replace")
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = parse_json_text(line, f"{path}: line {n}", InputError)
+        except InputError as exc:
+            if problems is not None:
+                problems.append(str(exc))
+            continue
+        why = check_record(d)
+        if why is not None:
+            if problems is not None:
+                problems.append(f"{path}: line {n}: {why}")
+            continue
+        done[d["frame"]] = d
     return done
 
 
@@ -220,6 +278,7 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
             continue
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
             r.update({"K": cam.K.tolist(), "R": cam.R.tolist(), "t": cam.t.tolist(),
+                      "dist": cam.dist.tolist(),
                       "rms_px": round(rms, 4), "centre": "shared"})
         else:
             r["centre"] = "free"
@@ -227,11 +286,12 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     for r in records:  # static frames show their reference's final camera
         ref = by_frame.get(r.get("reference"))
         if r["status"] == "static" and ref is not None and "K" in ref:
-            r.update({k: ref[k] for k in ("K", "R", "t")})
+            r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
 
 
 def _camera(r: dict) -> Camera:
-    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]))
+    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]),
+                  dist=np.array(r.get("dist", np.zeros(5))))
 
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
@@ -254,6 +314,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
     ref_uv = np.array([ref.points[n] for n in names], float)
     H_prev = np.eye(3)
     theta = ParamModel("simple").from_camera(ref_cam)
+    # the reference's lens: a pinhole stays a pinhole; a distorted one lets each frame choose
+    lens_model = "auto" if ref_cam.has_distortion else "simple"
     i = ref.frame + direction
     while (direction > 0 and i <= stop) or (direction < 0 and i >= stop):
         if i in done:  # resuming: continue from the recorded homography
@@ -291,7 +353,8 @@ def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, 
                                         spec.keypoints, ground_lines)
             pts.update(snapped)
         try:
-            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta)
+            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta,
+                                  model=lens_model)
         except ValueError as exc:
             emit(FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
                              reference=ref.frame, H=reg.H))

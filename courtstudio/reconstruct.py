@@ -13,13 +13,17 @@ from courtstudio.project import Project
 SAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "samples" / "sample_project"
 
 
-def reconstruct_project(project: Project, out_dir, log=print) -> list[FrameSummary]:
+def reconstruct_project(project: Project, out_dir, log=print, force: bool = False,
+                        overlay_format: str = "png") -> list[FrameSummary]:
+    """Export every frame (export_frames: refuses a non-empty folder that is not a previous
+    export unless ``force``)."""
     doc = AnnotationDocument(project)
 
     def progress(done, total, s):
         log(summary_line(s))
         return True
-    return export_frames(doc, project.frames, out_dir, progress)
+    return export_frames(doc, project.frames, out_dir, progress, force=force,
+                         overlay_format=overlay_format)
 
 
 def export_project_coco(project: Project, out_dir: Path) -> list[Path]:
@@ -28,7 +32,8 @@ def export_project_coco(project: Project, out_dir: Path) -> list[Path]:
 
 def summary_line(s: FrameSummary) -> str:
     if s.status != "ok":
-        return f"{s.frame_id:<22} {s.sport:<14} {s.status}: {s.message}"
+        out = f"{s.frame_id:<22} {s.sport:<14} {s.status}: {s.message}"
+        return out + (f" (removed its previous {', '.join(s.removed)})" if s.removed else "")
     out = f"{s.frame_id:<22} {s.sport:<14} f={s.focal_px:7.1f}px rms={s.rms_px:5.2f}px"
     if s.focal_error_pct is not None:
         out += f" (f error {s.focal_error_pct:+.2f}%)"

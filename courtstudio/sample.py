@@ -34,5 +34,6 @@ def sample_project_copy(dest: Path | None = None) -> Path:
     if not (dest / "courtstudio_project.json").exists():
         if dest.exists():
             shutil.rmtree(dest)
-        shutil.copytree(SAMPLE_PROJECT, dest)
+        # never a session's lock or journal, should the bundled folder have one
+        shutil.copytree(SAMPLE_PROJECT, dest, ignore=shutil.ignore_patterns(".courtstudio"))
     return dest

@@ -1,7 +1,8 @@
 """Synthetic broadcast frames with known cameras: the ground truth for tests and benchmarks.
 
-Cameras sit elevated behind the near baseline (x > L), look at the middle of the court with a
-small roll, and zoom so the paper's six keypoints (or, without a net, the corners and rings)
+Cameras sit elevated behind the near baseline (x > L), or for side-view sports
+(``spec.broadcast_view == 'side'``) beyond the near sideline (y < 0) near the halfway line
+(docs/frames.md), look at the middle of the court with a small roll, and zoom so the paper's six keypoints (or, without a net, the corners and rings)
 fill most of the frame, as broadcast framing does. Images show the surround, the court
 surface, painted lines with their real widths, the net and the ball, drawn with sub-pixel
 anti-aliasing from the spec, so a click on a rendered corner is a click on the true corner.
@@ -38,15 +39,22 @@ FRAMING_MARGIN = 0.04
 
 
 def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
-                            zoom=(0.80, 0.97), frame_players: bool = False) -> Camera:
+                            zoom=(0.80, 0.97), frame_players: bool = False,
+                            k1: float = 0.0) -> Camera:
     """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
     frame_players: also keep the far player's pelvis and head in frame where the court alone
-    would crop them (table tennis: players stand behind the table)."""
+    would crop them (table tennis: players stand behind the table). k1: OpenCV's first radial
+    coefficient (normalised coordinates; wide-angle lenses -0.3..-0.05, 0 = pinhole), applied
+    after framing (barrel distortion pulls the court inward, so it stays in frame)."""
     rng = rng or np.random.default_rng()
     pre = PRESETS.get(spec.id, PRESETS["tennis"])
     L, W = spec.length_m, spec.width_m
-    C = np.array([L + rng.uniform(*pre["back"]), W / 2 + rng.uniform(-1, 1) * pre["lateral"],
-                  rng.uniform(*pre["height"])])
+    back, lateral, height = (rng.uniform(*pre["back"]), rng.uniform(-1, 1),
+                             rng.uniform(*pre["height"]))
+    if spec.broadcast_view in ("side", "auto"):
+        C = np.array([L / 2 + lateral * 0.15 * L, -back, height])
+    else:
+        C = np.array([L + back, W / 2 + lateral * pre["lateral"], height])
     target = np.array([L * rng.uniform(0.42, 0.58), W / 2 + rng.uniform(-0.05, 0.05) * W, 0.0])
     roll = np.deg2rad(np.clip(rng.normal(0.0, 1.0), -2.0, 2.0))
     R = rotation_look_at(C, target, roll)
@@ -65,7 +73,7 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
                 np.min((c[1] * (1 - FRAMING_MARGIN)) / np.maximum(yn, 1e-9)))
     f = f_max * rng.uniform(*zoom)
     K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1.0]])
-    return Camera(K=K, R=R, t=t, image_size=image_size)
+    return Camera(K=K, R=R, t=t, image_size=image_size, dist=[float(k1), 0, 0, 0, 0])
 
 
 def visible_keypoints(spec: CourtSpec, camera: Camera, margin_px: float = 2.0) -> dict:
@@ -268,10 +276,11 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
 
 
 def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True,
-                         players: int = 0) -> SyntheticFrame:
+                         players: int = 0, k1: float = 0.0) -> SyntheticFrame:
     """A broadcast frame; with ``players`` > 0, Anny players rendered into it (pyrender with
-    EGL, or the CPU fallback)."""
-    cam = sample_broadcast_camera(spec, image_size, rng, frame_players=players > 0)
+    EGL, or the CPU fallback; pinhole only: with k1 the players are not distorted). k1: the
+    lens's radial distortion (sample_broadcast_camera)."""
+    cam = sample_broadcast_camera(spec, image_size, rng, frame_players=players > 0, k1=k1)
     ball = sample_ball(spec, rng)
     people = sample_players(spec, cam, rng, players) if players else []
     if render:

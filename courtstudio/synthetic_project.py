@@ -27,12 +27,13 @@ HEIGHT_SIGMA_M = 0.02  # the annotator's error on the lowest vertex's height
 def write_synthetic_project(root, sports, per_sport: int = 1, seed: int = 0,
                             click_sigma_px: float = 1.0, all_points: bool = False,
                             image_size=(1920, 1080), name: str = "synthetic",
-                            players: int = 0) -> Project:
+                            players: int = 0, k1: float = 0.0) -> Project:
     """Create (or overwrite) a project folder. Clicks: the paper's six keypoints (corners and
     net-post tops; corners and rings without a net), or every visible keypoint. With
     ``players``, Anny players are rendered into each frame and annotated as an annotator with
     PromptHMR would: a box, a mesh whose depth is off by exp(N(0, 0.15)) (a scale about the
-    camera centre, as HMR depth errors are), and the lowest vertex's height with 2 cm error."""
+    camera centre, as HMR depth errors are), and the lowest vertex's height with 2 cm error.
+    k1: radial lens distortion of every frame's camera (0 = pinhole)."""
     root = Path(root)
     rng = np.random.default_rng(seed)
     frames = []
@@ -41,7 +42,7 @@ def write_synthetic_project(root, sports, per_sport: int = 1, seed: int = 0,
     for sport in sports:
         spec = load_spec(sport)
         for k in range(per_sport):
-            fr = make_synthetic_frame(spec, rng, image_size, players=players)
+            fr = make_synthetic_frame(spec, rng, image_size, players=players, k1=k1)
             fid = f"{sport}_{k + 1:04d}"
             image_rel = f"frames/{fid}.jpg"
             with atomic_path(root / image_rel) as tmp:

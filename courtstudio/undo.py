@@ -12,6 +12,10 @@ from typing import Any, Callable
 from courtstudio.events import Signal
 
 
+class ReadOnlyError(ValueError):
+    """An edit on a document opened read-only (the message says why it is read-only)."""
+
+
 @dataclass
 class Command:
     """An edit: ``apply(state)`` sets the model to ``state``; do = apply(after), undo =
@@ -36,11 +40,17 @@ class UndoStack:
         self._index = 0  # commands[:index] are done
         self._clean = 0
         self.limit = limit
+        self.read_only: str | None = None  # why edits are refused (another writer), or None
         self.changed = Signal("undo.changed")
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"read-only: {self.read_only}")
 
     def push(self, cmd: Command) -> None:
         """Do ``cmd`` and record it (dropping the redo branch); merge with the previous
         command when both carry the same non-None merge_key."""
+        self._check_writable()
         cmd.do()
         del self._commands[self._index:]
         if self._clean > self._index:
@@ -58,6 +68,7 @@ class UndoStack:
         self.changed.emit()
 
     def undo(self) -> bool:
+        self._check_writable()
         if not self.can_undo:
             return False
         self._index -= 1
@@ -66,6 +77,7 @@ class UndoStack:
         return True
 
     def redo(self) -> bool:
+        self._check_writable()
         if not self.can_redo:
             return False
         self._commands[self._index].do()
@@ -77,6 +89,11 @@ class UndoStack:
         """End the current merge run (e.g. on mouse release)."""
         if self._index > 0:
             self._commands[self._index - 1].merge_key = None
+
+    @property
+    def index(self) -> int:
+        """How many commands are done (the position in the stack)."""
+        return self._index
 
     @property
     def can_undo(self) -> bool:

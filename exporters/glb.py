@@ -7,6 +7,8 @@ the court lies flat in viewers while coordinates stay metres of the world frame.
 
 from __future__ import annotations
 
+import json
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -83,8 +85,10 @@ def court_meshes(spec) -> dict[str, trimesh.Trimesh]:
 def camera_frustum(camera, depth_m: float = 1.5) -> trimesh.Trimesh:
     """An open pyramid from the camera centre to the image corners at depth_m (world frame)."""
     w, h = camera.image_size
-    corners = np.array([[-0.5, -0.5, 1], [w - 0.5, -0.5, 1], [w - 0.5, h - 0.5, 1],
-                        [-0.5, h - 0.5, 1]]) @ np.linalg.inv(camera.K).T * depth_m
+    # the image corners' true rays (undistorted: a wide-angle lens sees more than K says)
+    corners_px = camera.undistort_uv(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5],
+                                              [-0.5, h - 0.5]]))
+    corners = np.column_stack([corners_px, np.ones(4)]) @ np.linalg.inv(camera.K).T * depth_m
     pts = camera.cam_to_world(np.vstack([[0, 0, 0], corners]))
     faces = [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1]]
     return trimesh.Trimesh(vertices=pts, faces=faces, process=False)
@@ -109,7 +113,26 @@ def scene_to_glb_bytes(scene: Scene, spec) -> bytes:
                         geom_name=name, transform=Z_UP_TO_Y_UP)
     ts.add_geometry(_with_material(camera_frustum(scene.camera), [0.2, 0.5, 1.0, 0.6], True),
                     node_name="camera", geom_name="camera", transform=Z_UP_TO_Y_UP)
-    return ts.export(file_type="glb")
+    for name, geom in ts.geometry.items():
+        if not np.isfinite(np.asarray(geom.vertices, float)).all():
+            raise ValueError(f"GLB export: {name} has non-finite coordinates")
+    data = ts.export(file_type="glb")
+    check_glb_json(data)
+    return data
+
+
+def check_glb_json(data: bytes) -> dict:
+    """The JSON chunk of a GLB, parsed strictly (NaN/Infinity refused): a GLB CourtStudio
+    writes is always valid glTF JSON. Raises ValueError otherwise."""
+    if len(data) < 20 or data[:4] != b"glTF":
+        raise ValueError("GLB export: not a binary glTF")
+    length, ctype = struct.unpack_from("<I4s", data, 12)
+    if ctype != b"JSON" or 20 + length > len(data):
+        raise ValueError("GLB export: the first chunk is not JSON")
+
+    def refuse(text):
+        raise ValueError(f"GLB export: the glTF JSON holds {text}")
+    return json.loads(data[20:20 + length].decode("utf-8"), parse_constant=refuse)
 
 
 def write_glb(scene: Scene, spec, path) -> Path:

@@ -91,8 +91,10 @@ def render_orbit_view(spec, view: Camera, frame_camera: Camera | None = None,
 
 def _draw_frustum(img, view: Camera, cam: Camera, depth_m: float = 2.0):
     w, h = cam.image_size
-    corners = np.array([[-0.5, -0.5, 1], [w - 0.5, -0.5, 1], [w - 0.5, h - 0.5, 1],
-                        [-0.5, h - 0.5, 1]]) @ np.linalg.inv(cam.K).T * depth_m
+    # the image corners' true rays (undistorted: a wide-angle lens sees more than K says)
+    corners_px = cam.undistort_uv(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5],
+                                              [-0.5, h - 0.5]]))
+    corners = np.column_stack([corners_px, np.ones(4)]) @ np.linalg.inv(cam.K).T * depth_m
     P = cam.cam_to_world(corners)
     C = cam.camera_centre_world
     for p in P:

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from exporters.atomic import atomic_path
+from exporters.images import read_image  # noqa: F401 - the overlay command's reader
 from geometry.camera import Camera
 from geometry.projection import project_polyline
 
@@ -20,7 +21,12 @@ PROJ_BGR = (0, 255, 0)
 BALL_BGR = (255, 0, 255)
 
 
+MAX_DRAW_PX = 1e6  # coordinates are clipped here: far-off points still draw, int32 never wraps
+
+
 def _pts(uv: np.ndarray) -> np.ndarray:
+    uv = np.clip(np.nan_to_num(np.asarray(uv, float), nan=-MAX_DRAW_PX), -MAX_DRAW_PX,
+                 MAX_DRAW_PX)
     return np.round(uv * (1 << SHIFT)).astype(np.int32).reshape(-1, 1, 2)
 
 
@@ -81,15 +87,11 @@ def draw_ball(image: np.ndarray, projection_line_uv: np.ndarray, ball_uv, ground
     return image
 
 
-def read_image(path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ValueError(f"{path}: cannot read as an image")
-    return img
-
-
 def write_image(path, image: np.ndarray) -> Path:
     path = Path(path)
+    if not cv2.haveImageWriter(str(path)):
+        raise ValueError(f"{path}: cannot write an image with this extension (use .png or "
+                         ".jpg)")
     with atomic_path(path) as tmp:
         if not cv2.imwrite(str(tmp), image):
             raise ValueError(f"{path}: cannot encode an image with this extension")

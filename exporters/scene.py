@@ -16,7 +16,8 @@ import h5py
 import numpy as np
 
 from exporters.atomic import atomic_path, write_json_atomic
-from exporters.validation import first_schema_error, read_json_file
+from exporters.validation import (MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array,
+                                  check_regular_file, first_schema_error, read_json_file)
 from geometry.camera import Camera
 from geometry.errors import GeometryError
 
@@ -26,6 +27,8 @@ FRAME_CONVENTION = "courtsi-v1"
 JOINT_NAMES = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "scene.schema.json"
 TOOL_VERSION = "0.1.0"
+MAX_MESH_VERTICES = 2_000_000  # per player, checked from the HDF5 dataset shape before reading
+MAX_MESH_FACES = 4_000_000
 
 
 class SceneError(ValueError):
@@ -44,6 +47,7 @@ class BallRecord:
     sigma_world_m: np.ndarray | None = None
     plane: str = "court"
     method: str = "ray_ground_projection"
+    status: str | None = None  # optional: not_annotated | not_visible | image_only | 3d
 
 
 @dataclass
@@ -61,6 +65,8 @@ class PlayerRecord:
     scale: float | None = None
     lowest_vertex_height_m: float | None = None
     source: str = ""
+    role: str | None = None  # optional: athlete | other
+    facing_world: np.ndarray | None = None  # optional (3,) unit horizontal vector
 
 
 @dataclass
@@ -77,7 +83,12 @@ class Scene:
     players: list[PlayerRecord] = field(default_factory=list)
     frame_index: int | None = None
     frame_phrase: str = ""
+    world_convention: str = ""  # 'end_on' | 'side_on' (docs/frames.md); '' = not recorded
     provenance: dict = field(default_factory=dict)
+    match_id: str | None = None  # optional ids (QA splits), and the spec's version
+    clip_id: str | None = None
+    spec_version: int | str | None = None
+    time_s: float | None = None  # optional: the frame's time in its project (index / fps)
     raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
 
 
@@ -107,6 +118,8 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             ball["ground_uv"] = _vec(b.ground_uv)
         if b.sigma_world_m is not None:
             ball["sigma_world_m"] = _vec(b.sigma_world_m)
+    if b.status is not None:
+        ball["status"] = b.status
     players_raw = {p.get("id"): p for p in scene.raw.get("players", []) if isinstance(p, dict)}
     players = []
     for p in scene.players:
@@ -124,6 +137,10 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             rec["scale"] = float(p.scale)
         if p.lowest_vertex_height_m is not None:
             rec["lowest_vertex_height_m"] = float(p.lowest_vertex_height_m)
+        if p.role is not None:
+            rec["role"] = p.role
+        if p.facing_world is not None:
+            rec["facing_world"] = _vec(p.facing_world)
         players.append(_merge(players_raw.get(p.id, {}), rec))
     prov = {"tool": "courtstudio", "version": TOOL_VERSION,
             "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -131,12 +148,19 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
     frame = {"id": scene.frame_id, "image": scene.image, "image_size": list(scene.image_size)}
     if scene.frame_index is not None:
         frame["frame_index"] = int(scene.frame_index)
+    frame.update({k: str(v) for k, v in (("match_id", scene.match_id),
+                                         ("clip_id", scene.clip_id)) if v is not None})
+    if scene.time_s is not None:
+        frame["time_s"] = float(scene.time_s)
     fresh = {
         "format": SCENE_FORMAT,
         "format_version": SCENE_FORMAT_VERSION,
         "frame": frame,
         "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
-                  "frame_phrase": scene.frame_phrase},
+                  "frame_phrase": scene.frame_phrase,
+                  **({"world_convention": scene.world_convention}
+                     if scene.world_convention else {}),
+                  **({} if scene.spec_version is None else {"spec_version": scene.spec_version})},
         "camera": cam,
         "ball": ball,
         "players": players,
@@ -183,25 +207,63 @@ def validate_scene_json(data, where: str = "scene") -> None:
         raise SceneError(f"{where}: {problem}")
 
 
-def load_scene(json_path) -> Scene:
-    """Load and validate a scene (and its meshes). Raises SceneError naming file and field."""
+def _check_magnitudes(data: dict, where: str) -> None:
+    """Refuse absurd magnitudes: pixels beyond MAX_ABS_PIXEL, world coordinates (metres)
+    beyond MAX_ABS_WORLD_M. Fields are named by path."""
+    def chk(value, field, limit, shape=None):
+        check_finite_array(value, f"{where}: field {field}", SceneError, shape, limit)
+
+    cam, fr, b = data["camera"], data["frame"], data["ball"]
+    chk(fr["image_size"], "frame.image_size", MAX_ABS_PIXEL)
+    chk(cam["image_size"], "camera.image_size", MAX_ABS_PIXEL)
+    chk(cam["K"], "camera.K", MAX_ABS_PIXEL)
+    chk(cam["dist"], "camera.dist", MAX_ABS_WORLD_M)
+    for k in ("t", "camera_centre_world", "camera_centre_sigma_m"):
+        if k in cam:
+            chk(cam[k], f"camera.{k}", MAX_ABS_WORLD_M)
+    for k in ("rms_px", "focal_sigma_pct"):
+        if k in cam:
+            chk(cam[k], f"camera.{k}", MAX_ABS_PIXEL)
+    for k in ("uv", "ground_uv"):
+        if k in b:
+            chk(b[k], f"ball.{k}", MAX_ABS_PIXEL)
+    for k in ("world", "height_m", "sigma_world_m"):
+        if k in b:
+            chk(b[k], f"ball.{k}", MAX_ABS_WORLD_M)
+    for i, p in enumerate(data["players"]):
+        chk(p["box_xyxy"], f"players[{i}].box_xyxy", MAX_ABS_PIXEL)
+        for k, v in p.get("joints_world", {}).items():
+            chk(v, f"players[{i}].joints_world.{k}", MAX_ABS_WORLD_M)
+        for k in ("ground_world", "lowest_vertex_height_m", "scale"):
+            if k in p:
+                chk(p[k], f"players[{i}].{k}", MAX_ABS_WORLD_M)
+
+
+def load_scene(json_path, load_meshes: bool = True) -> Scene:
+    """Load and validate a scene (and, with ``load_meshes``, its meshes from the HDF5 file
+    beside it: a command that needs no mesh never opens it). Raises SceneError naming the file
+    and the field: schema, non-finite or absurd numbers (pixels <= 1e6, metres <= 1e4), mesh
+    files outside the scene's folder, HDF5 datasets of the wrong shape or over the size
+    limits (checked before reading)."""
     json_path = Path(json_path)
     data = read_json_file(json_path, SceneError, "scene file")
     validate_scene_json(data, str(json_path))
+    _check_magnitudes(data, str(json_path))
     try:
         camera = Camera.from_dict(data["camera"], "camera")
     except GeometryError as exc:
         raise SceneError(f"{json_path}: field {exc}") from None
     fr = data["frame"]
     b = data["ball"]
-    ball = BallRecord(visible=b["visible"])
+    ball = BallRecord(visible=b["visible"], status=b.get("status"))
     if b["visible"]:
         ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
                           ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
                           world=np.array(b["world"], float), height_m=float(b["height_m"]),
                           sigma_world_m=np.array(b["sigma_world_m"], float)
                           if "sigma_world_m" in b else None,
-                          plane=b.get("plane", "court"), method=b["method"])
+                          plane=b.get("plane", "court"), method=b["method"],
+                          status=b.get("status"))
     players = []
     ids = set()
     for i, p in enumerate(data["players"]):
@@ -210,40 +272,77 @@ def load_scene(json_path) -> Scene:
         ids.add(p["id"])
         V = F = None
         mesh = p.get("mesh")
-        if mesh:
+        if mesh and load_meshes:
             V, F = _read_mesh(json_path, mesh, f"players[{i}].mesh")
         players.append(PlayerRecord(
             id=p["id"], box_xyxy=np.array(p["box_xyxy"], float),
             joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
             ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
             vertices_world=V, faces=F, scale=p.get("scale"),
-            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", "")))
+            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", ""),
+            role=p.get("role"), facing_world=np.array(p["facing_world"], float)
+            if "facing_world" in p else None))
     return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),
                  spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
                  ball=ball, players=players, frame_index=fr.get("frame_index"),
                  frame_phrase=data["court"].get("frame_phrase", ""),
+                 world_convention=data["court"].get("world_convention", ""),
+                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"), time_s=fr.get("time_s"),
+                 spec_version=data["court"].get("spec_version"),
                  provenance={k: v for k, v in data["provenance"].items()
                              if k not in ("tool", "version", "created_utc")},
                  raw=data)
 
 
+def _dataset(f, name: str, shape_ok, max_rows: int, kind: str, where: str, h5_name: str):
+    """The checked (shape, dtype) dataset ``name`` of an open HDF5 file, read only when its
+    declared shape is (N, 3) with N <= max_rows and its dtype numeric of ``kind`` ('f' or 'i')."""
+    try:
+        link = f.get(name, getlink=True)
+    except (KeyError, ValueError, TypeError):
+        link = None
+    if isinstance(link, h5py.ExternalLink):
+        raise SceneError(f"{where}: {name!r} links to another file; refused")
+    obj = f.get(name)
+    if not isinstance(obj, h5py.Dataset):
+        raise SceneError(f"{where}: dataset {name!r} is not in {h5_name}")
+    if obj.external or obj.is_virtual:
+        raise SceneError(f"{where}: dataset {name!r} stores its data in other files; refused")
+    shape, dtype = obj.shape, obj.dtype
+    if shape is None or len(shape) != 2 or shape[1] != 3:
+        raise SceneError(f"{where}: expected ({'V' if kind == 'f' else 'F'}, 3), got {shape}")
+    if shape[0] > max_rows:
+        raise SceneError(f"{where}: {shape[0]} rows, over the limit of {max_rows}")
+    if dtype.kind not in (("f", "i", "u") if kind == "f" else ("i", "u")):
+        raise SceneError(f"{where}: expected {'numbers' if kind == 'f' else 'integers'}, "
+                         f"got {dtype}")
+    return np.asarray(obj[()], np.float64 if kind == "f" else np.int64)
+
+
 def _read_mesh(json_path: Path, mesh: dict, where: str):
-    h5_path = json_path.parent / mesh["hdf5"]
+    name = mesh["hdf5"]
+    if not name or Path(name).name != name or name in (".", ".."):
+        raise SceneError(f"{json_path}: field {where}.hdf5: expected a file name beside the "
+                         f"scene file, got {name!r}")
+    h5_path = json_path.parent / name
+    try:
+        check_regular_file(h5_path, SceneError, "scene HDF5 file")
+    except SceneError as exc:
+        raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {exc}") from None
     try:
         with h5py.File(h5_path, "r") as f:
-            for key in ("vertices_world", "faces"):
-                if mesh[key] not in f:
-                    raise SceneError(f"{json_path}: field {where}.{key}: dataset {mesh[key]!r} "
-                                     f"is not in {h5_path.name}")
-            V = np.asarray(f[mesh["vertices_world"]], float)
-            F = np.asarray(f[mesh["faces"]], np.int64)
-    except OSError as exc:
-        raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {h5_path} ({exc})") \
-            from None
-    if V.ndim != 2 or V.shape[1] != 3:
-        raise SceneError(f"{json_path}: field {where}.vertices_world: expected (V, 3), got "
-                         f"{V.shape}")
-    if F.ndim != 2 or F.shape[1] != 3 or (F.size and (F.min() < 0 or F.max() >= len(V))):
+            V = _dataset(f, mesh["vertices_world"], None, MAX_MESH_VERTICES, "f",
+                         f"{json_path}: field {where}.vertices_world", h5_path.name)
+            F = _dataset(f, mesh["faces"], None, MAX_MESH_FACES, "i",
+                         f"{json_path}: field {where}.faces", h5_path.name)
+    except SceneError:
+        raise
+    except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise SceneError(f"{json_path}: field {where}.hdf5: cannot read {h5_path} "
+                         f"({' '.join(str(exc).split())[:200]})") from None
+    check_finite_array(V, f"{json_path}: field {where}.vertices_world", SceneError,
+                       max_abs=MAX_ABS_WORLD_M)
+    if F.size and (F.min() < 0 or F.max() >= len(V)):
         raise SceneError(f"{json_path}: field {where}.faces: expected (F, 3) indices into "
                          f"{len(V)} vertices")
     return V, F

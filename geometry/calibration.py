@@ -7,7 +7,9 @@
    two rotation columns), and IPPE gives both planar pose candidates for that focal length.
 2. Otherwise, or if that fails, a log-spaced sweep of focal lengths with SQPnP picks starts.
 3. Every start is refined by Levenberg-Marquardt over all points; candidates that put a point
-   behind the camera are discarded; the lowest cost wins.
+   behind the camera or the camera below the playing surface are discarded
+   (``geometry.labelling.pose_problem``: a mirrored labelling fits only such cameras); the
+   lowest cost wins.
 
 Degenerate input raises ``CalibrationError`` naming the cause (docs/solver.md lists them).
 """
@@ -23,7 +25,9 @@ from geometry.arrays import as_array
 from geometry.camera import Camera, image_centre_uv
 from geometry.camera_params import ParamModel, camera_centre_jacobian
 from geometry.errors import CalibrationError
+from geometry.labelling import pose_problem
 from geometry.levenberg_marquardt import LMResult, refine
+from geometry.model_selection import MIN_POINTS as MODEL_MIN_POINTS, choose_model, extend_theta
 
 MIN_POINTS = 4
 DUPLICATE_PX = 1.0
@@ -44,6 +48,7 @@ class CameraFit:
     jacobian: np.ndarray  # (2N, P)
     sigma_px: float  # click noise used for the covariance, px
     iterations: int
+    selection: dict | None = None  # model='auto': which model and why (model_selection)
 
     @property
     def residuals_px(self) -> np.ndarray:
@@ -205,57 +210,104 @@ def sweep_candidates(X: np.ndarray, x: np.ndarray, image_size, keep: int = 3) ->
     return [t for _, t in scored[:keep]]
 
 
-def _all_in_front(model: ParamModel, theta: np.ndarray, X: np.ndarray, image_size) -> bool:
+def _pose_problem(theta: np.ndarray, X: np.ndarray, surface_z_m) -> str | None:
+    """'behind', 'below' or None for the pose in theta[:6] (rvec, t), shared by every model."""
     R = cv2.Rodrigues(np.asarray(theta[:3], float))[0]
-    return bool(np.all(X @ R[2] + theta[5] > 1e-6))
+    return pose_problem(R, theta[3:6], X, surface_z_m)
 
 
-def _best_refined(model, starts, X, x, image_size) -> LMResult | None:
+def _best_refined(model, starts, X, x, image_size, surface_z_m=0.0,
+                  rejected: list | None = None) -> LMResult | None:
+    """The lowest-cost physical refinement of the starts; unphysical refinements are appended
+    to ``rejected`` as (problem, LMResult) so the caller can say why nothing was left."""
     best = None
     for th in starts:
-        if not _all_in_front(model, th, X, image_size):
+        if _pose_problem(th, X, None) is not None:  # points behind the start: LM cannot cross
             continue
         res = refine(model, th, X, x, image_size)
-        if not np.isfinite(res.cost) or not _all_in_front(model, res.theta, X, image_size):
+        if not np.isfinite(res.cost):
+            continue
+        problem = _pose_problem(res.theta, X, surface_z_m)
+        if problem is not None:
+            if rejected is not None:
+                rejected.append((problem, res))
             continue
         if best is None or res.cost < best.cost:
             best = res
     return best
 
 
+SOLVER_MODELS = ("auto", "simple", "simple_k1", "simple_k1k2", "full")
+MODEL_ALIASES = {"pinhole": "simple"}
+
+
 def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bool = False,
-                 click_sigma_px: float = 1.0, names=None, theta0=None) -> CameraFit:
+                 click_sigma_px: float = 1.0, names=None, theta0=None,
+                 surface_z_m: float | None = 0.0) -> CameraFit:
     """Solve a metric camera from N correspondences.
 
     points_world: (N, 3) metres, world frame. uv: (N, 2) pixels. image_size: (w, h).
-    model: 'simple' (f, centred principal point, no distortion) or 'full' (fx, fy, cx, cy and,
-    with radial=True, k1, k2). click_sigma_px: assumed 1-sigma click noise; the covariance uses
-    max(this, the residuals' own estimate). theta0: optional simple-model start (rvec, t, f),
-    e.g. the previous solution while a keypoint is dragged; the focal-free initialisation is
-    used when it is absent or fails.
+    model: 'simple' (alias 'pinhole': f, centred principal point, no distortion), 'simple_k1'
+    / 'simple_k1k2' (the same plus radial distortion), 'full' (fx, fy, cx, cy and, with
+    radial=True, k1, k2) or 'auto' (the richest one-focal model the clicks determine, chosen
+    on held-out clicks: geometry.model_selection; ``CameraFit.selection`` says which and why).
+    click_sigma_px: assumed 1-sigma click noise; the covariance uses max(this, the residuals'
+    own estimate). theta0: optional one-focal start (rvec, t, f[, k1, k2]), e.g. the previous
+    solution while a keypoint is dragged; the focal-free initialisation is used when it is
+    absent or fails. surface_z_m: the playing surface's height in the world frame; only
+    cameras above it with every point in front are accepted (None: no height test). A
+    labelling that fits only a camera under the surface is refused with a message saying it
+    looks mirrored.
 
     Raises CalibrationError for degenerate input or an undeterminable/implausible solution.
     """
     image_size = (int(image_size[0]), int(image_size[1]))
     X, x, names = check_correspondences(points_world, uv, image_size, names)
     simple = ParamModel("simple")
+    model = MODEL_ALIASES.get(model, model)
+    if model not in SOLVER_MODELS:
+        raise CalibrationError(f"model: expected one of {', '.join(SOLVER_MODELS)}, "
+                               f"got {model!r}")
     full = ParamModel(model, radial) if model == "full" else None
-    if model not in ("simple", "full"):
-        raise CalibrationError(f"model: expected 'simple' or 'full', got {model!r}")
+    if theta0 is not None:
+        theta0 = np.asarray(theta0, float)[:7]
 
     best = None
+    rejected: list = []
+    kw = dict(surface_z_m=surface_z_m, rejected=rejected)
     if theta0 is not None:
-        best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size)
+        best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size, **kw)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size)
+        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size,
+                             **kw)
         best = _pick(best, cand)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size)
+        cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size, **kw)
         best = _pick(best, cand)
     if best is None:
+        below = [_rms(r) for p, r in rejected if p == "below"]
+        if below:
+            raise CalibrationError(
+                f"the only cameras that fit the clicks are below the court surface (best RMS "
+                f"{min(below):.2f} px), as for a mirrored court: the labelling looks mirrored "
+                f"(left and right, or near and far, swapped)")
         raise CalibrationError("no camera puts every clicked point in front of it; check that "
                                "the clicks match their keypoint names")
     fit_model, res = simple, best
+    selection = None
+    if model == "auto":
+        fit_model, res, selection = choose_model(best, X, x, image_size)
+    elif model in ("simple_k1", "simple_k1k2"):
+        fit_model = ParamModel(model)
+        need = MODEL_MIN_POINTS[model] - 1
+        if len(X) < need:
+            raise CalibrationError(
+                f"the {model} model needs at least {need} points; got {len(X)}. Use --model "
+                "simple or auto, or click more keypoints")
+        res = refine(fit_model, extend_theta(best.theta, fit_model), X, x, image_size)
+        if _pose_problem(res.theta, X, surface_z_m) is not None:
+            raise CalibrationError(f"the {model} solution puts points behind the camera or "
+                                   "the camera below the court; use --model simple")
     if full is not None:
         p = full.size
         if 2 * len(X) <= p:
@@ -265,14 +317,16 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         th = np.concatenate([best.theta[:6], [best.theta[6], best.theta[6]],
                              image_centre_uv(image_size)] + ([[0.0, 0.0]] if radial else []))
         res = refine(full, th, X, x, image_size)
-        if not _all_in_front(full, res.theta, X, image_size):
-            raise CalibrationError("the full-model solution puts points behind the camera; "
-                                   "use --model simple")
+        if _pose_problem(res.theta, X, surface_z_m) is not None:
+            raise CalibrationError("the full-model solution puts points behind the camera or "
+                                   "the camera below the court; use --model simple")
         fit_model = full
-    fit = _make_fit(fit_model, res, X, image_size, click_sigma_px)
+    fit = _make_fit(fit_model, res, X, image_size, click_sigma_px, selection)
     _check_plausible(fit, image_size)
     if full is not None:
         _check_full_determined(fit, image_size, X)
+    if model in ("simple_k1", "simple_k1k2"):
+        _check_radial_determined(fit, X)
     return fit
 
 
@@ -288,7 +342,8 @@ def _pick(a: LMResult | None, b: LMResult | None) -> LMResult | None:
     return a if a.cost <= b.cost else b
 
 
-def _make_fit(model, res: LMResult, X, image_size, click_sigma_px) -> CameraFit:
+def _make_fit(model, res: LMResult, X, image_size, click_sigma_px,
+              selection: dict | None = None) -> CameraFit:
     n, p = len(X), model.size
     dof = 2 * n - p
     sigma = float(click_sigma_px)
@@ -301,7 +356,8 @@ def _make_fit(model, res: LMResult, X, image_size, click_sigma_px) -> CameraFit:
         cov = np.full((p, p), np.inf)
     return CameraFit(camera=model.to_camera(res.theta, image_size), model=model,
                      theta=res.theta, covariance=cov, residuals_uv=res.residuals,
-                     jacobian=res.jacobian, sigma_px=sigma, iterations=res.iterations)
+                     jacobian=res.jacobian, sigma_px=sigma, iterations=res.iterations,
+                     selection=selection)
 
 
 def _check_plausible(fit: CameraFit, image_size) -> None:
@@ -320,6 +376,34 @@ def _check_plausible(fit: CameraFit, image_size) -> None:
 MAX_DISTORTION_SIGMA_PX = 3.0
 
 
+def radial_sigma_px(fit: CameraFit, points_world: np.ndarray) -> float:
+    """1-sigma (px) of the radial displacement the fitted k1 (k2) cause at the clicked point
+    farthest from the principal point: k1 and k2 are strongly correlated, so they are judged
+    jointly by their effect where the lens is used."""
+    k = fit.model.n_radial
+    K = fit.camera.K
+    offsets = fit.camera.project(points_world) - K[:2, 2]
+    far = offsets[int(np.nanargmax(np.sum(offsets ** 2, axis=1)))]
+    r2 = float(np.sum((far / np.diag(K)[:2]) ** 2))
+    g = np.array([r2, r2 ** 2])[:k] * float(np.linalg.norm(far))  # d(px)/d(k1, k2)
+    cov = fit.covariance[-k:, -k:]
+    return float(np.sqrt(g @ cov @ g))
+
+
+RADIAL_SIGMA_PER_NOISE = 5.0
+
+
+def _check_radial_determined(fit: CameraFit, points_world: np.ndarray) -> None:
+    """The lens is refused when its effect at the farthest click is uncertain by more than
+    RADIAL_SIGMA_PER_NOISE times the click noise (a guess, not a measurement)."""
+    sigma_px = radial_sigma_px(fit, points_world)
+    if sigma_px > RADIAL_SIGMA_PER_NOISE * fit.sigma_px:
+        raise CalibrationError(
+            f"these points cannot determine the {fit.model.name} lens: radial distortion "
+            f"1-sigma {sigma_px:.1f} px at the farthest click; spread clicks toward the image "
+            "edges, or use --model auto or simple")
+
+
 def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray) -> None:
     """Refuse a full-model fit whose extra parameters the points do not pin down.
 
@@ -333,16 +417,12 @@ def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray)
               "fy": 0.05 * fit.theta[7]}
     loose = [f"{k} (1-sigma {s[k]:.3g})" for k, lim in limits.items() if s[k] > lim]
     if fit.model.radial:
-        offsets = fit.camera.project(points_world) - fit.theta[8:10]
-        far = offsets[int(np.argmax(np.sum(offsets ** 2, axis=1)))]
-        r2 = float(np.sum((far / fit.theta[6:8]) ** 2))
-        r_px = float(np.linalg.norm(far))
-        g = np.array([r2, r2 ** 2]) * r_px  # d(displacement px)/d(k1, k2)
-        sigma_px = float(np.sqrt(g @ fit.covariance[10:12, 10:12] @ g))
+        sigma_px = radial_sigma_px(fit, points_world)
         if sigma_px > MAX_DISTORTION_SIGMA_PX:
             loose.append(f"radial distortion (1-sigma {sigma_px:.1f} px at the image corner)")
     if loose:
         raise CalibrationError(
             "these points cannot determine the full model: " + ", ".join(loose)
             + " would be guesses. Click keypoints off the court plane and spread over the "
-              "image, or use --model simple")
+              "image, or use --model auto (one focal, centred principal point and the radial "
+              "terms the clicks determine)")

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from geometry.arrays import as_array
+from geometry.distortion import max_radius
 from geometry.errors import GeometryError
 
 DIST_LEN = 5
@@ -88,14 +89,24 @@ class Camera:
     def project(self, points_world: np.ndarray) -> np.ndarray:
         """points_world: (N, 3) metres -> uv: (N, 2) pixels (with distortion).
 
-        Points at or behind the camera plane get NaN (they have no image).
+        Points at or behind the camera plane get NaN (they have no image), and so do points
+        beyond the radius where the lens polynomial folds back (geometry.distortion): a
+        strongly barrel-distorted camera would otherwise draw far-off court lines back
+        across the image.
         """
         p = as_array("points_world", points_world, (None, 3))
         if len(p) == 0:
             return np.zeros((0, 2))
-        depth = self.world_to_cam(p)[:, 2]
+        pc = self.world_to_cam(p)
+        depth = pc[:, 2]
         uv = cv2.projectPoints(p, self.rvec, self.t, self.K, self.dist)[0].reshape(-1, 2)
         uv[depth <= 1e-9] = np.nan
+        if self.has_distortion:
+            r_max = max_radius(self.dist)
+            if np.isfinite(r_max):
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = np.hypot(pc[:, 0], pc[:, 1]) / depth
+                uv[~(r < r_max)] = np.nan
         return uv
 
     def undistort_uv(self, uv: np.ndarray) -> np.ndarray:

@@ -2,9 +2,14 @@
 
 Models (see docs/solver.md):
 
-- ``simple``: theta = (rx, ry, rz, tx, ty, tz, f); fx = fy = f, principal point at the image
-  centre, no distortion (PromptHMR's assumption).
+- ``simple`` (the pinhole): theta = (rx, ry, rz, tx, ty, tz, f); fx = fy = f, principal point
+  at the image centre, no distortion (PromptHMR's assumption).
+- ``simple_k1``: theta = (..., f, k1): the simple model plus OpenCV's first radial coefficient
+  (normalised image coordinates), the one lens term real broadcast/webcam/phone frames need.
+- ``simple_k1k2``: theta = (..., f, k1, k2).
 - ``full``: theta = (rx, ry, rz, tx, ty, tz, fx, fy, cx, cy); with ``radial``, (..., k1, k2).
+
+Every ``simple*`` model keeps f at theta[6], so a pinhole theta warm-starts any of them.
 
 rvec is a Rodrigues vector (radians), t metres, focal lengths and principal point pixels.
 """
@@ -23,26 +28,45 @@ from geometry.errors import GeometryError
 # Columns of cv2.projectPoints' Jacobian: rvec 0-2, tvec 3-5, fx 6, fy 7, cx 8, cy 9, k1 10, k2 11.
 _COLS_FULL = list(range(10))
 _COLS_FULL_RADIAL = list(range(12))
+MODEL_NAMES = ("simple", "simple_k1", "simple_k1k2", "full")
 
 
 @dataclass(frozen=True)
 class ParamModel:
-    """Which camera parameters are free. ``name`` is 'simple' or 'full'."""
+    """Which camera parameters are free. ``name`` is one of MODEL_NAMES."""
 
     name: str
     radial: bool = False
 
     def __post_init__(self):
-        if self.name not in ("simple", "full"):
-            raise GeometryError(f"model: expected 'simple' or 'full', got {self.name!r}")
-        if self.name == "simple" and self.radial:
-            raise GeometryError("model: the simple model has no distortion")
+        if self.name not in MODEL_NAMES:
+            raise GeometryError(f"model: expected one of {', '.join(MODEL_NAMES)}, "
+                                f"got {self.name!r}")
+        if self.name != "full" and self.radial:
+            raise GeometryError(f"model: radial applies to the full model only, not "
+                                f"{self.name!r}")
+
+    @property
+    def one_focal(self) -> bool:
+        """fx = fy = theta[6], principal point at the image centre."""
+        return self.name != "full"
+
+    @property
+    def n_radial(self) -> int:
+        """How many radial coefficients (k1, k2) are free."""
+        return {"simple": 0, "simple_k1": 1, "simple_k1k2": 2}.get(self.name,
+                                                                    2 if self.radial else 0)
+
+    @property
+    def label(self) -> str:
+        """The name users see: 'full' with radial reads 'full+radial'."""
+        return "full+radial" if self.name == "full" and self.radial else self.name
 
     @property
     def names(self) -> list[str]:
         base = ["rx", "ry", "rz", "tx", "ty", "tz"]
-        if self.name == "simple":
-            return base + ["f"]
+        if self.one_focal:
+            return base + ["f"] + ["k1", "k2"][:self.n_radial]
         return base + ["fx", "fy", "cx", "cy"] + (["k1", "k2"] if self.radial else [])
 
     @property
@@ -51,10 +75,12 @@ class ParamModel:
 
     def intrinsics(self, theta: np.ndarray, image_size: tuple[int, int]):
         """theta (P,) -> K (3, 3), dist (5,). No validation: the solver's hot path."""
-        if self.name == "simple":
+        if self.one_focal:
             c = image_centre_uv(image_size)
             K = np.array([[theta[6], 0, c[0]], [0, theta[6], c[1]], [0, 0, 1.0]])
-            return K, np.zeros(5)
+            dist = np.zeros(5)
+            dist[:self.n_radial] = theta[7:7 + self.n_radial]
+            return K, dist
         K = np.array([[theta[6], 0, theta[8]], [0, theta[7], theta[9]], [0, 0, 1.0]])
         dist = np.zeros(5)
         if self.radial:
@@ -69,10 +95,12 @@ class ParamModel:
         return Camera(K=K, R=R, t=theta[3:6].copy(), image_size=image_size, dist=dist)
 
     def from_camera(self, cam: Camera) -> np.ndarray:
-        """Camera -> theta (P,). For 'simple' f is the mean of fx and fy."""
+        """Camera -> theta (P,). For the one-focal models f is the mean of fx and fy; the
+        camera's k1 (and k2) are carried over where the model has them."""
         rt = np.concatenate([cam.rvec, cam.t])
-        if self.name == "simple":
-            return np.concatenate([rt, [(cam.K[0, 0] + cam.K[1, 1]) / 2]])
+        if self.one_focal:
+            return np.concatenate([rt, [(cam.K[0, 0] + cam.K[1, 1]) / 2],
+                                   cam.dist[:self.n_radial]])
         intr = [cam.K[0, 0], cam.K[1, 1], cam.K[0, 2], cam.K[1, 2]]
         if self.radial:
             intr += [cam.dist[0], cam.dist[1]]
@@ -86,8 +114,9 @@ class ParamModel:
         """
         K, dist = self.intrinsics(theta, image_size)
         uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
-        if self.name == "simple":
-            J = np.concatenate([jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None]], axis=1)
+        if self.one_focal:
+            J = np.concatenate([jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None],
+                                jac[:, 10:10 + self.n_radial]], axis=1)
         else:
             J = jac[:, _COLS_FULL_RADIAL if self.radial else _COLS_FULL]
         return uv.reshape(-1, 2), J

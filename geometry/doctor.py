@@ -5,8 +5,10 @@ A single RMS tells an annotator that something is off, not what. The doctor repo
 - leave-one-out residuals: each point's distance from where the camera solved *without it*
   projects it (an outlier cannot hide by dragging the fit toward itself);
 - labelling fixes: relabellings that explain the clicks far better, tried in order of how
-  often annotators make them: a whole-court mirror (left/right or near/far swapped, or both,
-  which puts the camera on the far side), two clicks transposed, one click given a wrong name.
+  often annotators make them: a whole-court symmetry (left/right or near/far swapped, which
+  only a camera under the court fits, or both, which puts the camera on the wrong side for
+  the world convention, geometry.labelling), two clicks transposed, one click given a wrong
+  name. Every fix must give a physical camera on the convention's side.
 
 Works on plain dicts of names -> coordinates so it needs no court spec types.
 """
@@ -22,9 +24,62 @@ import numpy as np
 from geometry.calibration import CameraFit, MIN_POINTS, solve_camera
 from geometry.camera_params import ParamModel
 from geometry.errors import GeometryError
+from geometry.labelling import WorldConvention
 from geometry.levenberg_marquardt import refine
 
 IMPROVEMENT_FACTOR = 3.0
+SIDE_FIX_RMS_FACTOR = 4.0
+# Click noise estimated from a frame (``estimate_click_sigma``) is kept within these bounds:
+# below the floor, sub-pixel residuals of a lucky fit would make every later click a suspect;
+# above the cap, a badly clicked frame would "explain" its own errors as noise.
+NOISE_FLOOR_PX = 1.0
+NOISE_CAP_PX = 3.0
+# With fewer spare equations than this the residuals cannot tell the noise; a typical real
+# annotator's (2-4 px on broadcast frames) is assumed instead.
+MIN_DOF_FOR_ESTIMATE = 8
+PRIOR_NOISE_PX = 2.0
+RAYLEIGH_MEDIAN = float(np.sqrt(2 * np.log(2)))  # median of |r| for 2D unit Gaussian noise
+POOR_CHI2_QUANTILE = 0.999
+
+
+def robust_residual_scale(fit: CameraFit) -> float:
+    """Per-axis click noise (px) implied by the fit's residuals: the median residual length
+    over the Rayleigh median, inflated for the degrees of freedom the fit absorbed. The median
+    lets a few bad clicks through without inflating the estimate."""
+    n, p = len(fit.residuals_px), fit.model.size
+    if 2 * n <= p:
+        return float("nan")
+    return float(np.median(fit.residuals_px) / RAYLEIGH_MEDIAN * np.sqrt(2 * n / (2 * n - p)))
+
+
+def estimate_click_sigma(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX,
+                         cap_px: float = NOISE_CAP_PX) -> float:
+    """The frame's click noise, 1-sigma px per axis: robust_residual_scale clipped to
+    [floor_px, cap_px]; PRIOR_NOISE_PX when the clicks are too few to tell (fewer than
+    MIN_DOF_FOR_ESTIMATE spare equations)."""
+    if 2 * len(fit.residuals_px) - fit.model.size < MIN_DOF_FOR_ESTIMATE:
+        return PRIOR_NOISE_PX
+    s = robust_residual_scale(fit)
+    if not np.isfinite(s):
+        return floor_px
+    return float(np.clip(s, floor_px, cap_px))
+
+
+def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[str, str]:
+    """('ok' | 'poor', reason): 'poor' when the residuals are larger than click noise of
+    click_sigma_px explains (chi-square test of the cost at POOR_CHI2_QUANTILE)."""
+    from scipy.stats import chi2
+    n, p = len(fit.residuals_px), fit.model.size
+    dof = 2 * n - p
+    if dof <= 0:
+        return "ok", ""
+    cost = float(np.sum(fit.residuals_uv ** 2)) / click_sigma_px ** 2
+    limit = float(chi2.ppf(POOR_CHI2_QUANTILE, dof))
+    if cost > limit:
+        expl = click_sigma_px * np.sqrt(limit / (2 * n))
+        return "poor", (f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} px click "
+                        f"noise explains (at most {expl:.2f} px): check the clicks")
+    return "ok", ""
 
 
 @dataclass(frozen=True)
@@ -54,17 +109,20 @@ class LeaveOneOut:
     z: np.ndarray
 
 
-SUSPECT_Z = 4.0
+SUSPECT_Z = 3.5  # set on the real-frames dev set at the frame's own click noise (BENCHMARKS.md)
 
 
 def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
                   click_sigma_px: float = 1.0) -> LeaveOneOut:
-    """Leave-one-out residuals of every click (simple model, warm-started from ``fit``)."""
+    """Leave-one-out residuals of every click (the fit's model when it has one focal length,
+    else the simple model; warm-started from ``fit``)."""
     n = len(points_world)
     res_px, z = np.full(n, np.nan), np.full(n, np.nan)
     if n - 1 < MIN_POINTS:
         return LeaveOneOut(res_px, z)
-    simple = ParamModel("simple")
+    simple = fit.model if fit.model.one_focal else ParamModel("simple")
+    if 2 * (n - 1) <= simple.size:
+        simple = ParamModel("simple")
     theta0 = simple.from_camera(fit.camera)
     size = fit.camera.image_size
     for i in range(n):
@@ -78,9 +136,11 @@ def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
         try:
             cov = click_sigma_px ** 2 * (np.eye(2) + j @ np.linalg.inv(
                 res.jacobian.T @ res.jacobian) @ j.T)
-            z[i] = float(np.sqrt(r @ np.linalg.solve(cov, r)))
+            q = float(r @ np.linalg.solve(cov, r))
         except np.linalg.LinAlgError:
-            pass
+            continue
+        if np.isfinite(q) and q >= 0:  # an ill-conditioned reduced fit can give q < 0
+            z[i] = float(np.sqrt(q))
     return LeaveOneOut(res_px, z)
 
 
@@ -100,7 +160,9 @@ def find_suspects(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, name
         suspects.append(names[worst])
         keep.remove(worst)
         try:
+            model = fit.model.name if fit.model.one_focal else "simple"
             cur = solve_camera(points_world[keep], uv[keep], cur.camera.image_size,
+                               model=model if len(keep) >= 6 else "simple",
                                click_sigma_px=click_sigma_px, names=[names[k] for k in keep])
         except GeometryError:
             break
@@ -108,7 +170,8 @@ def find_suspects(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, name
 
 
 def _try(keypoints_world, uv_list, image_size, names, sigma) -> CameraFit | None:
-    """Solve with the clicks uv_list labelled as names; None if that labelling cannot solve."""
+    """Solve with the clicks uv_list labelled as names; None if that labelling cannot solve
+    (which includes fitting only a camera under the court)."""
     X = np.array([keypoints_world[n] for n in names])
     x = np.array(uv_list)
     try:
@@ -117,18 +180,35 @@ def _try(keypoints_world, uv_list, image_size, names, sigma) -> CameraFit | None
         return None
 
 
+def whole_court_message(kind: str, view: str | None) -> str:
+    """What a whole-court relabelling means to the annotator (kind: a symmetry_maps key;
+    view: 'end' or 'side', the convention of the relabelled camera)."""
+    side = view == "side"
+    if kind == "left_right":
+        return ("left and right look swapped" + (" (in a side view 'left' is the near "
+                                                 "sideline)" if side else ""))
+    if kind == "near_far":
+        return ("near and far look swapped" + (" (in a side view 'far' is the end on the "
+                                               "image's left)" if side else ""))
+    if side:
+        return ("near/far and left/right both look swapped (the camera would be beyond the far "
+                "sideline)")
+    return "near/far and left/right both look swapped (the camera would be on the far side)"
+
+
 def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
                             clicks_uv: Mapping[str, np.ndarray], image_size,
                             symmetries: Mapping[str, Mapping[str, str]], fit: CameraFit | None,
                             click_sigma_px: float = 1.0,
-                            near_side_min_x: float | None = None) -> list[LabelFix]:
-    """Relabellings of the clicks that fit much better (or move the camera to the near side).
+                            convention: WorldConvention | None = None) -> list[LabelFix]:
+    """Relabellings of the clicks that fit much better (or put the camera where the world
+    convention wants it).
 
     keypoints_world: name -> (3,) metres for every keypoint of the court; clicks_uv: name ->
     (2,) pixels for the clicked ones; symmetries: kind -> {name: mirrored name}; fit: the
-    current solution (None if the clicks as labelled did not solve); near_side_min_x: the
-    camera must end up at x above this (half the court length), None to skip that test.
-    Sorted best first.
+    current solution (None if the clicks as labelled did not solve); convention: which of the
+    two proper labellings is the world frame (every fix must put the camera on its side),
+    None to skip that test. Sorted best first.
     """
     names = list(clicks_uv)
     uv = [np.asarray(clicks_uv[n], float) for n in names]
@@ -136,7 +216,8 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
     good_rms = max(2.5, 3.0 * click_sigma_px)
 
     def on_near_side(f: CameraFit) -> bool:
-        return near_side_min_x is None or f.camera.camera_centre_world[0] > near_side_min_x
+        return convention is None or convention.on_conventional_side(
+            f.camera.camera_centre_world)
 
     cur_ok_side = fit is not None and on_near_side(fit)
     fixes: list[LabelFix] = []
@@ -149,15 +230,19 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
         if f is None or not on_near_side(f):
             continue
         better_fit = f.rms_px * IMPROVEMENT_FACTOR < cur_rms and f.rms_px < good_rms
-        fixes_side = not cur_ok_side and f.rms_px < good_rms
+        # the labelling as clicked has no acceptable camera (mirrored, or the wrong side):
+        # the symmetric relabelling is the same clicks' own fit, so it is offered unless
+        # the clicks are poor anyway (their own check: suspects, RMS warning)
+        fixes_side = not cur_ok_side and f.rms_px < SIDE_FIX_RMS_FACTOR * good_rms
         if better_fit or fixes_side:
-            what = {"left_right": "left and right look swapped",
-                    "near_far": "near and far look swapped",
-                    "rotate_180": "near/far and left/right both look swapped (the camera "
-                                  "would be on the far side)"}[kind]
+            what = whole_court_message(kind, None if convention is None else
+                                       convention.view_for(f.camera.camera_centre_world))
             fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
                                   f.rms_px, f.camera.camera_centre_world,
                                   f"{what}; relabelled, RMS {f.rms_px:.2f} px"))
+    if fixes:  # a whole-court relabelling explains the clicks: the other fixes are moot
+        fixes.sort(key=lambda fx: fx.rms_px)
+        return fixes
     if cur_rms > good_rms:
         fixes += _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms,
                                  good_rms, click_sigma_px, on_near_side)

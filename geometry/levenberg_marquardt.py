@@ -52,7 +52,7 @@ def refine(model: ParamModel, theta0: np.ndarray, points_world: np.ndarray, uv: 
                 lam *= 10
                 continue
             cand = theta + step
-            if model.name == "simple" and cand[6] <= 0:
+            if getattr(model, "one_focal", False) and cand[6] <= 0:
                 lam *= 10
                 continue
             pred_c, J_c = model.project_with_jacobian(cand, points_world, image_size)

@@ -7,15 +7,18 @@ coordinates (``frame="world"``, converted with the frame's camera).
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
+from exporters.validation import read_file_bytes
 from geometry.camera import Camera
 from hmr.person_mesh import MeshError, PersonMesh
 
 SUFFIXES = (".obj", ".ply", ".glb", ".gltf", ".stl", ".off")
+MAX_MESH_FILE_BYTES = 256 * 1024 * 1024
 
 
 def load_mesh_file(path, frame: str = "camera", camera: Camera | None = None) -> PersonMesh:
@@ -24,13 +27,19 @@ def load_mesh_file(path, frame: str = "camera", camera: Camera | None = None) ->
         return PersonMesh.load_npz(path)
     if path.suffix.lower() not in SUFFIXES:
         raise MeshError(f"{path}: unsupported mesh type; use .npz or one of {', '.join(SUFFIXES)}")
-    try:
-        loaded = trimesh.load(path, force="mesh", process=False)
+    data = read_file_bytes(path, MAX_MESH_FILE_BYTES, MeshError, "mesh file")
+    try:  # .gltf may name buffer files beside it: trimesh opens it by path (checked above)
+        loaded = (trimesh.load(path, force="mesh", process=False)
+                  if path.suffix.lower() == ".gltf" else
+                  trimesh.load(io.BytesIO(data), file_type=path.suffix.lower()[1:],
+                               force="mesh", process=False))
     except Exception as exc:  # noqa: BLE001 - trimesh raises many types for bad files
         raise MeshError(f"{path}: cannot read mesh ({exc})") from None
     if not isinstance(loaded, trimesh.Trimesh) or len(loaded.vertices) == 0:
         raise MeshError(f"{path}: no triangle mesh in the file")
     V = np.asarray(loaded.vertices, np.float64)
+    if not np.isfinite(V).all():
+        raise MeshError(f"{path}: non-finite vertex coordinates")
     if frame == "world":
         if camera is None:
             raise MeshError("a world-frame mesh needs the frame's camera")

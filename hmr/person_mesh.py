@@ -17,10 +17,12 @@ import numpy as np
 
 from exporters.atomic import atomic_path
 from geometry.camera import Camera
+from hmr.safe_npz import read_npz
 
 BODY_JOINTS = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
 NPZ_FORMAT = "courtstudio.person_mesh"
 NPZ_VERSION = 1
+MAX_ABS_CAM_M = 1e4  # vertices or joints further than this from the camera are refused
 
 
 class MeshError(ValueError):
@@ -42,13 +44,16 @@ class PersonMesh:
             raise MeshError(f"vertices_cam: expected (V, 3) with V > 0, got {V.shape}")
         if not np.all(np.isfinite(V)):
             raise MeshError("vertices_cam: non-finite values")
+        if np.abs(V).max() > MAX_ABS_CAM_M:
+            raise MeshError(f"vertices_cam: coordinates beyond {MAX_ABS_CAM_M:g} m")
         if F.ndim != 2 or F.shape[1] != 3 or (F.size and (F.min() < 0 or F.max() >= len(V))):
             raise MeshError(f"faces: expected (F, 3) indices into {len(V)} vertices")
         joints = {}
         for k, v in self.joints_cam.items():
             a = np.asarray(v, np.float64)
-            if a.shape != (3,) or not np.all(np.isfinite(a)):
-                raise MeshError(f"joints_cam.{k}: expected 3 finite numbers")
+            if a.shape != (3,) or not np.all(np.isfinite(a)) or np.abs(a).max() > MAX_ABS_CAM_M:
+                raise MeshError(f"joints_cam.{k}: expected 3 finite numbers (at most "
+                                f"{MAX_ABS_CAM_M:g} m)")
             joints[k] = a
         self.vertices_cam, self.faces, self.joints_cam = V, F.astype(np.int64), joints
 
@@ -80,21 +85,36 @@ class PersonMesh:
 
     @classmethod
     def load_npz(cls, path) -> "PersonMesh":
+        """Read a file written by save_npz; raise MeshError naming the file and field (a
+        truncated or corrupt archive, wrong shapes, non-finite numbers included)."""
         path = Path(path)
+        z = read_npz(path, MeshError, "person mesh")
+        where = f"{path}: field"
         try:
-            with np.load(path, allow_pickle=False) as z:
-                if str(z.get("format", "")) != NPZ_FORMAT:
-                    raise MeshError(f"{path}: not a CourtStudio person mesh (format "
-                                    f"{NPZ_FORMAT!r})")
-                if int(z["format_version"]) > NPZ_VERSION:
-                    raise MeshError(f"{path}: format_version {int(z['format_version'])} is "
-                                    "newer than this CourtStudio reads")
-                names = [str(n) for n in z["joint_names"]]
-                joints = dict(zip(names, np.asarray(z["joints_cam"], np.float64)))
-                params = {k[7:]: z[k] for k in z.files if k.startswith("params_")}
-                return cls(np.asarray(z["vertices_cam"], np.float64), z["faces"], joints,
-                           str(z["source"]), params)
-        except (OSError, KeyError, ValueError) as exc:
-            if isinstance(exc, MeshError):
-                raise
+            if str(z.get("format", "")) != NPZ_FORMAT:
+                raise MeshError(f"{path}: not a CourtStudio person mesh (format "
+                                f"{NPZ_FORMAT!r})")
+            for key in ("format_version", "vertices_cam", "faces", "joint_names", "joints_cam",
+                        "source"):
+                if key not in z:
+                    raise MeshError(f"{where} {key}: missing")
+            version = z["format_version"]
+            if version.shape != () or not np.issubdtype(version.dtype, np.integer):
+                raise MeshError(f"{where} format_version: expected an integer")
+            if int(version) > NPZ_VERSION:
+                raise MeshError(f"{path}: format_version {int(version)} is newer than this "
+                                "CourtStudio reads")
+            names = [str(n) for n in np.atleast_1d(z["joint_names"])]
+            J = np.asarray(z["joints_cam"], np.float64).reshape(-1, 3)
+            if len(names) != len(J):
+                raise MeshError(f"{where} joints_cam: {len(J)} joints for {len(names)} names")
+            if not np.issubdtype(z["faces"].dtype, np.integer):
+                raise MeshError(f"{where} faces: expected integers, got {z['faces'].dtype}")
+            params = {k[7:]: z[k] for k in z if k.startswith("params_")}
+            return cls(np.asarray(z["vertices_cam"], np.float64), z["faces"],
+                       dict(zip(names, J)), str(z["source"]), params)
+        except MeshError as exc:
+            msg = str(exc)
+            raise MeshError(msg if msg.startswith(str(path)) else f"{where} {msg}") from None
+        except (TypeError, ValueError) as exc:
             raise MeshError(f"{path}: cannot read person mesh ({exc})") from None

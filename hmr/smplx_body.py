@@ -12,12 +12,18 @@ stature does not drift between frames.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from exporters.validation import check_regular_file
 from hmr.person_mesh import MeshError, PersonMesh
+
+
+class PickleRiskWarning(UserWarning):
+    """An explicitly trusted pickle is being loaded (it can run code)."""
 
 # SMPL-X joint indices (formats.md)
 PELVIS, LEFT_FOOT, RIGHT_FOOT, HEAD, LEFT_WRIST, RIGHT_WRIST = 0, 10, 11, 15, 20, 21
@@ -84,11 +90,25 @@ class SmplxBody:
                           params={"betas": np.asarray(betas, np.float64)[:10]})
 
 
-def load_video_results(path, model_dir, frame: int) -> dict[int, PersonMesh]:
+PICKLE_RISK = ("PromptHMR video results are a joblib pickle, and opening a pickle runs any code "
+               "it contains")
+
+
+def load_video_results(path, model_dir, frame: int, trust_pickle: bool = False
+                       ) -> dict[int, PersonMesh]:
     """The people of PromptHMR video results at ``frame``: {track id: PersonMesh (camera
-    frame)}, each built with its track's shape averaged over all its frames. joblib pickles
-    run code when loaded: open only results you produced."""
+    frame)}, each built with its track's shape averaged over all its frames.
+
+    joblib pickles run code when loaded, so the file is refused unless ``trust_pickle`` is
+    True (the user's explicit word, e.g. ``--trust-pickle``, that they produced it); even
+    then a warning naming the risk is issued. Raises MeshError naming the file and field."""
     path = Path(path)
+    check_regular_file(path, MeshError, "PromptHMR video result")
+    if not trust_pickle:
+        raise MeshError(f"{path}: {PICKLE_RISK}; refused. Open it only if you produced it "
+                        "yourself, with the explicit trust flag (--trust-pickle)")
+    warnings.warn(f"{path}: {PICKLE_RISK}; loading it because it was explicitly trusted",
+                  PickleRiskWarning, stacklevel=2)
     try:
         import joblib
         results = joblib.load(path)
@@ -103,17 +123,29 @@ def load_video_results(path, model_dir, frame: int) -> dict[int, PersonMesh]:
     body = SmplxBody(model_dir)
     out = {}
     for tid, track in people.items():
+        where = f"{path}: field people[{tid}]"
         try:
-            frames = np.asarray(track["frames"]).reshape(-1)
+            tid_int = int(tid)
+            frames = np.asarray(track["frames"], np.int64).reshape(-1)
             cam = track["smplx_cam"]
-            rot, shape, trans = (np.asarray(cam[k]) for k in ("rotmat", "shape", "trans"))
-        except (KeyError, TypeError) as exc:
-            raise MeshError(f"{path}: field people[{tid}]: missing {exc}") from None
+            rot, shape, trans = (np.asarray(cam[k], np.float64)
+                                 for k in ("rotmat", "shape", "trans"))
+        except (KeyError, TypeError, IndexError) as exc:
+            raise MeshError(f"{where}: missing {exc}") from None
+        except (ValueError, OverflowError) as exc:
+            raise MeshError(f"{where}: not numeric ({exc})") from None
+        T = len(frames)
+        if (rot.ndim != 4 or rot.shape[0] != T or shape.ndim != 2 or shape.shape[0] != T
+                or trans.shape != (T, 3)):
+            raise MeshError(f"{where}.smplx_cam: expected rotmat (T, J, 3, 3), shape (T, 10), "
+                            f"trans (T, 3) for T = {T} frames")
+        if not all(np.isfinite(a).all() for a in (rot, shape, trans)):
+            raise MeshError(f"{where}.smplx_cam: non-finite number")
         hit = np.flatnonzero(frames == frame)
         if hit.size == 0:
             continue
         i = int(hit[0])
-        shared_betas = shape.reshape(len(frames), -1).mean(axis=0)
-        out[int(tid)] = body.mesh(rot[i], shared_betas, trans[i],
-                                  source=f"prompthmr-video:{path.name}#track{tid}@{frame}")
+        shared_betas = shape.mean(axis=0)
+        out[tid_int] = body.mesh(rot[i], shared_betas, trans[i],
+                                 source=f"prompthmr-video:{path.name}#track{tid}@{frame}")
     return out

@@ -181,4 +181,4 @@ def test_a_new_sport_is_one_file(tmp_path):
     data["id"] = "badminton_custom"
     p = _write(tmp_path, data, "badminton_custom.json")
     s = load_spec(str(p))
-    assert s.id == "badminton_custom" and len(s.keypoints) == 37
+    assert s.id == "badminton_custom" and len(s.keypoints) == 40

@@ -33,18 +33,22 @@ def test_one_bad_click_is_named(tennis, clicks):
     assert any("suspect" in w for w in cal.warnings)
 
 
-def test_left_right_swap_is_diagnosed(tennis, clicks):
+def test_left_right_swap_is_refused_with_the_fix(tennis, clicks):
     lr = tennis.symmetry_maps()["left_right"]
-    cal = calibrate_court(tennis, IMAGE_SIZE, {lr[k]: v for k, v in clicks.items()})
-    assert cal.fixes[0].kind == "left_right"
-    assert cal.fixes[0].mapping["far_right_corner"] == "far_left_corner"
-    assert cal.fixes[0].rms_px < 1.5
+    with pytest.raises(CalibrationError, match="left and right look swapped") as e:
+        calibrate_court(tennis, IMAGE_SIZE, {lr[k]: v for k, v in clicks.items()})
+    fx = e.value.fixes[0]
+    assert fx.kind == "left_right"
+    assert fx.mapping["far_right_corner"] == "far_left_corner"
+    assert fx.rms_px < 1.5
 
 
-@pytest.mark.parametrize("kind", ["near_far", "rotate_180"])
-def test_far_side_camera_is_refused_with_the_fix(tennis, clicks, kind):
+@pytest.mark.parametrize("kind,why", [
+    ("near_far", "mirrored.*Suggested fix: near and far look swapped"),
+    ("rotate_180", "far side of the court.*Suggested fix")])
+def test_far_side_camera_is_refused_with_the_fix(tennis, clicks, kind, why):
     m = tennis.symmetry_maps()[kind]
-    with pytest.raises(CalibrationError, match="far side of the court.*Suggested fix") as e:
+    with pytest.raises(CalibrationError, match=why) as e:
         calibrate_court(tennis, IMAGE_SIZE, {m[k]: v for k, v in clicks.items()})
     assert "near_left_corner -> far_" in str(e.value) or "far_left_corner -> near_" in str(e.value)
 

@@ -165,7 +165,7 @@ def test_unreadable_journal_is_set_aside(project):
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text("{garbage")
     assert pending_recovery(project) is None
-    assert p.with_name("autosave.json.unreadable").exists()
+    assert p.with_name("autosave.jsonl.unreadable").exists()
     discard_recovery(project)
 
 

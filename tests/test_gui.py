@@ -18,6 +18,8 @@ from annotation_ui.main_window import MainWindow
 from court_specs.model import PAPER_SIX
 from courtstudio.project import load_project
 from courtstudio.reconstruct import SAMPLE_PROJECT
+
+IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 from courtstudio.synthetic_clip import write_video
 from courtstudio.synthetic_project import write_synthetic_project
 
@@ -33,6 +35,12 @@ def window(qtbot):
     win.show()
     qtbot.waitExposed(win)
     return win
+
+
+@pytest.fixture
+def sample_root(tmp_path):
+    """A copy of the bundled sample: opening a project writes its lock file."""
+    return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project", ignore=IGNORE))
 
 
 @pytest.fixture
@@ -96,8 +104,8 @@ def test_coordinate_convention_round_trip():
     assert scene_to_uv(uv_to_scene(123.25, 7.5)) == (123.25, 7.5)
 
 
-def test_sample_opens_calibrated(window):
-    assert window.open_project(SAMPLE_PROJECT.parent / "sample_project", recover=False)
+def test_sample_opens_calibrated(window, sample_root):
+    assert window.open_project(sample_root, recover=False)
     assert window.doc.frame_count >= 4
     assert "f = " in window.court_panel.summary.text()
     assert window.court_panel.table.rowCount() == 6
@@ -196,8 +204,8 @@ def test_player_boxes_draw_move_delete(window, blank_project):
     assert [p.id for p in window.doc.annotation(fid).players] == [1]
 
 
-def test_keyboard_navigation_and_flags(window):
-    window.open_project(SAMPLE_PROJECT, recover=False)
+def test_keyboard_navigation_and_flags(window, sample_root):
+    window.open_project(sample_root, recover=False)
     QTest.keyClick(window, Qt.Key.Key_Right)
     assert window.doc.current_index == 1
     QTest.keyClick(window, Qt.Key.Key_End)
@@ -213,8 +221,8 @@ def test_keyboard_navigation_and_flags(window):
     window.doc.undo()  # leave the bundled sample unchanged
 
 
-def test_timeline_click_goes_to_frame(window):
-    window.open_project(SAMPLE_PROJECT, recover=False)
+def test_timeline_click_goes_to_frame(window, sample_root):
+    window.open_project(sample_root, recover=False)
     w = window.timeline.width()
     n = window.doc.frame_count
     QTest.mouseClick(window.timeline, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
@@ -234,6 +242,7 @@ def test_crash_recovery_restores_every_click(qtbot, blank_project):
         click(win, *t["keypoints_uv"][name])
     clicks = dict(win.doc.annotation(fid).points)
     win.hide()  # a crash: no save, no close prompt; the journal is all that is left
+    win.project_lock.release()  # the crashed process is gone: its lock would be stale
     win2 = MainWindow()
     qtbot.addWidget(win2)
     asked = []
@@ -258,8 +267,8 @@ def test_malformed_project_is_reported_and_left_alone(window, tmp_path):
     assert (bad / "courtstudio_project.json").read_text() == text
 
 
-def test_export_progress_can_be_cancelled(window, tmp_path):
-    window.open_project(SAMPLE_PROJECT, recover=False)
+def test_export_progress_can_be_cancelled(window, tmp_path, sample_root):
+    window.open_project(sample_root, recover=False)
     out = window.export_to(tmp_path / "all", all_frames=True)
     assert [s.status for s in out] == ["ok"] * window.doc.frame_count
     part = window.export_to(tmp_path / "part", all_frames=True, cancel_after=1)
@@ -308,7 +317,9 @@ def test_tracking_through_a_video_clip(window, tmp_path):
 
     class Tracker:
         def track(self, path, size, prompt_frame):
-            assert (Path(path), size, prompt_frame) == (video, (320, 180), 2)
+            # the project holds its media: the video was brought into frames/
+            assert (Path(path), size, prompt_frame) == (p.root / "frames" / "clip.avi",
+                                                        (320, 180), 2)
             return [TrackedBox(f, tid, (10.0 + f + 50 * tid, 20, 40 + f + 50 * tid, 90), 0.9)
                     for f in range(6) for tid in (0, 3)]
     assert window.track_players(Tracker()) == 12
@@ -319,7 +330,7 @@ def test_tracking_through_a_video_clip(window, tmp_path):
     window.undo()  # one step per frame: the last frame's boxes go
     assert window.doc.annotation(p.frames[-1].id).players == []
     with pytest.raises(ValueError, match="video project"):
-        shutil.copytree(SAMPLE_PROJECT, tmp_path / "s")
+        shutil.copytree(SAMPLE_PROJECT, tmp_path / "s", ignore=IGNORE)
         window.open_project(tmp_path / "s", recover=False)
         window.track_players(Tracker())
 
@@ -341,7 +352,7 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
     """A player with a mesh (depth wrong by 1.6x, as HMR returns it): drawn over the frame,
     rescaled by a typed height and by Alt+clicking its ground point, exported with joints."""
     from tests.stand_ins import stand_in_player
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
     cam = window.doc.camera_state(fid).camera
@@ -382,7 +393,7 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
 
 def test_end_to_end_on_the_bundled_sample(window, tmp_path):
     """The sample's tennis frame annotated from scratch through the UI, then exported."""
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     project = load_project(tmp_path / "p")
     fid = project.frames[0].id
     project.annotation_path(fid).unlink()
@@ -420,7 +431,7 @@ def test_import_prompthmr_result_matches_players(window, tmp_path):
     from courtstudio.players import projected_box
     from tests.stand_ins import stand_in_player
     from tests.test_prompthmr import write_output_pt
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
     cam = window.doc.camera_state(fid).camera
@@ -443,7 +454,7 @@ def test_import_prompthmr_result_matches_players(window, tmp_path):
 def test_box_proposer_fills_in_new_players(window, tmp_path):
     """Any proposer with the SAM3 adapter's interface (name, propose(image) -> proposals)."""
     from hmr.sam3_boxes import Proposal
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
     existing = window.doc.annotation(fid).players[0].box_xyxy
@@ -464,7 +475,7 @@ def test_box_proposer_fills_in_new_players(window, tmp_path):
 
 def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     from annotation_ui.preferences import apply_preferences
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
     pid = window.doc.next_player_id()

@@ -154,3 +154,99 @@ def test_cli_players_correct_bad_input(tmp_path, capsys, tennis_camera, two_play
     assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height",
                  "0"]) == 0
     assert "run PromptHMR with this camera's K" in capsys.readouterr().err
+
+
+def write_real_layout_pt(path, camera, people, dtype=torch.float32):
+    """The image demo's output.pt exactly as scripts/demo_phmr.py saves it for B people:
+    phmr.py expands cam_int to (B, 3, 3) and keeps pose as the decoder's (B, 132)."""
+    B = len(people)
+    Kp = torch.tensor(pad_like_prompthmr(camera.K, camera.image_size), dtype=dtype)
+    d = {"pose": torch.zeros(B, 132, dtype=dtype), "betas": torch.zeros(B, 10, dtype=dtype),
+         "transl": torch.zeros(B, 3, dtype=dtype),
+         "rotmat": torch.eye(3, dtype=dtype).repeat(B, 22, 1, 1),
+         "vertices": torch.tensor(np.stack([m.vertices_cam for m in people]), dtype=dtype),
+         "body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam) for m in people]),
+                                     dtype=dtype),
+         "cam_int": Kp[None].expand(B, 3, 3)}
+    torch.save(d, path)
+    return path
+
+
+@pytest.mark.parametrize("n_people", [1, 2, 3, 4])
+def test_real_output_layout_for_1_to_4_people(tmp_path, capsys, tennis_camera, n_people):
+    feet = [(17.0, 3.0), (20.0, 8.0), (12.0, 1.5), (22.0, 6.0)][:n_people]
+    made = [stand_in_player(tennis_camera, f, depth_scale=1.3) for f in feet]
+    pt = write_real_layout_pt(tmp_path / "output.pt", tennis_camera, [m for m, _, _ in made])
+    res = load_image_output(pt)
+    assert len(res.people) == n_people and res.cam_int_padded.shape == (3, 3)
+    assert np.allclose(original_intrinsics(res.cam_int_padded, IMAGE_SIZE), tennis_camera.K,
+                       rtol=1e-5)
+    assert res.people[0].params["pose"].shape == (132,)
+    cam = _camera_file(tmp_path, tennis_camera)
+    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["warnings"] == [] and len(out["people"]) == n_people
+    for p, (_, _, J) in zip(out["people"], made):
+        assert np.allclose(p["pelvis_world"], J["pelvis"], atol=2e-3)  # float32 storage
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (1, 3, 3), (4, 3, 3)])
+def test_cam_int_shapes(tennis_camera, shape):
+    Kp = pad_like_prompthmr(tennis_camera.K, IMAGE_SIZE)
+    cam_int = np.broadcast_to(Kp, shape)
+    assert np.allclose(original_intrinsics(cam_int, IMAGE_SIZE), tennis_camera.K)
+
+
+def test_cam_int_copies_must_agree(tmp_path, tennis_camera, two_players):
+    (ma, _, _), (mb, _, _) = two_players
+    pt = write_real_layout_pt(tmp_path / "output.pt", tennis_camera, [ma, mb])
+    d = torch.load(pt, weights_only=True)
+    K = d["cam_int"].clone()
+    K[1, 0, 0] *= 1.1
+    d["cam_int"] = K
+    torch.save(d, pt)
+    with pytest.raises(MeshError, match=r"cam_int: the 2 per-person intrinsics disagree"):
+        load_image_output(pt)
+    for bad, msg in [(torch.zeros(2, 2, 3), r"expected \(3, 3\), \(1, 3, 3\) or \(N, 3, 3\)"),
+                     (torch.full((1, 3, 3), float("nan")), "non-finite")]:
+        d["cam_int"] = bad
+        torch.save(d, pt)
+        with pytest.raises(MeshError, match=msg):
+            load_image_output(pt)
+
+
+@pytest.mark.parametrize("mutate,msg", [
+    (lambda d: d.update({0: d.pop("vertices")}), "keys must be names"),
+    (lambda d: d.update({"betas": torch.tensor(1.0)}), None),  # scalar betas: ignored
+    (lambda d: d.update({"vertices": d["vertices"] * float("nan")}), "vertices: non-finite"),
+    (lambda d: d.update({"vertices": d["vertices"] * 1e6}), "beyond"),
+    (lambda d: d.update({"body_joints": torch.zeros(2, 25, 3, dtype=torch.bool)}),
+     "expected a numeric array"),
+    (lambda d: d.update({"vertices": [[1, 2, 3]]}), r"vertices: expected \(B, V, 3\)"),
+    (lambda d: d.update({"vertices": "text"}), "expected a numeric array"),
+])
+def test_malformed_real_results(tmp_path, tennis_camera, two_players, mutate, msg):
+    (ma, _, _), (mb, _, _) = two_players
+    pt = write_real_layout_pt(tmp_path / "output.pt", tennis_camera, [ma, mb])
+    d = torch.load(pt, weights_only=True)
+    mutate(d)
+    torch.save(d, pt)
+    if msg is None:
+        assert len(load_image_output(pt).people) == 2
+    else:
+        with pytest.raises(MeshError, match=msg):
+            load_image_output(pt)
+
+
+def test_npz_results_are_read_within_bounds(tmp_path, tennis_camera, two_players):
+    (ma, _, _), _ = two_players
+    np.savez(tmp_path / "r.npz", vertices=ma.vertices_cam[None], cam_int=np.eye(3)[None])
+    assert len(load_image_output(tmp_path / "r.npz").people) == 1
+    np.savez(tmp_path / "o.npz", vertices=np.array([object()], dtype=object))
+    with pytest.raises(MeshError, match="object array"):
+        load_image_output(tmp_path / "o.npz")
+    raw = (tmp_path / "r.npz").read_bytes()
+    (tmp_path / "t.npz").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(MeshError, match="cannot read PromptHMR result"):
+        load_image_output(tmp_path / "t.npz")

@@ -145,3 +145,21 @@ def test_coco_keypoints():
     assert ann["keypoints"] == [1.0, 2.0, 2, 0.0, 0.0, 0, 5.0, 9.0, 2]
     assert ann["num_keypoints"] == 2 and ann["bbox"] == [1.0, 2.0, 4.0, 7.0]
     assert d["categories"][0]["keypoints"] == ["a", "b", "c"]
+
+
+def test_world_convention_round_trips_and_is_validated(tmp_path, tennis_camera):
+    import dataclasses
+    path = tmp_path / "scene.json"
+    save_scene(make_scene(tennis_camera, with_mesh=False), path)
+    assert "world_convention" not in json.loads(path.read_text())["court"]  # not recorded
+    assert load_scene(path).world_convention == ""
+    side = dataclasses.replace(make_scene(tennis_camera, with_mesh=False),
+                               world_convention="side_on")
+    save_scene(side, path)
+    assert json.loads(path.read_text())["court"]["world_convention"] == "side_on"
+    assert load_scene(path).world_convention == "side_on"
+    d = json.loads(path.read_text())
+    d["court"]["world_convention"] = "diagonal"
+    path.write_text(json.dumps(d))
+    with pytest.raises(SceneError, match="world_convention"):
+        load_scene(path)

@@ -17,7 +17,8 @@ def test_ball_sigma_matches_monte_carlo(tennis, tennis_camera):
     G = np.array([16.0, 4.0, 0.0])
     uv_b, uv_g = tennis_camera.project(np.array([B, G]))
     clicks = true_clicks(tennis, tennis_camera)
-    cal = calibrate_court(tennis, IMAGE_SIZE, clicks, diagnose=False)
+    # the simulated clicks below have 1 px noise: say so (the default estimates it)
+    cal = calibrate_court(tennis, IMAGE_SIZE, clicks, diagnose=False, click_sigma_px=1.0)
     res = lift_ball_with_uncertainty(cal.camera, uv_b, uv_g, "court", 0.0, 1.0,
                                      cal.param_covariance)
     rng = np.random.default_rng(0)

@@ -5,8 +5,17 @@ written by hand). This script exists so the bundled specs are *computed* from th
 official dimensions in ``shared/reference/conventions.md``: every line intersection, arc
 tessellation and zone polygon follows from them, so no coordinate is typed twice.
 
-World frame (conventions.md): origin at the far-left corner of the outer boundary, x along the
-sidelines toward the camera, y along the far baseline to the right, z up, metres.
+World frame (conventions.md, docs/frames.md): x along the sidelines, y along the baselines (end
+lines), z up, metres, origin at the corner the spec calls far-left. End-on sports: x toward the
+camera, y to the right in the image. Side-on sports (``broadcast_view: "side"``: basketball,
+volleyball): the same coordinates and names, the camera beyond the y = 0 ('left') sideline, so
+x runs to the right in the image and y away from the camera.
+
+Net tape (issue 10 section 5): the tape's height along the net follows ``tape_height``: with a
+centre strap (tennis, pickleball) two straight segments from the supports to the strap; a
+free net (badminton) a parabola through the supports and the centre height (the catenary of a
+cable sagging 2.6 cm over 6.1 m differs from it by well under 0.1 mm); volleyball and table
+tennis nets are level.
 
 Run: ``python tools/make_court_specs.py`` (rewrites court_specs/*.json).
 """
@@ -25,6 +34,45 @@ FRAME_PHRASE = (
     "The X-axis extends along the sideline towards the camera, the Y-axis extends along the far "
     "baseline to the right, and the Z-axis is vertical."
 )
+SIDE_FRAME_PHRASE = (
+    "the origin (0,0,0) is the intersection of the near sideline and the end line on the left, "
+    "as seen from the camera. The X-axis extends along the near sideline to the right, the "
+    "Y-axis extends along the left end line away from the camera, and the Z-axis is vertical."
+)
+TABLE_SIDE_FRAME_PHRASE = (
+    "the origin (0,0,0) is the corner of the table surface on the near side line and the end "
+    "line on the left, as seen from the camera. The X-axis extends along the near side line to "
+    "the right, the Y-axis extends along the left end line away from the camera, and the Z-axis "
+    "is vertical (0 is table surface)."
+)
+TAPE_MODELS = ("strap", "parabola", "level")
+
+
+def tape_height(y, W, anchor_offset_m, h_anchor, h_centre, model):
+    """Height (m) of the net tape above the surface at court y (m).
+
+    The net spans y in [-anchor_offset_m, W + anchor_offset_m] between its supports (posts, or
+    for pickleball the sidelines where the rules fix the height), where the tape is at
+    h_anchor; at the centre y = W/2 it is at h_centre. model: 'strap' (a centre strap pulls
+    the tensioned cable down: two straight segments), 'parabola' (a free cable: the small-sag
+    catenary), 'level' (h_anchor == h_centre)."""
+    if model not in TAPE_MODELS:
+        raise ValueError(f"tape model {model!r}")
+    u = abs(y - W / 2) / (W / 2 + anchor_offset_m)  # 0 at the centre, 1 at the supports
+    if model == "strap":
+        return h_centre + (h_anchor - h_centre) * u
+    if model == "parabola":
+        return h_centre + (h_anchor - h_centre) * u * u
+    return h_anchor
+
+
+def add_net_top_points(kp, L, W, names_y, anchor_offset_m, h_anchor, h_centre, model):
+    """net_top_<name> at (L/2, y, tape height) for each (name, y), and the ground point under
+    the net centre (net_line_centre) if the spec lacks it."""
+    for name, y in names_y:
+        kp[f"net_top_{name}"] = p3(L / 2, y, tape_height(y, W, anchor_offset_m, h_anchor,
+                                                         h_centre, model))
+    kp.setdefault("net_line_centre", p3(L / 2, W / 2))
 
 
 def r(v: float) -> float:
@@ -113,6 +161,10 @@ def tennis():
                     ("right_singles", s1), ("right_doubles", W)):
         kp[f"net_line_{name}"] = p3(xn, y)
     net = net_block(L, W, 0.914, 1.07, 0.914, kp)
+    net["tape_model"] = "strap"
+    add_net_top_points(kp, L, W, (("left_doubles", 0), ("left_singles", s0),
+                                  ("right_singles", s1), ("right_doubles", W)),
+                       0.914, 1.07, 0.914, "strap")
     lines = outer_lines(L, W)
     lines.update({
         "left_singles_sideline": [p3(0, s0), p3(L, s0)],
@@ -142,7 +194,12 @@ def tennis():
                 keypoints=kp, lines=lines, zones=zones, net=net,
                 notes="ITF court. Posts 0.914 m outside the doubles sidelines. Zones are x-bands "
                       "per half: forecourt net..service line, midcourt service line..baseline, "
-                      "backcourt behind the baseline.")
+                      "backcourt behind the baseline. net_top_*: the tape over the doubles and "
+                      "singles sidelines, on straight segments from the posts (1.07 m) to the "
+                      "centre strap (net_centre_top, 0.914 m); net_line_centre: the ground under "
+                      "the strap. A singles match played with singles sticks raises the net to "
+                      "1.07 m at the sticks (0.914 m outside the singles sidelines): the tape "
+                      "points then differ by up to 3 cm.")
 
 
 def badminton():
@@ -167,6 +224,10 @@ def badminton():
                     ("right_doubles", W)):
         kp[f"net_line_{name}"] = p3(xn, y)
     net = net_block(L, W, 0.0, 1.55, 1.524, kp)
+    net["tape_model"] = "parabola"
+    # over the doubles sidelines the tape is at the post tops (net_post_*_top)
+    add_net_top_points(kp, L, W, (("left_singles", s0), ("right_singles", s1)),
+                       0.0, 1.55, 1.524, "parabola")
     lines = outer_lines(L, W)
     lines.update({
         "left_singles_sideline": [p3(0, s0), p3(L, s0)],
@@ -198,7 +259,10 @@ def badminton():
                 zones=zones, net=net,
                 notes="BWF court. Posts stand on the doubles sidelines. Front court: net..short "
                       "service line; mid court: short service line..doubles long service line; "
-                      "rear court: doubles long service line..back boundary; doubles width.")
+                      "rear court: doubles long service line..back boundary; doubles width. "
+                      "The tape over the doubles sidelines is the post top (net_post_*_top, "
+                      "1.55 m); net_top_*_singles lie on the parabola through the posts and the "
+                      "centre (1.524 m); net_line_centre: the floor under the net centre.")
 
 
 def table_tennis():
@@ -215,6 +279,9 @@ def table_tennis():
     kp["floor_below_near_left_corner"] = p3(L, 0, -0.76)
     kp["floor_below_near_right_corner"] = p3(L, W, -0.76)
     net = net_block(L, W, ext, hn, hn, kp)
+    net["tape_model"] = "level"
+    add_net_top_points(kp, L, W, (("left_sideline", 0), ("right_sideline", W)),
+                       ext, hn, hn, "level")
     lines = {
         "far_end_line": [p3(0, 0), p3(0, W)],
         "near_end_line": [p3(L, 0), p3(L, W)],
@@ -244,7 +311,8 @@ def table_tennis():
                 notes="ITTF table. z = 0 is the table top; the floor is z = -0.76. The net "
                       "extends 0.1525 m beyond each side line; its top is 0.1525 m above the "
                       "table along its whole length. Floor keypoints are below the table "
-                      "corners (legs are inset, so they are rarely visible; use with care).")
+                      "corners (legs are inset, so they are rarely visible; use with care). "
+                      "net_top_*_sideline: the net top above the side lines.")
 
 
 def pickleball():
@@ -262,6 +330,10 @@ def pickleball():
     kp["net_line_left"] = p3(xn, 0)
     kp["net_line_right"] = p3(xn, W)
     net = net_block(L, W, 0.30, 0.914, 0.864, kp)
+    net["tape_model"] = "strap"
+    # the rules fix the tape over the sidelines (0.914) and at the centre strap (0.864)
+    add_net_top_points(kp, L, W, (("left_sideline", 0), ("right_sideline", W)),
+                       0.0, 0.914, 0.864, "strap")
     lines = outer_lines(L, W)
     lines.update({
         "far_kitchen_line": [p3(xk, 0), p3(xk, W)],
@@ -289,7 +361,10 @@ def pickleball():
                 zones=zones, net=net,
                 notes="USA Pickleball court (20 x 44 ft). Net 0.914 m at the sidelines (taken "
                       "as the post-top height; posts stand 0.30 m outside the sidelines) and "
-                      "0.864 m at the centre. 'left'/'right' service courts are image left/right.")
+                      "0.864 m at the centre. 'left'/'right' service courts are image left/right. "
+                      "net_top_*_sideline: the tape over the sidelines (0.914 m); "
+                      "net_centre_top: at the centre strap (0.864 m); net_line_centre: the "
+                      "ground under it.")
 
 
 def volleyball():
@@ -305,6 +380,8 @@ def volleyball():
     net = net_block(L, W, 1.0, 2.43, 2.43, kp)
     kp["net_top_left_sideline"] = p3(xn, 0, 2.43)
     kp["net_top_right_sideline"] = p3(xn, W, 2.43)
+    net["tape_model"] = "level"
+    kp["net_line_centre"] = p3(xn, W / 2)
     lines = outer_lines(L, W)
     lines.update({
         "far_attack_line": [p3(6, 0), p3(6, W)],
@@ -327,7 +404,12 @@ def volleyball():
                 zones=zones, net=net,
                 notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
                       "file with net heights changed. Posts taken 1.0 m outside the sidelines "
-                      "(the rules allow 0.5-1.0 m).")
+                      "(the rules allow 0.5-1.0 m). Filmed from the side (camera beyond the 'left' "
+                      "sideline y = 0, x to the right in the image) and from behind an end "
+                      "line: broadcast_view auto takes the convention from the camera "
+                      "(docs/frames.md); frame_phrase is the side-on one, scene files carry "
+                      "the one used.",
+                broadcast_view="auto", frame_phrase=SIDE_FRAME_PHRASE)
 
 
 def basketball(variant):
@@ -400,11 +482,15 @@ def basketball(variant):
                           "polygon": pts([list(pp) for pp in poly])})
     return dict(id=sid, name=name, length_m=L, width_m=W, planes={"court": 0.0},
                 default_plane="court", keypoints=kp, lines=lines, zones=zones, net=None,
-                notes="Shot regions per half, relative to that half's basket; left/right are "
-                      "image left/right (small y is left). Restricted Area is enclosed by the end "
+                notes="Shot regions per half, relative to that half's basket; left/right in "
+                      "keypoint and zone names mean small/large y (side-on: 'left' is the near "
+                      "sideline; end-on: image left). Restricted Area is enclosed by the end "
                       "line and the restricted-area arc; Mid-Range "
                       "is inside the 3-point line outside the paint. Zones further than 2 m "
-                      "outside the court lines are not covered.")
+                      "outside the court lines are not covered. Broadcast from the side: the "
+                      "camera is beyond the 'left' sideline (y = 0), the 'far' end is on the "
+                      "image's left (docs/frames.md).",
+                broadcast_view="side", frame_phrase=SIDE_FRAME_PHRASE)
 
 
 BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
@@ -412,16 +498,26 @@ BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
                  "basketball_nba": 0.12}
 
 
-def main():
-    specs = [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
-             basketball("fiba"), basketball("nba")]
-    for s in specs:
+def build_specs() -> list[dict]:
+    """Every bundled spec as the dict its JSON file holds."""
+    out = []
+    for s in [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
+              basketball("fiba"), basketball("nba")]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
+        s["frame_phrases"] = ({"end_on": s["frame_phrase"], "side_on": TABLE_SIDE_FRAME_PHRASE}
+                              if s["id"] == "table_tennis" else
+                              {"end_on": FRAME_PHRASE, "side_on": SIDE_FRAME_PHRASE})
         for k in ("length_m", "width_m", "singles_width_m"):
             if k in s:
                 s[k] = r(s[k])
+        out.append(s)
+    return out
+
+
+def main():
+    for s in build_specs():
         path = OUT_DIR / f"{s['id']}.json"
         path.write_text(json.dumps(s, indent=1) + "\n")
         print(f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "

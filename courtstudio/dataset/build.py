@@ -18,7 +18,7 @@ from typing import Callable
 
 from courtstudio.dataset.manifest import Manifest
 from courtstudio.dataset.stages import (CLIP_STAGES, StageResult, finished_result,
-                                        run_clip_stage, stage_provenance)
+                                        run_clip_stage, skip_reason, stage_provenance)
 
 MAX_ATTEMPTS = 3
 ALL_STAGES = CLIP_STAGES + ("merge",)
@@ -116,6 +116,13 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
         go on with the clip's next stage)."""
         clip = clips[cid]
         while stage is not None:
+            why = skip_reason(stage, clip, out, lambda: executor().gpus)
+            if why is not None:
+                report.results.append(asdict(StageResult(cid, stage, "skipped", note=why)))
+                digests[cid][stage] = None
+                bar.update(1)
+                stage = next_stage(cid, stage)
+                continue
             prov = stage_provenance(stage, clip, manifest.qa, dict(digests[cid]))
             done = finished_result(stage, clip, out, prov)
             if done is None:

@@ -24,6 +24,9 @@ def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> 
     """QA items for one clip's scenes into ``work/qa`` (items.jsonl, images/, summary)."""
     from qa.generate import GenerateOptions, generate
     shutil.rmtree(work / "qa", ignore_errors=True)
+    if not any(scenes_dir.glob("*/scene.json")):
+        (work / "qa").mkdir(parents=True)
+        return {"items": 0, "note": "no frame of this clip has a camera: no scene, no QA"}
     opts = GenerateOptions(seed=qa.seed, per_image=qa.per_image, split_by="match",
                            bench_fraction=0.0, **qa.extra)
     summary = generate([scenes_dir], work / "qa", opts)

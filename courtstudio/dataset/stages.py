@@ -19,6 +19,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from courtstudio.dataset.manifest import Clip, QAOptions
 from courtstudio.dataset.stage_dirs import StageDir, file_digest, provenance_digest, tree_digest
@@ -57,6 +58,27 @@ def stage_provenance(stage: str, clip: Clip, qa: QAOptions,
             "upstream": upstream}
 
 
+NO_GPU_NOTE = ("no GPU in this cluster: players need SAM3 and PromptHMR on a CUDA GPU; the "
+               "scenes carry no player meshes")
+
+
+def skip_reason(stage: str, clip: Clip, out_root, gpus: Callable[[], int]) -> str | None:
+    """Why a stage does not apply to this clip (None: it runs). ``gpus()`` counts the
+    cluster's GPUs (asked only for the players stage: it may start the cluster)."""
+    if stage == "players" and gpus() == 0:
+        return NO_GPU_NOTE
+    if stage == "propagate":
+        project = working_project(Path(out_root), clip)
+        sports = {f.sport for f in project.frames}
+        if len(sports) > 1:
+            return ("frames of several sports (" + ", ".join(sorted(sports)) + "): nothing to "
+                    "propagate; each frame keeps its own calibration")
+        from courtstudio.propagate import project_references
+        if not project_references(project):
+            return "no frame with at least 4 clicked court keypoints: nothing to propagate"
+    return None
+
+
 def finished_result(stage: str, clip: Clip, out_root, provenance: dict) -> StageResult | None:
     """The cached result when the stage's folder was made from exactly these inputs."""
     digest = provenance_digest(provenance)
@@ -73,10 +95,6 @@ def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions, provenance: 
     sd = StageDir(clip_dir(out_root, clip.id), stage)
     sd.clip_dir.mkdir(parents=True, exist_ok=True)
     sd.clean_leftovers()
-    if stage == "players" and not gpu_available:
-        return StageResult(clip.id, stage, "skipped", None, 0.0,
-                           "no GPU in this cluster: players need SAM3 and PromptHMR on a CUDA "
-                           "GPU; the scenes carry no player meshes")
     digest = provenance_digest(provenance)
     work = sd.partial_dir(digest)
     counts = _RUNNERS[stage](clip, work, Path(out_root), qa, provenance["params"])
@@ -121,9 +139,8 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
     shutil.rmtree(work / "project", ignore_errors=True)
     root = work / "project"
     if clip.video is not None:
-        media = root / "media" / clip.video.name
-        _link_or_copy(clip.video, media)
-        project = new_project_from_video(root, media, clip.sport, name=clip.id)
+        # the video is linked into the project's frames/ (copied across filesystems)
+        project = new_project_from_video(root, clip.video, clip.sport, name=clip.id)
         for ref in clip.references:
             if ref.frame >= len(project.frames):
                 raise ValueError(f"{clip.id}: reference frame {ref.frame} is outside the "
@@ -131,14 +148,18 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
             size, points = load_points_file(ref.points)
             fid = project.frames[ref.frame].id
             project.save_annotation(FrameAnnotation(fid, tuple(size), dict(points)))
-        return {"frames": len(project.frames), "references": len(clip.references)}
-    src = load_project(clip.project)  # validates it (paths inside, finite numbers)
-    for p in sorted(clip.project.rglob("*")):
-        rel = p.relative_to(clip.project)
-        if rel.parts[0] in (".courtstudio", "propagation") or not p.is_file():
-            continue
-        _link_or_copy(p, root / rel)
-    return {"frames": len(src.frames)}
+    else:
+        load_project(clip.project)  # refuses an unsafe project before anything is copied
+        for p in sorted(clip.project.rglob("*")):
+            rel = p.relative_to(clip.project)
+            if rel.parts[0] in (".courtstudio", "propagation") or not p.is_file():
+                continue
+            _link_or_copy(p, root / rel)
+        project = load_project(root)
+    # the scenes name their match and clip (the QA split unit and provenance)
+    project.raw.update(match_id=clip.match, clip_id=clip.id)
+    project.save()
+    return {"frames": len(project.frames), "references": len(clip.references)}
 
 
 def working_project(out_root: Path, clip: Clip):
@@ -193,7 +214,8 @@ def _export(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict)
     doc = AnnotationDocument(project, propagation_path=clip_dir(out_root, clip.id)
                              / "propagate" / "cameras.jsonl")
     frames = export_frames_of(clip, qa, out_root)
-    summaries = export_frames(doc, frames, work / "scenes", overlay=False)
+    shutil.rmtree(work / "scenes", ignore_errors=True)  # an interrupted attempt's files
+    summaries = export_frames(doc, frames, work / "scenes", overlay=False, glb=False)
     counts: dict = {}
     for s in summaries:
         counts[s.status] = counts.get(s.status, 0) + 1

@@ -1,0 +1,220 @@
+"""Calibration on real, hand-clicked frames: held-out keypoint error, line refinement, doctor.
+
+    python bench/real_frames.py FOLDER [--json OUT] [--trials 2] [--seed 0]
+
+FOLDER holds ``annotations/<id>.json`` (courtstudio points files with ``sport``, optionally
+``view``, ``distorted`` and ``source.file``) and ``frames/<id>.png|jpg`` (the layout of
+/work/devset, README there). Footage stays out of git; only the figures are kept.
+
+Per frame (and the median over frames):
+
+- ``pinhole`` / ``auto``: held-out keypoint error, px: leave-one-out over the clicked
+  keypoints; each click is predicted by the camera solved (from scratch, with that model;
+  ``auto`` runs its whole selection) on the other clicks. Median and RMS over the clicks.
+  Synthetic frames (``truth_points`` in the annotation, bench/synthetic_lens_frames.py) are
+  measured against the exact points instead of the noisy clicks.
+- ``corners`` / ``lines``: with only the four outer corners clicked, the median error at the
+  other hand-clicked keypoints of the clicks-only pinhole camera, and of that camera refined
+  on the painted lines (courtstudio.line_refinement, model auto); ``ratio`` = lines/corners.
+- doctor: ``clean`` = no suspect on the frame as clicked (the false-alarm rate is the share of
+  frames with a suspect); ``det`` = share of trials in which one click moved by 12 px (random
+  direction, every click in turn, ``--trials`` directions each) is the first suspect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from court_specs import load_spec  # noqa: E402
+from courtstudio.calibration import calibrate_court  # noqa: E402
+from courtstudio.line_refinement import refine_on_lines  # noqa: E402
+from geometry.calibration import solve_camera  # noqa: E402
+from geometry.errors import GeometryError  # noqa: E402
+
+CORNERS = ("far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner")
+MOVE_PX = 12.0
+
+
+def held_out(spec, size, clicks, model, truth=None):
+    """(N,) px: each click's distance from the camera solved on the others (NaN: no solve);
+    measured to truth[name] instead where given (synthetic frames)."""
+    names = list(clicks)
+    X = np.array([spec.keypoints[n] for n in names])
+    uv = np.array([clicks[n] for n in names], float)
+    ref = uv if truth is None else np.array([truth[n] for n in names], float)
+    out = np.full(len(names), np.nan)
+    for i in range(len(names)):
+        keep = np.arange(len(names)) != i
+        try:
+            fit = solve_camera(X[keep], uv[keep], size, model=model,
+                               names=[names[k] for k in np.flatnonzero(keep)])
+        except GeometryError:
+            continue
+        p = fit.camera.project(X[i:i + 1])[0]
+        out[i] = float(np.linalg.norm(p - ref[i]))
+    return out
+
+
+def corners_and_lines(spec, size, clicks, image, truth=None):
+    """(corners-only median error px, refined median error px, report) or None; errors at
+    the other clicks, or at their truth[name] where given."""
+    if not all(c in clicks for c in CORNERS) or len(clicks) < 5:
+        return None
+    others = [n for n in clicks if n not in CORNERS]
+    Xc = np.array([spec.keypoints[n] for n in CORNERS])
+    uvc = np.array([clicks[n] for n in CORNERS], float)
+    Xo = np.array([spec.keypoints[n] for n in others])
+    uvo = np.array([(truth or clicks)[n] for n in others], float)
+    try:
+        cam = solve_camera(Xc, uvc, size, model="simple", names=list(CORNERS)).camera
+    except GeometryError:
+        return None
+    e0 = float(np.nanmedian(np.linalg.norm(cam.project(Xo) - uvo, axis=1)))
+    new, rep = refine_on_lines(cam, spec, image, {n: clicks[n] for n in CORNERS},
+                               model="auto", click_sigma_px=2.0)
+    e1 = float(np.nanmedian(np.linalg.norm(new.project(Xo) - uvo, axis=1)))
+    return e0, e1, rep
+
+
+def doctor(spec, size, clicks, trials, rng):
+    """(clean: no suspect on the frame as clicked, detections, trials)."""
+    try:
+        clean = not calibrate_court(spec, size, clicks).suspects
+    except GeometryError:
+        clean = False
+    hits = n = 0
+    for name in clicks:
+        for _ in range(trials):
+            a = rng.uniform(0, 2 * np.pi)
+            moved = dict(clicks)
+            moved[name] = tuple(np.asarray(clicks[name]) + MOVE_PX * np.array([np.cos(a),
+                                                                               np.sin(a)]))
+            n += 1
+            try:
+                sus = calibrate_court(spec, size, moved).suspects
+            except GeometryError:
+                continue
+            hits += bool(sus) and sus[0] == name
+    return clean, hits, n
+
+
+def frame_path(folder: Path, doc: dict, fid: str) -> Path | None:
+    name = (doc.get("source") or {}).get("file")
+    cands = [folder / "frames" / name] if name else []
+    cands += [folder / "frames" / f"{fid}{ext}" for ext in (".png", ".jpg", ".jpeg")]
+    return next((p for p in cands if p.exists()), None)
+
+
+def fmt(v, w=6, d=2):
+    return f"{'-':>{w}}" if v is None or not np.isfinite(v) else f"{v:{w}.{d}f}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder")
+    ap.add_argument("--json", help="write the per-frame figures here")
+    ap.add_argument("--trials", type=int, default=2, help="directions per moved click")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-doctor", action="store_true")
+    args = ap.parse_args(argv)
+    folder = Path(args.folder)
+    files = sorted((folder / "annotations").glob("*.json"))
+    if not files:
+        print(f"no annotations in {folder / 'annotations'}", file=sys.stderr)
+        return 2
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    print(f"{'frame':<28}{'dist':>5}{'N':>4} | held-out median (RMS) px: {'pinhole':>14}"
+          f"{'auto':>15} {'model':<12}| 4 corners: {'clicks':>6}{'lines':>7}{'ratio':>6}"
+          f"{'sup':>5} | doctor: clean  det")
+    for f in files:
+        doc = json.loads(f.read_text())
+        fid = f.stem
+        spec = load_spec(doc["sport"])
+        size = tuple(doc["image_size"])
+        clicks = {k: tuple(v) for k, v in doc["points"].items()}
+        row = {"frame": fid, "sport": spec.id, "view": doc.get("view", "end"),
+               "distorted": bool(doc.get("distorted", False)), "n": len(clicks)}
+        t0 = time.perf_counter()
+        try:
+            chosen = calibrate_court(spec, size, clicks, diagnose=False).fit.model.name
+        except GeometryError as exc:
+            row["error"] = " ".join(str(exc).split())[:120]
+            rows.append(row)
+            print(f"{fid:<28} refused: {row['error']}")
+            continue
+        truth = doc.get("truth_points")  # synthetic frames: errors to the exact points
+        row["errors_to"] = "truth" if truth else "clicks"
+        lp = held_out(spec, size, clicks, "simple", truth)
+        la = held_out(spec, size, clicks, "auto", truth)
+        row.update(model=chosen,
+                   pinhole_median=float(np.nanmedian(lp)),
+                   pinhole_rms=float(np.sqrt(np.nanmean(lp ** 2))),
+                   auto_median=float(np.nanmedian(la)),
+                   auto_rms=float(np.sqrt(np.nanmean(la ** 2))))
+        img_path = frame_path(folder, doc, fid)
+        cl = None
+        if img_path is not None:
+            img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+            if img is not None and (img.shape[1], img.shape[0]) == size:
+                cl = corners_and_lines(spec, size, clicks, img, truth)
+        if cl is not None:
+            e0, e1, rep = cl
+            row.update(corners_median=e0, lines_median=e1, lines_ratio=e1 / e0,
+                       lines_accepted=rep.accepted, lines_reason=rep.reason,
+                       lines_model=rep.model, support_before=rep.support_before,
+                       support_after=rep.support_after)
+        if not args.no_doctor:
+            clean, hits, n = doctor(spec, size, clicks, args.trials, rng)
+            row.update(doctor_clean=clean, detect_hits=hits, detect_trials=n)
+        row["seconds"] = time.perf_counter() - t0
+        rows.append(row)
+        print(f"{fid:<28}{'yes' if row['distorted'] else 'no':>5}{row['n']:>4} | "
+              f"{fmt(row['pinhole_median'])} ({fmt(row['pinhole_rms'], 5)})"
+              f"{fmt(row['auto_median'], 8)} ({fmt(row['auto_rms'], 5)}) {chosen:<12}| "
+              f"{fmt(row.get('corners_median'), 17)}{fmt(row.get('lines_median'), 7)}"
+              f"{fmt(row.get('lines_ratio'), 6)}{fmt(row.get('support_after'), 5)} | "
+              + ("" if args.no_doctor else
+                 f"{'yes' if row['doctor_clean'] else 'NO':>12} {hits:>2}/{n:<3}"))
+    ok = [r for r in rows if "error" not in r]
+
+    def med(key, sel=ok):
+        v = [r[key] for r in sel if r.get(key) is not None]
+        return float(np.median(v)) if v else float("nan")
+
+    print("-" * 120)
+    for label, sel in (("all", ok), ("distorted", [r for r in ok if r["distorted"]]),
+                       ("undistorted", [r for r in ok if not r["distorted"]])):
+        if not sel:
+            continue
+        print(f"median {label:<12} ({len(sel)} frames): held-out pinhole "
+              f"{med('pinhole_median', sel):.2f} px, auto {med('auto_median', sel):.2f} px (auto/pinhole "
+              f"{med('auto_median', sel) / med('pinhole_median', sel):.2f}); 4 corners "
+              f"{med('corners_median', sel):.2f} -> lines {med('lines_median', sel):.2f} px "
+              f"(ratio {med('lines_ratio', sel):.2f})")
+    if not args.no_doctor and ok:
+        clean = np.mean([r["doctor_clean"] for r in ok])
+        det = sum(r["detect_hits"] for r in ok) / max(1, sum(r["detect_trials"] for r in ok))
+        print(f"doctor: no suspect on {100 * clean:.0f} % of frames as clicked (target >= 85 %);"
+              f" a click moved by {MOVE_PX:g} px is the first suspect in {100 * det:.0f} % of "
+              f"trials (target >= 90 %)")
+    refused = [r for r in rows if "error" in r]
+    if refused:
+        print(f"{len(refused)} frame(s) refused by the solver: "
+              + ", ".join(r["frame"] for r in refused))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

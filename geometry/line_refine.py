@@ -1,0 +1,265 @@
+"""Refine a camera on the painted court lines, jointly with the clicks.
+
+Clicks are a few pixels off; the painted lines are visible along their whole length. Starting
+from a camera (the clicks' fit), repeat with a shrinking search radius: find the painted-line
+centres near the projected lines (geometry.line_ridges), then fit the camera's parameters to
+the normal distances of the line samples from their centres *and* to the clicks (each
+weighted by its noise; robust on the lines only, so the samples the ridge filter let through on
+a player or a logo cannot pull, while the clicks keep their full say). With ``model='auto'`` the lens (k1) is freed when the lines
+support it (a BIC test on the line cost). The result is kept only if it is better: enough
+line support from non-parallel lines, the lines fit better than before, and the clicks are
+still explained by their noise; otherwise the input camera is returned with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from geometry.camera import Camera
+from geometry.camera_params import ParamModel
+from geometry.distortion import monotonic_over_pixels
+from geometry.line_ridges import Ridges, find_ridges, to_gray
+
+SEARCH_PX = (20.0, 10.0, 5.0)
+LINE_SIGMA_PX = 0.7  # 1-sigma of a ridge centre across the line, px
+MIN_SAMPLES = 30
+MIN_LINES = 3
+SUPPORT_TOL_PX = 2.0  # a sample 'supports' a camera when its ridge is this close
+CLICK_CHI2_QUANTILE = 0.99
+SUPPORT_SLACK = 0.01  # support may not fall by more than this
+LINE_EFFECTIVE_SAMPLES = 20  # a line's samples count as at most this many independent ones
+HUBER_K = 2.0  # line residuals beyond this many sigma are down-weighted
+IRLS_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class LineRefinement:
+    """What refine_camera_on_lines did. Distances in px; support in [0, 1] is the fraction of
+    in-view line samples whose painted-line centre lies within SUPPORT_TOL_PX of the
+    projected line (measured with the same detector for both cameras)."""
+
+    accepted: bool
+    reason: str
+    model: str
+    support_before: float
+    support_after: float
+    line_rms_before_px: float
+    line_rms_after_px: float
+    click_rms_before_px: float | None
+    click_rms_after_px: float | None
+    samples: int
+    lines_used: int
+    per_line: dict = field(default_factory=dict)  # name -> {"tried", "found", "rms_px"}
+    theta: np.ndarray | None = None  # (P,) the refined parameters of ``model``
+    covariance: np.ndarray | None = None  # (P, P) their covariance (lines and clicks)
+
+    def to_dict(self) -> dict:
+        def r(v):
+            return None if v is None or not np.isfinite(v) else round(float(v), 4)
+
+        return {"accepted": self.accepted, "reason": self.reason, "model": self.model,
+                "support_before": r(self.support_before),
+                "support_after": r(self.support_after),
+                "line_rms_before_px": r(self.line_rms_before_px),
+                "line_rms_after_px": r(self.line_rms_after_px),
+                "click_rms_before_px": r(self.click_rms_before_px),
+                "click_rms_after_px": r(self.click_rms_after_px),
+                "samples": self.samples, "lines_used": self.lines_used,
+                "per_line": self.per_line}
+
+
+def _click_rms(camera, X, x):
+    if X is None or len(X) == 0:
+        return None
+    return float(np.sqrt(np.mean(np.sum((camera.project(X) - x) ** 2, axis=1))))
+
+
+def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
+    """Joint least squares, robust on the lines only; returns (theta, cost, covariance).
+
+    Line samples along one line share its errors (paint width, a lens term the model lacks),
+    so each line counts as at most LINE_EFFECTIVE_SAMPLES independent ones; a sample's weight
+    is also Huber's (k = HUBER_K sigma), by iterative reweighting, so a ridge on a player
+    cannot pull. Clicks keep a plain quadratic cost: they are the annotator's, and the lines
+    must agree with them, not outvote them. The cost is in sigma units."""
+    P, q, nrm = ridges.points_world, ridges.uv, ridges.normals
+    n_s = len(P)
+    per_line = np.bincount(ridges.line)[ridges.line]
+    w_line = 1.0 / np.sqrt(np.maximum(1.0, per_line / LINE_EFFECTIVE_SAMPLES))
+    w = w_line.copy()
+
+    def parts(theta):
+        uv, J = model.project_with_jacobian(theta, P, size)
+        r_l = np.sum((uv - q) * nrm, axis=1) / LINE_SIGMA_PX
+        J = J.reshape(n_s, 2, -1)
+        J_l = (J[:, 0, :] * nrm[:, :1] + J[:, 1, :] * nrm[:, 1:]) / LINE_SIGMA_PX
+        r_l, J_l = r_l * w, J_l * w[:, None]
+        if X is None or len(X) == 0:
+            return r_l, J_l
+        uv_c, J_c = model.project_with_jacobian(theta, X, size)
+        return (np.concatenate([r_l, ((uv_c - x) / click_sigma_px).ravel()]),
+                np.vstack([J_l, J_c / click_sigma_px]))
+
+    theta = np.asarray(theta0, float)
+    for _ in range(IRLS_ROUNDS):
+        sol = least_squares(lambda th: parts(th)[0], theta, jac=lambda th: parts(th)[1],
+                            x_scale="jac", max_nfev=40)
+        theta = sol.x
+        uv = model.project_with_jacobian(theta, P, size)[0]
+        z = np.abs(np.sum((uv - q) * nrm, axis=1)) / LINE_SIGMA_PX
+        w = w_line * np.sqrt(np.minimum(1.0, HUBER_K / np.maximum(z, 1e-9)))
+    r, J = parts(theta)
+    try:
+        cov = np.linalg.inv(J.T @ J)  # residuals are in sigma units
+    except np.linalg.LinAlgError:
+        cov = np.full((len(theta), len(theta)), np.inf)
+    return theta, float(r @ r), cov
+
+
+def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
+    """(support, inlier line RMS px, ridges) of a camera at the final search radius."""
+    rid = find_ridges(gray, camera, polylines, SEARCH_PX[-1], step_m)
+    tried = int(rid.tried.sum())
+    if tried == 0 or len(rid) == 0:
+        return 0.0, float("nan"), rid
+    d = rid.distances_px(camera)
+    close = np.abs(d) <= SUPPORT_TOL_PX
+    rms = float(np.sqrt(np.mean(d[close] ** 2))) if close.any() else float("nan")
+    return float(close.sum() / tried), rms, rid
+
+
+def _directions_ok(polylines, line_idx) -> bool:
+    """At least MIN_LINES lines found, not all parallel."""
+    used = np.unique(line_idx)
+    if len(used) < MIN_LINES:
+        return False
+    dirs = []
+    for k in used:
+        d = np.asarray(polylines[k][-1], float) - np.asarray(polylines[k][0], float)
+        dirs.append(d[:2] / (np.linalg.norm(d[:2]) + 1e-12))
+    dirs = np.array(dirs)
+    return bool(np.max(np.abs(dirs[:, 0] * dirs[0, 1] - dirs[:, 1] * dirs[0, 0])) > 0.3)
+
+
+def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, uv=None,
+                           model: str = "auto", click_sigma_px: float = 2.0,
+                           line_names=None, step_m: float | None = None
+                           ) -> tuple[Camera, LineRefinement]:
+    """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
+
+    camera: the starting camera (e.g. the clicks' fit); polylines: list of (M, 3) metres,
+    world frame, the painted lines of one plane (no net line); image: (h, w) grey or
+    (h, w, 3) BGR uint8, the frame as shot; points_world (N, 3) metres and uv (N, 2) pixels:
+    the clicks, or None for lines only; model: 'auto' (pinhole, k1 freed when the lines
+    support it), or a one-focal model name ('simple', 'simple_k1', 'simple_k1k2'), or 'keep'
+    (the starting camera's own model); click_sigma_px: the clicks' 1-sigma noise, px;
+    line_names: (L,) names for the report; step_m: sample spacing along lines, metres
+    (default: the longest line / 120).
+
+    Returns (camera, report): the refined camera when report.accepted, else ``camera``
+    unchanged and report.reason says why.
+    """
+    polylines = [np.asarray(p, float) for p in polylines]
+    names = list(line_names) if line_names is not None else [f"line {i}" for i in
+                                                           range(len(polylines))]
+    X = None if points_world is None else np.asarray(points_world, float).reshape(-1, 3)
+    x = None if uv is None else np.asarray(uv, float).reshape(-1, 2)
+    size = camera.image_size
+    if step_m is None:
+        longest = max((np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1)) for p in polylines),
+                      default=1.0)
+        step_m = max(longest / 120.0, 0.02)
+    gray = to_gray(image)
+    if gray.shape[::-1] != tuple(size):
+        raise ValueError(f"image: {gray.shape[1]}x{gray.shape[0]} does not match the camera's "
+                         f"{size[0]}x{size[1]}")
+    sup0, rms0, _ = _support(gray, camera, polylines, step_m)
+    click0 = _click_rms(camera, X, x)
+
+    if model == "keep":
+        k = int(np.count_nonzero(camera.dist[:2]))
+        models = [ParamModel(("simple", "simple_k1", "simple_k1k2")[k])]
+    elif model == "auto":
+        models = [ParamModel("simple"), ParamModel("simple_k1")]
+    else:
+        models = [ParamModel(model)]
+
+    def fail(reason, rid=None, name=models[-1].name):
+        return camera, LineRefinement(False, reason, name, sup0, sup0, rms0, rms0, click0,
+                                      click0, 0 if rid is None else len(rid),
+                                      0 if rid is None else len(np.unique(rid.line)),
+                                      _per_line(rid, camera, names) if rid is not None else {})
+
+    results = []
+    for m in models:
+        theta = m.from_camera(camera)
+        rid = None
+        cost = np.inf
+        for radius in SEARCH_PX:
+            cur = m.to_camera(theta, size)
+            rid = find_ridges(gray, cur, polylines, radius, step_m)
+            if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
+                break
+            theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px)
+        else:
+            results.append((m, theta, cost, rid, cov))
+            continue
+        if not results and m is models[-1]:
+            n_found = 0 if rid is None else len(rid)
+            return fail(f"too little line support: {n_found} line samples found on "
+                        f"{0 if rid is None else len(np.unique(rid.line))} lines (need "
+                        f"{MIN_SAMPLES} on {MIN_LINES} non-parallel lines)", rid)
+    if not results:
+        return fail("too little line support")
+    m, theta, cost, rid, cov = results[0]
+    if len(results) > 1:  # BIC: the richer lens must pay for its parameter
+        m2, theta2, cost2, rid2, cov2 = results[1]
+        counts = np.bincount(rid2.line)
+        n_eff = float(np.sum(np.minimum(counts, LINE_EFFECTIVE_SAMPLES)))
+        if cost - cost2 > (m2.size - m.size) * np.log(max(n_eff, 2.0)):
+            m, theta, cost, rid, cov = m2, theta2, cost2, rid2, cov2
+    try:
+        new = m.to_camera(theta, size)
+    except ValueError as exc:
+        return fail(f"the refined camera is invalid ({exc})", rid, m.name)
+    if m.n_radial and not monotonic_over_pixels(new.K, new.dist, rid.uv):
+        return fail("the refined lens folds back among the painted lines", rid, m.name)
+    f0, f1 = camera.K[0, 0], new.K[0, 0]
+    if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
+        return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid,
+                    m.name)
+    sup1, rms1, _ = _support(gray, new, polylines, step_m)
+    click1 = _click_rms(new, X, x)
+    rep = dict(model=m.name, support_before=sup0, support_after=sup1, line_rms_before_px=rms0,
+               line_rms_after_px=rms1, click_rms_before_px=click0, click_rms_after_px=click1,
+               samples=len(rid), lines_used=len(np.unique(rid.line)),
+               per_line=_per_line(rid, new, names), theta=theta, covariance=cov)
+    if not sup1 >= sup0 - SUPPORT_SLACK:
+        return camera, LineRefinement(False, f"line support fell ({sup0:.2f} -> {sup1:.2f}): "
+                                      "kept the clicks' camera", **rep)
+    if X is not None and len(X):
+        from scipy.stats import chi2
+        chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px ** 2
+        limit = float(chi2.ppf(CLICK_CHI2_QUANTILE, 2 * len(X)))
+        if chi > limit:
+            return camera, LineRefinement(
+                False, f"the lines disagree with the clicks (click RMS {click1:.2f} px for "
+                       f"{click_sigma_px:.2g} px noise): kept the clicks' camera", **rep)
+    return new, LineRefinement(True, "refined on the painted lines", **rep)
+
+
+def _per_line(rid: Ridges, camera: Camera, names) -> dict:
+    out = {}
+    d = rid.distances_px(camera) if len(rid) else np.zeros(0)
+    for k, name in enumerate(names):
+        sel = rid.line == k
+        tried = int(rid.tried[k]) if k < len(rid.tried) else 0
+        if tried == 0:
+            continue
+        out[name] = {"tried": tried, "found": int(sel.sum()),
+                     "rms_px": round(float(np.sqrt(np.mean(d[sel] ** 2))), 3)
+                     if sel.any() else None}
+    return out

@@ -1,0 +1,200 @@
+"""Painted-line centres near a camera's projected court lines (sub-pixel, outliers dropped).
+
+A painted line is a bright band a few pixels wide. Along each projected ground line, at world
+samples a fixed step apart, the image is read across the line (along its image normal, within
+``search_px``); a sample finds the line where the profile has a *ridge*: brighter than both
+sides at the expected line width. That rejects shadow edges (a step, darker on one side
+only), wide bright things (a white shirt, a logo block: their measured width is too large),
+and places where two bright candidates compete (an ambiguous profile is dropped rather than
+guessed). The centre is the midpoint of the two half-maximum crossings, sub-pixel. Finally,
+per line, the offsets found must vary smoothly along the line (they are a small camera error
+seen along one line); samples far from a robust quadratic through them (a player crossing the
+line, a logo painted next to it) are dropped.
+
+Everything is in pixels of the image as it is (distorted): projection goes through
+``Camera.project`` so a lens's curvature is followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from geometry.arrays import as_array
+from geometry.camera import Camera
+
+MIN_CONTRAST = 10.0  # grey levels the ridge must stand above both sides
+AMBIGUOUS_RATIO = 0.7  # a second ridge this strong makes the sample ambiguous
+PROFILE_STEP_PX = 0.5
+LINE_WIDTH_M = 0.05
+
+
+@dataclass(frozen=True)
+class Ridges:
+    """Line samples with a painted-line centre found. S samples.
+
+    points_world: (S, 3) metres, world frame, on the court lines; uv: (S, 2) pixels, the
+    painted-line centres found; normals: (S, 2) unit image normals at the samples (the
+    residual of a camera is normals . (project(points_world) - uv)); line: (S,) int, index of
+    the polyline each sample came from; tried: samples in view, per line (L,) int.
+    """
+
+    points_world: np.ndarray
+    uv: np.ndarray
+    normals: np.ndarray
+    line: np.ndarray
+    tried: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.points_world)
+
+    def distances_px(self, camera: Camera) -> np.ndarray:
+        """(S,) signed px: normal distance of each sample's projection from its ridge."""
+        if len(self) == 0:
+            return np.zeros(0)
+        return np.sum((camera.project(self.points_world) - self.uv) * self.normals, axis=1)
+
+
+def to_gray(image: np.ndarray) -> np.ndarray:
+    """(h, w) float32 grey, lightly smoothed, from a (h, w) or (h, w, 3) BGR uint8 image."""
+    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return cv2.GaussianBlur(g, (3, 3), 0).astype(np.float32)
+
+
+def line_samples(polylines, step_m: float):
+    """World samples along polylines: points (S, 3), unit directions (S, 3), line index (S,),
+    arc length (S,) metres. Ends are kept half a step clear (corners are crossings)."""
+    pts, dirs, idx, arc = [], [], [], []
+    for k, pl in enumerate(polylines):
+        P = as_array("polyline", pl, (None, 3))
+        s0 = 0.0
+        for a, b in zip(P[:-1], P[1:]):
+            d = b - a
+            n = float(np.linalg.norm(d))
+            if n < 1e-9:
+                continue
+            m = max(1, int(np.floor(n / step_m)))
+            s = (np.arange(m) + 0.5) / m
+            pts.append(a + s[:, None] * d)
+            dirs.append(np.repeat((d / n)[None], m, axis=0))
+            idx.append(np.full(m, k))
+            arc.append(s0 + s * n)
+            s0 += n
+    if not pts:
+        return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, int), np.zeros(0)
+    return np.concatenate(pts), np.concatenate(dirs), np.concatenate(idx), np.concatenate(arc)
+
+
+def _profiles(gray, uv, normals, offsets):
+    """(S, O) grey values at uv + offsets * normals (bilinear)."""
+    pts = uv[:, None, :] + offsets[None, :, None] * normals[:, None, :]
+    mx = pts[..., 0].astype(np.float32)
+    my = pts[..., 1].astype(np.float32)
+    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _ridge_centre(prof, offsets, width_px, search_px):
+    """Sub-pixel centre offset (px) of the one clear ridge in a profile, or NaN."""
+    step = PROFILE_STEP_PX
+    a = int(round((0.5 * width_px + 1.5) / step))  # side probe distance, samples
+    n = len(prof)
+    if n <= 2 * a + 2:
+        return np.nan
+    centre = prof[a:n - a]
+    resp = centre - np.maximum(prof[:n - 2 * a], prof[2 * a:])
+    inner = np.abs(offsets[a:n - a]) <= search_px
+    resp = np.where(inner, resp, -np.inf)
+    k = int(np.argmax(resp))
+    best = resp[k]
+    if not best > MIN_CONTRAST:
+        return np.nan
+    # a competing ridge (not the same one: farther than the band's width) -> ambiguous
+    far = np.abs(np.arange(len(resp)) - k) > 2 * a
+    if np.any(resp[far] > AMBIGUOUS_RATIO * best):
+        return np.nan
+    kp = k + a
+    bg = 0.5 * (prof[kp - a] + prof[kp + a])
+    half = 0.5 * (prof[kp] + bg)
+    lo = kp
+    while lo > 0 and prof[lo - 1] >= half:
+        lo -= 1
+    hi = kp
+    while hi < n - 1 and prof[hi + 1] >= half:
+        hi += 1
+    if lo == 0 or hi == n - 1:
+        return np.nan
+    left = offsets[lo - 1] + step * (half - prof[lo - 1]) / max(prof[lo] - prof[lo - 1], 1e-6)
+    right = offsets[hi] + step * (prof[hi] - half) / max(prof[hi] - prof[hi + 1], 1e-6)
+    measured = right - left
+    if measured > 2.5 * width_px + 2.0 or measured < 0.3 * width_px:
+        return np.nan
+    return 0.5 * (left + right)
+
+
+def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
+    """Boolean mask of samples within tol of a robust quadratic of offset vs arc length."""
+    keep = np.ones(len(arc), bool)
+    if len(arc) < 5:
+        med = np.median(off)
+        return np.abs(off - med) <= max(tol_px, 3 * 1.4826 * np.median(np.abs(off - med)))
+    deg = 2 if len(arc) >= 8 else 1
+    s = (arc - arc.mean()) / (np.ptp(arc) + 1e-9)
+    for _ in range(4):
+        c = np.polyfit(s[keep], off[keep], deg)
+        r = off - np.polyval(c, s)
+        mad = 1.4826 * np.median(np.abs(r[keep]))
+        new = np.abs(r) <= max(tol_px, 3.0 * mad)
+        if np.array_equal(new, keep) or new.sum() < deg + 2:
+            break
+        keep = new
+    return keep
+
+
+def find_ridges(gray: np.ndarray, camera: Camera, polylines, search_px: float,
+                step_m: float = 0.25, line_width_m: float = LINE_WIDTH_M,
+                smooth_tol_px: float = 1.5, margin_px: float = 4.0) -> Ridges:
+    """Painted-line centres near each projected polyline.
+
+    gray: (h, w) float32 from to_gray; polylines: list of (M, 3) metres, world frame, lines
+    painted on one plane; search_px: half-width of the search across each line, px; step_m:
+    world spacing of samples. Samples outside the image (less margin_px) are skipped.
+    """
+    P, D, idx, arc = line_samples(polylines, step_m)
+    n_lines = len(polylines)
+    empty = Ridges(np.zeros((0, 3)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, int),
+                   np.zeros(n_lines, int))
+    if len(P) == 0:
+        return empty
+    h_step = 0.05
+    side = np.cross(D, [0.0, 0.0, 1.0])
+    side /= np.linalg.norm(side, axis=1, keepdims=True) + 1e-12
+    uv = camera.project(P)
+    uv_a = camera.project(P - h_step * D)
+    uv_b = camera.project(P + h_step * D)
+    uv_w = camera.project(P + line_width_m * side)
+    ok = np.all(np.isfinite(uv) & np.isfinite(uv_a) & np.isfinite(uv_b) & np.isfinite(uv_w),
+                axis=1)
+    ok &= camera.in_image(uv, -margin_px - search_px)
+    if not np.any(ok):
+        return empty
+    P, idx, arc, uv, uv_a, uv_b, uv_w = (v[ok] for v in (P, idx, arc, uv, uv_a, uv_b, uv_w))
+    tangent = uv_b - uv_a
+    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True) + 1e-12
+    normals = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+    width_px = np.abs(np.sum((uv_w - uv) * normals, axis=1))
+    reach = search_px + 0.5 * float(np.max(width_px)) + 4.0
+    reach = min(reach, search_px + 30.0)
+    offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
+    prof = _profiles(gray, uv, normals, offsets)
+    found = np.array([_ridge_centre(prof[i], offsets, max(width_px[i], 1.0), search_px)
+                      for i in range(len(P))])
+    tried = np.bincount(idx, minlength=n_lines)
+    good = np.isfinite(found)
+    for k in range(n_lines):
+        sel = np.flatnonzero(good & (idx == k))
+        if len(sel):
+            good[sel] &= _smooth_inliers(arc[sel], found[sel], smooth_tol_px)
+    q = uv[good] + found[good, None] * normals[good]
+    return Ridges(P[good], q, normals[good], idx[good], tried)

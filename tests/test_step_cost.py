@@ -1,0 +1,37 @@
+"""Stepping to an annotated frame refreshes once, and the ball's 1-sigma is not recomputed when
+nothing it depends on changed (issue 8 §8)."""
+
+from __future__ import annotations
+
+import courtstudio.ball as ball_mod
+from annotation_ui.main_window import MainWindow
+from courtstudio.reconstruct import SAMPLE_PROJECT
+
+
+def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
+    refreshes = []
+    real_refresh = MainWindow.refresh
+    monkeypatch.setattr(MainWindow, "refresh",
+                        lambda self: refreshes.append(1) or real_refresh(self))
+    covariances = []
+    real_cov = ball_mod.lifted_ball_covariance
+    monkeypatch.setattr(ball_mod, "lifted_ball_covariance",
+                        lambda *a, **k: covariances.append(1) or real_cov(*a, **k))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.ask = lambda *a: "Discard"
+    win.open_project(SAMPLE_PROJECT, recover=False)
+    refreshes.clear()
+    covariances.clear()
+    win.step(1)  # to an annotated frame with a ball
+    assert len(refreshes) == 1
+    assert len(covariances) == 1 and win.ball_panel is not None
+    win.step(-1)
+    covariances.clear()
+    win.step(1)  # back again: the cached 1-sigma
+    assert covariances == []
+    # an edit that moves the ball computes it again
+    fid = win.doc.current_frame.id
+    u, v = win.doc.annotation(fid).ball.uv
+    win.doc.set_ball_ground(fid, (u, v + 20))
+    assert len(covariances) == 1
