@@ -20,6 +20,7 @@ from courtstudio.dataset.executors import SerialExecutor, make_executor
 from courtstudio.dataset.manifest import ManifestError, load_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_PROJECT = ROOT / "samples" / "sample_project"
 STAGES = ("prepare", "propagate", "export")
 
 
@@ -93,6 +94,41 @@ def test_yaml_manifests_and_non_finite_numbers(clips):
 
 
 # ---------------------------------------------------------------------------- serial
+def test_a_whole_build_merges_qa_split_by_match(clips, tmp_path):
+    """Two video clips and an annotated project (the sample: four sports, no propagation)
+    through every stage; the merge splits by match and keeps the items' provenance."""
+    data = json.loads(_manifest(clips).read_text())
+    data["clips"].append({"id": "sample", "sport": "tennis", "project": str(SAMPLE_PROJECT),
+                          "match": "m3"})
+    data["qa"].update(bench_fraction=0.34, samples=16)
+    (clips / "m_all.json").write_text(json.dumps(data))
+    report = build_dataset(load_manifest(clips / "m_all.json"), tmp_path / "out",
+                           SerialExecutor, progress=False)
+    assert not report.failures, report.failures
+    st = _statuses(report)
+    assert st[("sample", "propagate")] == "skipped" and st[("*", "merge")] == "done"
+    ds = tmp_path / "out/dataset"
+    items = [json.loads(x) for x in (ds / "items.jsonl").read_text().splitlines()]
+    assert items and {it["clip_id"] for it in items} <= {"t1", "b1", "sample"}
+    split = {}
+    for it in items:
+        assert split.setdefault(it["match_id"], it["split"]) == it["split"]
+        assert (ds / it["image_id"]).is_file() and it["image_id"].startswith(
+            f"images/{it['clip_id']}/")
+    bench = json.loads((ds / "bench.json").read_text())
+    train = json.loads((ds / "train.json").read_text())
+    assert len(bench) + len(train) == sum("image_ids" not in it for it in items)
+    assert set(json.loads((ds / "dataset_info.json").read_text())) >= {"courtstudio_qa"}
+    assert report.merge["items"] == len(items)
+    # the scenes carry the manifest's match and clip ids
+    scene = json.loads(next((tmp_path / "out/clips/b1/export/scenes").glob(
+        "*/scene.json")).read_text())
+    assert scene["frame"]["match_id"] == "m2" and scene["frame"]["clip_id"] == "b1"
+    # the user's project was read, never written
+    assert not (SAMPLE_PROJECT / ".courtstudio").exists()
+    assert not (SAMPLE_PROJECT / "propagation").exists()
+
+
 def test_without_ray_the_build_runs_serially_and_says_so(clips, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     said = []

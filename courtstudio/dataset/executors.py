@@ -21,7 +21,7 @@ class SerialExecutor:
         self.workers = 1
 
     def describe(self) -> str:
-        return "in this process, one task at a time"
+        return "this process (serial, one task at a time)"
 
     def submit(self, fn: Callable, *args, gpu: bool = False) -> int:
         self._next += 1
@@ -70,7 +70,7 @@ class RayExecutor:
         self._remote: dict[Callable, Any] = {}
 
     def describe(self) -> str:
-        return (f"Ray cluster at {self.address}: {self.workers} CPUs, {self.gpus} GPUs")
+        return f"a Ray cluster at {self.address}: {self.workers} CPUs, {self.gpus} GPUs"
 
     def submit(self, fn: Callable, *args, gpu: bool = False):
         remote = self._remote.get(fn)

@@ -103,13 +103,14 @@ def _check_finite(obj, path: Path, where: list) -> None:
 
 
 def _existing(base: Path, value: str, path: Path, where: str, kind: str) -> Path:
+    from courtstudio.project import PROJECT_FILE
     p = Path(value)
     p = p if p.is_absolute() else base / p
     if kind == "file" and not p.is_file():
         raise ManifestError(f"{path}: field {where}: no such file {p}")
-    if kind == "project" and not (p / "project.json").is_file():
+    if kind == "project" and not (p / PROJECT_FILE).is_file():
         raise ManifestError(f"{path}: field {where}: {p} is not a CourtStudio project "
-                            "(no project.json)")
+                            f"(no {PROJECT_FILE})")
     return p
 
 
