@@ -128,13 +128,13 @@ def test_killed_exports_leave_nothing_behind_at_the_next_export(project, tmp_pat
     assert (out_dir / frame.id / "scene.json").exists()
 
 
-def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path):
+def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path, project):
     from annotation_ui.main_window import MainWindow
     win = MainWindow()
     qtbot.addWidget(win)
     asked = []
     win.ask = lambda title, text, buttons: asked.append(title) or "Cancel"
-    win.open_project(SAMPLE_PROJECT, recover=False)
+    win.open_project(project.root, recover=False)
     out_dir = tmp_path / "foreign"
     out_dir.mkdir()
     (out_dir / "x.txt").write_text("x")
