@@ -96,11 +96,18 @@ class Autosave:
         if not records:
             return
         data = "".join(_line(r) for r in records).encode("utf-8")
-        fd = self._open()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        _datasync(fd)
+        try:
+            fd = self._open()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            _datasync(fd)
+        except BaseException:
+            # a part of the record may be on disk: the next write rewrites the whole journal
+            # (atomically) instead of appending after a torn line
+            self._close_fd()
+            self._compacted = False
+            raise
         self._bytes += len(data)
         if self._bytes > max(COMPACT_MIN_BYTES, 4 * self._compacted_bytes):
             self.compact()

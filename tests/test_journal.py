@@ -206,3 +206,25 @@ def test_opening_leaves_a_journal_alone_until_the_first_edit(project):
     doc2.toggle_flag(a)
     assert list(read_journal(autosave_path(project))["annotations"]) == [b, a]
     auto2.close()
+
+
+def test_a_failed_append_is_followed_by_a_whole_rewrite(project, monkeypatch):
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    a, b = project.frames[0].id, project.frames[1].id
+    doc.toggle_flag(a)
+    real_write = autosave_mod.os.write
+
+    def disk_full(fd, data):  # half the record reaches the disk, then ENOSPC
+        real_write(fd, bytes(data[:len(data) // 2]))
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(autosave_mod.os, "write", disk_full)
+    with pytest.raises(OSError):
+        doc.toggle_flag(b)
+    monkeypatch.setattr(autosave_mod.os, "write", real_write)
+    doc.set_keypoint(a, "far_left_corner", (5.0, 6.0))  # space again
+    rec = read_journal(autosave_path(project))
+    assert rec["skipped_lines"] == 0
+    assert rec["annotations"][b]["flags"] == ["review"]
+    assert rec["annotations"][a]["points"]["far_left_corner"] == [5.0, 6.0]
+    auto.close()
