@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 
 import courtstudio.ball as ball_mod
+import courtstudio.live_calibration as live_calibration
 from annotation_ui.main_window import MainWindow
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
@@ -16,6 +17,7 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_p
     real_refresh = MainWindow.refresh
     monkeypatch.setattr(MainWindow, "refresh",
                         lambda self: refreshes.append(1) or real_refresh(self))
+    monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})  # not what other tests left
     covariances = []
     real_cov = ball_mod.lifted_ball_covariance
     monkeypatch.setattr(ball_mod, "lifted_ball_covariance",
