@@ -13,7 +13,8 @@ journal, replay it into a document that writes nothing) and checks:
 - every annotation file on disk parses, and the journal replays;
 - temporary files left by the kills are cleaned at the next start.
 
-Run: ``python bench/kill_durability.py --kills 250`` (fixed seed). POSIX only.
+Run: ``python bench/kill_durability.py --kills 250`` (fixed seed; ``--compact-bytes 3000``
+compacts the journal every few edits, so kills also land inside compactions). POSIX only.
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ def _canon(obj):
 
 
 # ------------------------------------------------------------------------------- child
-def child(project_dir: str, seed: int) -> None:
+def child(project_dir: str, seed: int, compact_bytes: int = 0) -> None:
     import numpy as np
 
+    import courtstudio.autosave as autosave_mod
+    if compact_bytes:  # compact often, so that kills also land inside compactions
+        autosave_mod.COMPACT_MIN_BYTES = compact_bytes
     from courtstudio.autosave import Autosave, pending_recovery
     from courtstudio.document import AnnotationDocument
     from courtstudio.project import ProjectError, load_project
@@ -105,8 +109,10 @@ def _recovered_state(project_dir: Path) -> dict:
 
     project = load_project(project_dir)
     doc = AnnotationDocument(project)
+    from exporters.atomic import is_temp_name
     for p in (project_dir / "annotations").glob("*.json"):
-        json.loads(p.read_text())  # every saved file parses
+        if not is_temp_name(p.name):  # (a kill mid-save leaves a temp file: cleaned later)
+            json.loads(p.read_text())  # every saved file parses
     path = autosave_path(project)
     if path.exists():
         data = read_journal(path)  # raises if the journal is not readable
@@ -120,7 +126,8 @@ def _temp_files(project_dir: Path) -> list[Path]:
     return [p for p in project_dir.rglob("*") if is_temp_name(p.name)]
 
 
-def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print) -> dict:
+def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
+        compact_bytes: int = 0) -> dict:
     import numpy as np
 
     from courtstudio.reconstruct import SAMPLE_PROJECT
@@ -134,8 +141,8 @@ def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print) -> di
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for k in range(kills):
         proc = subprocess.Popen([sys.executable, __file__, "--child", str(project_dir),
-                                 str(seed * 100_003 + k)], stdout=subprocess.PIPE, text=True,
-                                env=env)
+                                 str(seed * 100_003 + k), str(compact_bytes)],
+                                stdout=subprocess.PIPE, text=True, env=env)
         assert proc.stdout.readline().strip() == "READY"
         target = int(rng.integers(1, 80))
         n = 0
@@ -188,13 +195,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=250)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--compact-bytes", type=int, default=0,
+                    help="compact the journal past this size (default: the app's threshold)")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        child(args.child[0], int(args.child[1]))
+        child(args.child[0], int(args.child[1]), int(args.child[2]))
         return 0
     t0 = time.time()
-    out = run(args.kills, args.seed)
+    out = run(args.kills, args.seed, compact_bytes=args.compact_bytes)
     out["seconds"] = round(time.time() - t0, 1)
     print(json.dumps(out))
     return 0 if out["lost_or_wrong_frames"] == 0 and out["temp_files_after_next_start"] == 0 \

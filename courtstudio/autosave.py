@@ -65,8 +65,10 @@ def clean_project_leftovers(project: Project) -> list[Path]:
 
 
 class Autosave:
-    """Journals ``doc``'s edits. Opening compacts the journal to the document's unsaved state
-    (restore a recovered journal into the document first, or discard it)."""
+    """Journals ``doc``'s edits. A document with unsaved work (a recovered journal restored
+    into it) is compacted at once; otherwise an existing journal is left alone until the
+    first edit, which rewrites it with the document's state (so opening never deletes
+    recovery data; restore or discard_recovery decide about it)."""
 
     def __init__(self, doc: AnnotationDocument):
         self.doc = doc
@@ -74,8 +76,10 @@ class Autosave:
         self._fd: int | None = None
         self._bytes = 0
         self._compacted_bytes = 0
+        self._compacted = False  # appends only go to a journal written by this session
         clean_project_leftovers(doc.project)
-        self.compact()
+        if doc.is_dirty:
+            self.compact()
         doc.undo_stack.changed.connect(self.write)
         doc.saved.connect(self._saved)
 
@@ -85,15 +89,25 @@ class Autosave:
         if not self.doc.is_dirty:
             self.clear()
             return
+        if not self._compacted:
+            self.compact()
+            return
         records = self.doc.journal_records()
         if not records:
             return
         data = "".join(_line(r) for r in records).encode("utf-8")
-        fd = self._open()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        _datasync(fd)
+        try:
+            fd = self._open()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            _datasync(fd)
+        except BaseException:
+            # a part of the record may be on disk: the next write rewrites the whole journal
+            # (atomically) instead of appending after a torn line
+            self._close_fd()
+            self._compacted = False
+            raise
         self._bytes += len(data)
         if self._bytes > max(COMPACT_MIN_BYTES, 4 * self._compacted_bytes):
             self.compact()
@@ -121,7 +135,7 @@ class Autosave:
         """Rewrite the journal as one record per unsaved frame (atomically), or remove it
         when nothing is unsaved."""
         self._close_fd()
-        self.doc.journal_records()  # everything is in the snapshot below
+        self.doc.drop_journal_records()  # everything is in the snapshot below
         if not self.doc.is_dirty:
             self.clear()
             return
@@ -137,11 +151,14 @@ class Autosave:
         if legacy.exists():
             legacy.unlink()
         self._bytes = self._compacted_bytes = len(text.encode("utf-8"))
+        self._compacted = True
 
     def clear(self) -> None:
+        """Remove the journal (everything is saved)."""
         self._close_fd()
-        self.doc.journal_records()
+        self.doc.drop_journal_records()
         _remove_journal(self.doc.project)
+        self._compacted = True  # the next edit starts a new journal by appending
 
     def _saved(self) -> None:
         self.clear()

@@ -451,9 +451,13 @@ class AnnotationDocument:
                                for fid in self._journal_frames]
         if self._journal_ranges:
             records.append(self._project_lists())
+        self.drop_journal_records()
+        return records
+
+    def drop_journal_records(self) -> None:
+        """Forget the edits not yet journaled (a compaction or a save covers them)."""
         self._journal_frames.clear()
         self._journal_ranges = False
-        return records
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""

@@ -229,6 +229,8 @@ def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
     out_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_temp_files(out_dir)
     entries: dict[str, dict] = dict(previous.get("frames", {})) if previous else {}
+    if previous is None:  # so that a killed first export is still known as an export
+        _write_manifest(out_dir, doc, entries, {})
     out = []
     for i, frame in enumerate(frames):
         s, entry = _export_frame_unit(doc, frame, out_dir, entries.get(frame.id),
@@ -245,12 +247,16 @@ def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
         p = out_dir / name
         if _plain_name(name) and p.is_file() and not p.is_symlink():
             p.unlink()  # e.g. the COCO file of a sport no longer exported
+    _write_manifest(out_dir, doc, entries,
+                    {name: _file_record(out_dir / name) for name in top})
+    return out
+
+
+def _write_manifest(out_dir: Path, doc: AnnotationDocument, frames: dict, files: dict) -> None:
     write_json_atomic(out_dir / MANIFEST_NAME, {
         "format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
         "tool": "courtstudio", "tool_version": TOOL_VERSION, "written_utc": _now(),
-        "project": doc.project.name, "frames": entries,
-        "files": {name: _file_record(out_dir / name) for name in top}})
-    return out
+        "project": doc.project.name, "frames": frames, "files": files})
 
 
 def read_previous_export(out_dir: Path, force: bool = False) -> dict | None:

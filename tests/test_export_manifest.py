@@ -145,3 +145,25 @@ def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path, proj
     (s,) = win.export_to(out_dir, all_frames=False)
     assert s.status == "ok" and (out_dir / "x.txt").exists()
     win.ask = lambda title, text, buttons: "Discard"
+
+
+def test_a_killed_first_export_is_still_an_export(project, tmp_path, monkeypatch):
+    import courtstudio.export_scenes as ex
+    doc = AnnotationDocument(project)
+    frames = project.frames[:2]
+    real = ex.export_frame
+    calls = []
+
+    def killed_on_the_second_frame(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the run dies here: no summary, no final manifest
+        return real(*a, **k)
+    monkeypatch.setattr(ex, "export_frame", killed_on_the_second_frame)
+    with pytest.raises(KeyboardInterrupt):
+        export_frames(doc, frames, tmp_path / "out")
+    monkeypatch.setattr(ex, "export_frame", real)
+    _uncalibrate(doc, frames[0].id)
+    out = export_frames(doc, frames, tmp_path / "out")  # no --force needed
+    assert [s.status for s in out] == ["skipped", "ok"]
+    assert "scene.json" in out[0].removed and not (tmp_path / "out" / frames[0].id).exists()

@@ -53,6 +53,7 @@ def test_an_edit_journals_only_the_frame_it_changed(tmp_path, monkeypatch):
         calls.clear()
         doc.toggle_flag(project.frames[0].id)
         return len(calls)
+    doc.toggle_flag(project.frames[1].id)  # a session's first edit writes the journal anew
     cost_few = cost_of_one_edit(0)
     for f in project.frames[1:]:
         doc.toggle_flag(f.id)
@@ -144,7 +145,7 @@ def test_version_1_snapshot_is_still_recovered(project):
     ann = AnnotationDocument(project).annotation(fid).to_json()
     ann["points"]["far_left_corner"] = [1.0, 2.0]
     legacy = project.root / ".courtstudio" / "autosave.json"
-    legacy.parent.mkdir()
+    legacy.parent.mkdir(exist_ok=True)
     legacy.write_text(json.dumps({"format": "courtstudio.autosave", "format_version": 1,
                                   "annotations": {fid: ann}, "camera_ranges": None,
                                   "ball_flights": None}))
@@ -165,7 +166,7 @@ def test_temp_files_of_killed_writers_are_cleaned_at_start_and_save(project):
     ann_dir = project.root / "annotations"
     left = [ann_dir / f".tennis_0001.json.courtstudio-tmp-{p.pid}-0badc0de.json",
             project.root / ".courtstudio" / f".autosave.jsonl.courtstudio-tmp-{p.pid}-1.jsonl"]
-    left[1].parent.mkdir()
+    left[1].parent.mkdir(exist_ok=True)
     for f in left:
         f.write_text("{")
     doc = AnnotationDocument(project)
@@ -184,6 +185,46 @@ def test_kill_9_harness_loses_no_acknowledged_edit(tmp_path):
         import kill_durability
     finally:
         sys.path.pop(0)
-    out = kill_durability.run(kills=3, seed=1, workdir=tmp_path)
+    out = kill_durability.run(kills=4, seed=1, workdir=tmp_path, compact_bytes=3000)
     assert out["acknowledged"] > 3
     assert out["lost_or_wrong_frames"] == 0 and out["temp_files_after_next_start"] == 0
+
+
+def test_opening_leaves_a_journal_alone_until_the_first_edit(project):
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    a, b = project.frames[0].id, project.frames[1].id
+    doc.set_keypoint(a, "far_left_corner", (500.5, 300.25))
+    auto.close()
+    before = autosave_path(project).read_bytes()
+    doc2 = AnnotationDocument(load_project(project.root))  # neither restored nor discarded
+    auto2 = Autosave(doc2)
+    assert autosave_path(project).read_bytes() == before
+    doc2.toggle_flag(b)  # the first edit: the journal is this session's from now on
+    rec = read_journal(autosave_path(project))
+    assert list(rec["annotations"]) == [b]
+    doc2.toggle_flag(a)
+    assert list(read_journal(autosave_path(project))["annotations"]) == [b, a]
+    auto2.close()
+
+
+def test_a_failed_append_is_followed_by_a_whole_rewrite(project, monkeypatch):
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    a, b = project.frames[0].id, project.frames[1].id
+    doc.toggle_flag(a)
+    real_write = autosave_mod.os.write
+
+    def disk_full(fd, data):  # half the record reaches the disk, then ENOSPC
+        real_write(fd, bytes(data[:len(data) // 2]))
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(autosave_mod.os, "write", disk_full)
+    with pytest.raises(OSError):
+        doc.toggle_flag(b)
+    monkeypatch.setattr(autosave_mod.os, "write", real_write)
+    doc.set_keypoint(a, "far_left_corner", (5.0, 6.0))  # space again
+    rec = read_journal(autosave_path(project))
+    assert rec["skipped_lines"] == 0
+    assert rec["annotations"][b]["flags"] == ["review"]
+    assert rec["annotations"][a]["points"]["far_left_corner"] == [5.0, 6.0]
+    auto.close()

@@ -3,16 +3,21 @@ nothing it depends on changed (issue 8 §8)."""
 
 from __future__ import annotations
 
+import shutil
+
 import courtstudio.ball as ball_mod
+import courtstudio.live_calibration as live_calibration
 from annotation_ui.main_window import MainWindow
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
 
-def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
+def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_path):
+    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")  # edited below: never the source tree
     refreshes = []
     real_refresh = MainWindow.refresh
     monkeypatch.setattr(MainWindow, "refresh",
                         lambda self: refreshes.append(1) or real_refresh(self))
+    monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})  # not what other tests left
     covariances = []
     real_cov = ball_mod.lifted_ball_covariance
     monkeypatch.setattr(ball_mod, "lifted_ball_covariance",
@@ -20,7 +25,7 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
     win = MainWindow()
     qtbot.addWidget(win)
     win.ask = lambda *a: "Discard"
-    win.open_project(SAMPLE_PROJECT, recover=False)
+    win.open_project(tmp_path / "p", recover=False)
     refreshes.clear()
     covariances.clear()
     win.step(1)  # to an annotated frame with a ball
