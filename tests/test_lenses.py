@@ -231,3 +231,17 @@ def test_cli_calibrate_reports_the_model(capsys, tmp_path):
                  "--refine-lines"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--image" in err[0]
+
+
+def test_distortion_survives_the_scene_file(tmp_path):
+    from exporters.scene import BallRecord, Scene, load_scene, save_scene
+    spec = load_spec("tennis")
+    cam = wide_camera(spec, -0.18, seed=2)
+    scene = Scene(frame_id="f1", image="f1.png", image_size=SIZE, spec_id="tennis", camera=cam,
+                  camera_info={"model": "simple_k1"}, ball=BallRecord(visible=False),
+                  players=[])
+    save_scene(scene, tmp_path / "scene.json")
+    back = load_scene(tmp_path / "scene.json")
+    np.testing.assert_allclose(back.camera.dist, cam.dist)
+    X = np.array([spec.keypoints[n] for n in ("far_left_corner", "near_right_corner")])
+    np.testing.assert_allclose(back.camera.project(X), cam.project(X), atol=1e-9)
