@@ -274,8 +274,10 @@ def cmd_reconstruct(args) -> int:
     project = load_project(SAMPLE_PROJECT if args.sample else args.project)
     summaries = reconstruct_project(project, args.output)
     failed = [s for s in summaries if s.status == "error"]
+    poor = [s.frame_id for s in summaries if s.status == "poor"]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
-          f"outputs in {args.output}")
+          f"outputs in {args.output}"
+          + (f"; poor calibration (check the clicks): {', '.join(poor)}" if poor else ""))
     return 1 if failed else 0
 
 
