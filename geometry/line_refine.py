@@ -221,6 +221,9 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         n_eff = float(np.sum(np.minimum(counts, LINE_EFFECTIVE_SAMPLES)))
         if cost - cost2 > (m2.size - m.size) * np.log(max(n_eff, 2.0)):
             m, theta, cost, rid, cov = m2, theta2, cost2, rid2, cov2
+    if not np.all(np.isfinite(cov)):
+        return fail("the lines and clicks do not determine the camera (singular fit)", rid,
+                    m.name)
     try:
         new = m.to_camera(theta, size)
     except ValueError as exc:
