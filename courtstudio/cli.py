@@ -100,7 +100,12 @@ def cmd_calibrate(args) -> int:
 def _read_frame(path, size):
     """The frame image (BGR uint8), checked against the points file's image size."""
     import cv2
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    import numpy as np
+    try:  # imdecode, not imread: imread prints its own warning line for a missing file
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise CliError(f"{path}: cannot read as an image")
     if (img.shape[1], img.shape[0]) != tuple(size):

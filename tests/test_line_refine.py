@@ -140,3 +140,22 @@ def test_refined_calibration_and_cli(tmp_path, capsys):
     saved = json.loads(out.read_text())
     assert saved["line_refinement"]["accepted"]
     assert error_at(spec, Camera.from_dict(saved), others) < 1.0
+
+
+@pytest.mark.parametrize("content,msg", [(None, "No such file"),
+                                         (b"garbage", "cannot read as an image"),
+                                         ("small", "points file says")])
+def test_cli_refine_lines_bad_image_exits_2_with_one_line(tmp_path, capsys, content, msg):
+    spec, cam, img, clicks, _ = scene("tennis", 2)
+    pts = tmp_path / "p.json"
+    pts.write_text(json.dumps({"image_size": list(SIZE), "points": {
+        n: [float(a) for a in uv] for n, uv in clicks.items()}}))
+    frame = tmp_path / "f.png"
+    if content == "small":
+        cv2.imwrite(str(frame), img[:100, :100])
+    elif content is not None:
+        frame.write_bytes(content)
+    assert main(["calibrate", "--sport", "tennis", "--points", str(pts), "--image", str(frame),
+                 "--refine-lines"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and msg in err[0]
