@@ -196,9 +196,9 @@ def main(argv=None) -> int:
                        ("undistorted", [r for r in ok if not r["distorted"]])):
         if not sel:
             continue
-        print(f"median {label:<12} ({len(sel)} frames): held-out pinhole "
-              f"{med('pinhole_median', sel):.2f} px, auto {med('auto_median', sel):.2f} px (auto/pinhole "
-              f"{med('auto_median', sel) / med('pinhole_median', sel):.2f}); 4 corners "
+        pin, aut = med('pinhole_median', sel), med('auto_median', sel)
+        print(f"median {label:<12} ({len(sel)} frames): held-out pinhole {pin:.2f} px, auto "
+              f"{aut:.2f} px (auto/pinhole {aut / pin:.2f}); 4 corners "
               f"{med('corners_median', sel):.2f} -> lines {med('lines_median', sel):.2f} px "
               f"(ratio {med('lines_ratio', sel):.2f})")
     if not args.no_doctor and ok:

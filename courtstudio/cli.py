@@ -353,8 +353,10 @@ def cmd_reconstruct(args) -> int:
     summaries = reconstruct_project(project, args.output, force=args.force,
                                     overlay_format=args.overlay_format)
     failed = [s for s in summaries if s.status == "error"]
+    poor = [s.frame_id for s in summaries if s.status == "poor"]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
-          f"outputs in {args.output}")
+          f"outputs in {args.output}"
+          + (f"; poor calibration (check the clicks): {', '.join(poor)}" if poor else ""))
     return 1 if failed else 0
 
 

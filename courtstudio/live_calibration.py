@@ -84,9 +84,17 @@ class CalibrationCache:
         if model == "auto" and not diagnose and frame_id in self._lens:
             model = self._lens[frame_id]  # while dragging: keep the lens, skip the selection
         try:
-            cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=model,
-                                  click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                  theta0=self._theta.get(frame_id))
+            try:
+                cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=model,
+                                      click_sigma_px=self.click_sigma_px, diagnose=diagnose,
+                                      theta0=self._theta.get(frame_id))
+            except ValueError:
+                if model == self.model:
+                    raise
+                # the remembered lens no longer fits these clicks: choose again
+                cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=self.model,
+                                      click_sigma_px=self.click_sigma_px, diagnose=diagnose,
+                                      theta0=self._theta.get(frame_id))
             state = CameraState(cal)
             self._theta[frame_id] = ParamModel("simple").from_camera(cal.camera)
             if self.model == "auto" and diagnose:

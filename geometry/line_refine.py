@@ -4,11 +4,13 @@ Clicks are a few pixels off; the painted lines are visible along their whole len
 from a camera (the clicks' fit), repeat with a shrinking search radius: find the painted-line
 centres near the projected lines (geometry.line_ridges), then fit the camera's parameters to
 the normal distances of the line samples from their centres *and* to the clicks (each
-weighted by its noise; robust on the lines only, so the samples the ridge filter let through on
-a player or a logo cannot pull, while the clicks keep their full say). With ``model='auto'`` the lens (k1) is freed when the lines
-support it (a BIC test on the line cost). The result is kept only if it is better: enough
-line support from non-parallel lines, the lines fit better than before, and the clicks are
-still explained by their noise; otherwise the input camera is returned with the reason.
+weighted by its noise; robust on the lines only, so the samples the ridge filter let through
+on a player or a logo cannot pull, while the clicks keep their full say). With
+``model='auto'`` the lens (k1) is freed when the lines support it (a BIC test on the line
+cost). The result is kept only if it is no worse: enough line support from non-parallel
+lines, a support (share of line samples on a painted line) that did not fall, the clicks still
+explained by their noise, a plausible camera; otherwise the input camera is returned with the
+reason.
 """
 
 from __future__ import annotations
@@ -221,6 +223,9 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         n_eff = float(np.sum(np.minimum(counts, LINE_EFFECTIVE_SAMPLES)))
         if cost - cost2 > (m2.size - m.size) * np.log(max(n_eff, 2.0)):
             m, theta, cost, rid, cov = m2, theta2, cost2, rid2, cov2
+    if not np.all(np.isfinite(cov)):
+        return fail("the lines and clicks do not determine the camera (singular fit)", rid,
+                    m.name)
     try:
         new = m.to_camera(theta, size)
     except ValueError as exc:

@@ -231,3 +231,37 @@ def test_cli_calibrate_reports_the_model(capsys, tmp_path):
                  "--refine-lines"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--image" in err[0]
+
+
+def test_distortion_survives_the_scene_file(tmp_path):
+    from exporters.scene import BallRecord, Scene, load_scene, save_scene
+    spec = load_spec("tennis")
+    cam = wide_camera(spec, -0.18, seed=2)
+    scene = Scene(frame_id="f1", image="f1.png", image_size=SIZE, spec_id="tennis", camera=cam,
+                  camera_info={"model": "simple_k1"}, ball=BallRecord(visible=False),
+                  players=[])
+    save_scene(scene, tmp_path / "scene.json")
+    back = load_scene(tmp_path / "scene.json")
+    np.testing.assert_allclose(back.camera.dist, cam.dist)
+    X = np.array([spec.keypoints[n] for n in ("far_left_corner", "near_right_corner")])
+    np.testing.assert_allclose(back.camera.project(X), cam.project(X), atol=1e-9)
+
+
+def test_live_cache_keeps_the_lens_while_dragging_and_follows_the_settings():
+    from courtstudio.live_calibration import CalibrationCache
+    from courtstudio.project import FrameAnnotation
+    spec = load_spec("pickleball")
+    cam = wide_camera(spec, -0.25, seed=8)
+    names, X, uv = clicks_of(spec, cam, np.random.default_rng(0), sigma=0.5)
+    ann = FrameAnnotation("f", SIZE, {n: tuple(map(float, p)) for n, p in zip(names, uv)})
+    cache = CalibrationCache()
+    chosen = cache.solve("f", spec, ann).calibration.fit.model.name
+    assert chosen != "simple"
+    moved = dict(ann.points)
+    moved[names[0]] = (moved[names[0]][0] + 0.5, moved[names[0]][1])
+    drag = FrameAnnotation("f", SIZE, moved)
+    fit = cache.solve("f", spec, drag, diagnose=False).calibration.fit
+    assert fit.model.name == chosen and fit.selection is None  # no selection while dragging
+    cache.configure("simple", 2.5)
+    cal = cache.solve("f", spec, ann).calibration
+    assert cal.fit.model.name == "simple" and cal.click_sigma_px == 2.5

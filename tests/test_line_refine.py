@@ -140,3 +140,22 @@ def test_refined_calibration_and_cli(tmp_path, capsys):
     saved = json.loads(out.read_text())
     assert saved["line_refinement"]["accepted"]
     assert error_at(spec, Camera.from_dict(saved), others) < 1.0
+
+
+@pytest.mark.parametrize("content", [None, b"garbage", "small"])
+def test_cli_refine_lines_bad_image_exits_2_with_one_line(tmp_path, capfd, content):
+    """A missing, unreadable or wrongly sized frame: exit 2, one line on stderr naming it
+    (capfd: OpenCV's own warnings go to the file descriptor, not sys.stderr)."""
+    spec, cam, img, clicks, _ = scene("tennis", 2)
+    pts = tmp_path / "p.json"
+    pts.write_text(json.dumps({"image_size": list(SIZE), "points": {
+        n: [float(a) for a in uv] for n, uv in clicks.items()}}))
+    frame = tmp_path / "f.png"
+    if content == "small":
+        cv2.imwrite(str(frame), img[:100, :100])
+    elif content is not None:
+        frame.write_bytes(content)
+    assert main(["calibrate", "--sport", "tennis", "--points", str(pts), "--image", str(frame),
+                 "--refine-lines"]) == 2
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(frame) in err[0], err
