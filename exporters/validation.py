@@ -169,16 +169,25 @@ def parse_json_text(text: str, where: str, error: type[Exception] = ValueError):
     source in errors."""
     if json_too_deep(text):
         raise error(f"{where}: nested deeper than {MAX_JSON_DEPTH} levels")
+    refused = []  # the tree is walked for the field path only when a number was refused
+
+    def flag(parse):
+        def hook(t):
+            v = parse(t)
+            if isinstance(v, _BadNumber):
+                refused.append(v)
+            return v
+        return hook
     try:
-        data = json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float,
-                          parse_int=_parse_int)
+        data = json.loads(text, parse_constant=flag(_parse_constant),
+                          parse_float=flag(_parse_float), parse_int=flag(_parse_int))
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:  # the depth check should have caught it; never a traceback
         raise error(f"{where}: nested too deeply") from None
     except ValueError as exc:  # e.g. int() refusing a huge literal
         raise error(f"{where}: not valid JSON ({exc})") from None
-    bad = _find_bad(data)
+    bad = _find_bad(data) if refused else None
     if bad is not None:
         parts, num = bad
         raise error(f"{where}: field {field_path(parts)}: {num.why} ({num.text})")
