@@ -36,6 +36,9 @@ MAX_JSON_ABS = 1e15
 MAX_ABS_WORLD_M = 1e4      # any world coordinate or distance, metres
 MAX_ABS_PIXEL = 1e6        # any pixel coordinate or focal length, pixels
 
+_BRACKET_STEP = np.zeros(256, np.int8)
+_BRACKET_STEP[[ord("["), ord("{")]] = 1
+_BRACKET_STEP[[ord("]"), ord("}")]] = -1
 _STRING_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
@@ -145,9 +148,8 @@ def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
         return False
     stripped = _STRING_RE.sub('""', text)
     b = np.frombuffer(stripped.encode("utf-8", "surrogatepass"), np.uint8)
-    step = (np.isin(b, (ord("["), ord("{"))).astype(np.int32)
-            - np.isin(b, (ord("]"), ord("}"))).astype(np.int32))
-    return bool(step.size) and int(np.cumsum(step).max()) > limit
+    step = _BRACKET_STEP[b]
+    return bool(step.size) and int(np.cumsum(step, dtype=np.int32).max()) > limit
 
 
 def _find_bad(data):
