@@ -712,11 +712,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "-o out/b.avi --points out/b_ref.json"))
     sp.add_argument("--sport", required=True)
     sp.add_argument("--frames", type=_int_in(1, 100_000), default=120)
-    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720], metavar=("W", "H"))
+    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720],
+                    metavar=("W", "H"))
     sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=1)
     sp.add_argument("--cut-at", nargs="*", type=_int_in(0, 100_000), default=[],
                     help="insert 20 frames of another camera here (two cuts)")
-    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[], help="heavily blurred frames")
+    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[],
+                    help="heavily blurred frames")
     sp.add_argument("--reference-frame", type=_int_in(0, 100_000), default=0)
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
@@ -770,7 +772,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
     sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
     sp.add_argument("--frame", type=_int_in(0, 10 ** 9), default=0, help="frame index to show")
-    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960], metavar=("W", "H"))
+    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960],
+                    metavar=("W", "H"))
     sp.set_defaults(func=cmd_gui)
 
     sp = sub.add_parser(
@@ -784,7 +787,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--all-points", action="store_true",
                     help="click every visible keypoint (default: the paper's six)")
-    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080],
+                    metavar=("W", "H"))
     sp.add_argument("--players", type=_int_in(0, 50), default=0,
                     help="Anny players per frame, rendered and annotated with simulated "
                          "PromptHMR meshes (needs the anny package)")

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from courtstudio.project import FrameRef, Project, ProjectError
-from exporters.images import probe_video, read_image
+from exporters.images import max_pixels, probe_video, read_image
 
 CACHE_FRAMES = 16
 
@@ -39,7 +39,7 @@ class VideoReader:
             ok, frame = self._cap.read()
         except cv2.error:
             ok, frame = False, None
-        if not ok or frame is None or frame.shape[1::-1] != self.size:
+        if not ok or frame is None or frame.shape[0] * frame.shape[1] > max_pixels():
             raise ProjectError(f"{self.path}: cannot decode frame {index}")
         self._next = index + 1
         return frame

@@ -36,6 +36,9 @@ MAX_JSON_ABS = 1e15
 MAX_ABS_WORLD_M = 1e4      # any world coordinate or distance, metres
 MAX_ABS_PIXEL = 1e6        # any pixel coordinate or focal length, pixels
 
+_BRACKET_STEP = np.zeros(256, np.int8)
+_BRACKET_STEP[[ord("["), ord("{")]] = 1
+_BRACKET_STEP[[ord("]"), ord("}")]] = -1
 _STRING_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
@@ -145,9 +148,8 @@ def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
         return False
     stripped = _STRING_RE.sub('""', text)
     b = np.frombuffer(stripped.encode("utf-8", "surrogatepass"), np.uint8)
-    step = (np.isin(b, (ord("["), ord("{"))).astype(np.int32)
-            - np.isin(b, (ord("]"), ord("}"))).astype(np.int32))
-    return bool(step.size) and int(np.cumsum(step).max()) > limit
+    step = _BRACKET_STEP[b]
+    return bool(step.size) and int(np.cumsum(step, dtype=np.int32).max()) > limit
 
 
 def _find_bad(data):
@@ -169,16 +171,25 @@ def parse_json_text(text: str, where: str, error: type[Exception] = ValueError):
     source in errors."""
     if json_too_deep(text):
         raise error(f"{where}: nested deeper than {MAX_JSON_DEPTH} levels")
+    refused = []  # the tree is walked for the field path only when a number was refused
+
+    def flag(parse):
+        def hook(t):
+            v = parse(t)
+            if isinstance(v, _BadNumber):
+                refused.append(v)
+            return v
+        return hook
     try:
-        data = json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float,
-                          parse_int=_parse_int)
+        data = json.loads(text, parse_constant=flag(_parse_constant),
+                          parse_float=flag(_parse_float), parse_int=flag(_parse_int))
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:  # the depth check should have caught it; never a traceback
         raise error(f"{where}: nested too deeply") from None
     except ValueError as exc:  # e.g. int() refusing a huge literal
         raise error(f"{where}: not valid JSON ({exc})") from None
-    bad = _find_bad(data)
+    bad = _find_bad(data) if refused else None
     if bad is not None:
         parts, num = bad
         raise error(f"{where}: field {field_path(parts)}: {num.why} ({num.text})")

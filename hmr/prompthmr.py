@@ -5,10 +5,11 @@ The image demo saves, with ``torch.save``, a dict of CPU tensors for B people: `
 (B, 22, 3, 3), ``betas`` (B, 10), ``transl`` (B, 3), ``pose`` (B, 132) and ``cam_int``
 (B, 3, 3) (one copy of the image's intrinsics per person: ``phmr.py`` saves
 ``cam_int.expand(num_people, 3, 3)``; older results and hand-made files hold (1, 3, 3) or
-(3, 3)), all metric, in the OpenCV camera frame (float32, or float16 under autocast). ``cam_int`` is the intrinsics of the
-*padded* 896 x 896 network input: PromptHMR scales the image by s = 896 / max(w, h) and pads it
-centred, so K_pad[:2] = s K[:2] and the principal point moves by the padding offset; boxes
-likewise. ``original_intrinsics`` and ``original_boxes`` undo that.
+(3, 3)), all metric, in the OpenCV camera frame (float32, or float16 under autocast).
+``cam_int`` is the intrinsics of the *padded* 896 x 896 network input: PromptHMR scales the
+image by s = 896 / max(w, h) and pads it centred, so K_pad[:2] = s K[:2] and the principal
+point moves by the padding offset; boxes likewise. ``original_intrinsics`` and
+``original_boxes`` undo that.
 
 torch is imported only here, lazily; SMPL-X faces are read with numpy from the user's own
 model file (``<model_dir>/smplx/SMPLX_NEUTRAL.npz`` or the file itself), never downloaded.

@@ -85,7 +85,7 @@ def _acceptable(v) -> bool:
     return all(_acceptable(x) for x in items)
 
 
-@settings(max_examples=300, database=None, derandomize=True)
+@settings(max_examples=300, database=None, derandomize=True, deadline=timedelta(seconds=10))
 @given(json_values)
 def test_strict_reader_accepts_exactly_finite_bounded_documents(value):
     text = json.dumps(value)  # writes NaN/Infinity for non-finite floats, as Python does
@@ -97,7 +97,7 @@ def test_strict_reader_accepts_exactly_finite_bounded_documents(value):
             parse_json_text(text, "doc", Refused)
 
 
-@settings(max_examples=300, database=None, derandomize=True)
+@settings(max_examples=300, database=None, derandomize=True, deadline=timedelta(seconds=10))
 @given(st.text(alphabet=st.sampled_from('[]{}",:0123456789.eE-+ntrufalsNIiy\\ x'),
                max_size=200))
 def test_strict_reader_never_raises_anything_but_its_error(text):
@@ -107,7 +107,7 @@ def test_strict_reader_never_raises_anything_but_its_error(text):
         pass
 
 
-@settings(max_examples=50, database=None, derandomize=True)
+@settings(max_examples=50, database=None, derandomize=True, deadline=timedelta(seconds=10))
 @given(st.integers(MAX_JSON_DEPTH + 1, 200_000), st.sampled_from(["[]", "{}", "[{}]"]))
 def test_deep_nesting_is_an_error_not_a_recursion(depth, brackets):
     if brackets == "[{}]":

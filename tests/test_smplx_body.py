@@ -9,6 +9,8 @@ from hmr.person_mesh import MeshError
 from hmr.smplx_body import PickleRiskWarning, SmplxBody, load_video_results
 
 V, J = 10475, 55
+# trusted loads warn by design (checked with pytest.warns where it matters)
+pytestmark = pytest.mark.filterwarnings("ignore::hmr.smplx_body.PickleRiskWarning")
 
 
 def rot_z(deg):

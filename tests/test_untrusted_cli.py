@@ -304,3 +304,22 @@ def test_cameras_jsonl_reader_skips_and_describes_bad_records(tmp_path):
     done = read_done(p, problems)
     assert list(done) == [2]
     assert len(problems) == 4 and "line 3: field camera.image_size: missing" in problems[1]
+
+
+def test_videos_are_probed_before_decoding(capsys, tmp_path):
+    clip, pts = tmp_path / "clip.avi", tmp_path / "ref.json"
+    assert main(["synth-clip", "--sport", "tennis", "--frames", "3", "--size", "160", "96",
+                 "-o", str(clip), "--points", str(pts)]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "--max-megapixels", "0.01", "batch-propagate", clip, "--sport",
+                       "tennis", "--reference", f"0:{pts}", "--out", tmp_path / "p", "--quiet")
+    one_line_error(code, err, "video frames: 160 x 96 pixels is over the 0.01 megapixel")
+    for bad in (b"", clip.read_bytes()[:3000], b"RIFF" + b"\0" * 500):
+        (tmp_path / "bad.avi").write_bytes(bad)
+        code, _, err = run(capsys, "batch-propagate", tmp_path / "bad.avi", "--sport", "tennis",
+                           "--reference", f"0:{pts}", "--out", tmp_path / "q", "--quiet")
+        one_line_error(code, err, "bad.avi")
+    os.mkfifo(tmp_path / "fifo.avi")
+    code, _, err = run(capsys, "batch-propagate", tmp_path / "fifo.avi", "--sport", "tennis",
+                       "--reference", f"0:{pts}", "--out", tmp_path / "q", "--quiet")
+    one_line_error(code, err, "no such video or project")
