@@ -9,6 +9,17 @@ import os
 from typing import Any, Callable
 
 
+TASK_THREADS_ENV = "COURTSTUDIO_TASK_THREADS"
+
+
+def limit_task_threads() -> None:
+    """Inside a Ray worker: OpenCV uses as many threads as the task has CPUs."""
+    n = os.environ.get(TASK_THREADS_ENV)
+    if n:
+        import cv2
+        cv2.setNumThreads(int(n))
+
+
 class SerialExecutor:
     """Runs each task in this process when it is waited for (no parallelism)."""
 
@@ -62,6 +73,10 @@ class RayExecutor:
             # workers import this checkout's packages like the driver does
             kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
                 p for p in [os.environ.get("PYTHONPATH", ""), _source_root()] if p)}}
+        # one CPU per task: OpenCV's and BLAS's own thread pools would otherwise make every
+        # task use every core, and N workers would not run N times as fast
+        kwargs.setdefault("runtime_env", {}).setdefault("env_vars", {}).update(
+            {TASK_THREADS_ENV: "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
         ray.init(**kwargs)
         res = ray.cluster_resources()
         self.workers = int(res.get("CPU", 1))

@@ -91,6 +91,8 @@ def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions, provenance: 
                    gpu_available: bool = False) -> StageResult:
     """Run one stage of one clip (in a worker process, or in-process when serial) and swap
     its folder in. Raises on failure; the driver retries and then reports."""
+    from courtstudio.dataset.executors import limit_task_threads
+    limit_task_threads()
     t0 = time.perf_counter()
     sd = StageDir(clip_dir(out_root, clip.id), stage)
     sd.clip_dir.mkdir(parents=True, exist_ok=True)
