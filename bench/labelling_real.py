@@ -3,6 +3,9 @@
 FOLDER holds ``annotations/*.json`` (points files with ``sport`` and optionally ``view``, as in
 the dev set of docs/frames.md's real-frames check). For every frame:
 
+- the view (``--view``, else the annotation's ``view``, else the spec's; 'auto' resolves per
+  camera) and the convention applied (end_on / side_on);
+
 - the clicks as labelled: the world convention used, accepted or refused (with the doctor's
   fix), RMS (px), camera centre (m) and its signed margin from the court's centre line across
   the view's axis (x - L/2 end-on, W/2 - y side-on; positive = the convention's side);
@@ -10,7 +13,7 @@ the dev set of docs/frames.md's real-frames check). For every frame:
   180-degree turn): every one must be refused, and the doctor's fix must be the inverse
   symmetry.
 
-Run: ``python bench/labelling_real.py /work/devset [--view end|side]`` (default: each
+Run: ``python bench/labelling_real.py /work/devset [--view end|side|auto]`` (default: each
 annotation's ``view``, else the spec's). Prints a markdown table and a summary line.
 """
 
@@ -37,12 +40,13 @@ def run_frame(path: Path, view: str | None) -> dict:
     spec = load_spec(d["sport"])
     view = view or d.get("view") or spec.broadcast_view
     conv = world_convention(spec, view)
-    out = {"id": path.stem, "sport": spec.id, "convention": conv.name,
+    out = {"id": path.stem, "sport": spec.id, "convention": f"({conv.view})",
            "n": len(d["points"])}
     try:
         cal = calibrate_court(spec, d["image_size"], d["points"], view=view)
         c = cal.camera.camera_centre_world
         out.update(accepted=True, rms_px=cal.fit.rms_px, centre=c.tolist(),
+                   convention=cal.world_convention,
                    margin_m=conv.side_margin_m(c), fixes=[f.kind for f in cal.fixes])
     except CalibrationError as exc:
         fx = getattr(exc, "fixes", [])
@@ -63,7 +67,7 @@ def run_frame(path: Path, view: str | None) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", type=Path)
-    ap.add_argument("--view", choices=["end", "side"], default=None)
+    ap.add_argument("--view", choices=["end", "side", "auto"], default=None)
     ap.add_argument("--json", type=Path, help="also write the per-frame records here")
     args = ap.parse_args(argv)
     files = sorted((args.folder / "annotations").glob("*.json"))

@@ -261,3 +261,24 @@ def test_exported_scenes_say_which_convention(tmp_path):
         assert court["world_convention"] == expect and cam["world_convention"] == expect
         spec = load_spec(frame.rsplit("_", 1)[0])
         assert court["frame_phrase"] == spec.frame_phrase_for(expect)
+
+
+def test_real_frames_labelling_bench_runs_on_a_folder(tmp_path, capsys):
+    import importlib.util
+    ann = tmp_path / "annotations"
+    ann.mkdir()
+    for sport in ("basketball_nba", "volleyball"):
+        spec = load_spec(sport)
+        clicks = clicks_for(spec, camera_at(spec, positions(spec)[1]), ground_names(spec))
+        (ann / f"{sport}.json").write_text(json.dumps(
+            {"image_size": list(SIZE), "sport": sport,
+             "points": {n: [float(a) for a in uv] for n, uv in clicks.items()}}))
+    mod_spec = importlib.util.spec_from_file_location("labelling_real",
+                                                      ROOT / "bench" / "labelling_real.py")
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    assert mod.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 frames accepted" in out and "2/2 frames have every symmetric" in out
+    assert "| basketball_nba | side_on |" in out  # a side camera
+    assert "| volleyball | end_on |" in out  # positions() gives 'auto' volleyball end cameras
