@@ -2,13 +2,19 @@
 right drag, or Space + left drag). Left-button events are reported in image pixels (uv) to
 the active tool; the view computes no geometry.
 
+Every mouse handler also runs QGraphicsView's own, so Qt's record of the last mouse position
+(its zoom anchor) is current; the wheel zoom additionally pins the scene point under the
+event's position itself, so the pixel under the cursor stays there whatever the platform
+reports as the cursor position (tests/test_gui_edges.py offscreen, tests/test_gui_xvfb.py
+under a real X server).
+
 The frame is painted as the scene background with Qt's background cache: while the annotator
 drags a keypoint only the overlays change, and the already-scaled frame is blitted instead of
 rescaling a full-resolution image on every mouse move."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
@@ -35,16 +41,25 @@ class FrameView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # the scene is padded around the frame (set_pixmap): scrollbars would only mislead;
+        # pan with Space / right / middle drag
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._panning = None
         self._left_down = False
         self._space = False
         self._fitted = True
+        self._wheel_anchor = None  # (viewport point, scene point) of the last wheel zoom
 
     # --------------------------------------------------------------- content
     def set_pixmap(self, pixmap: QPixmap) -> None:
         same_size = pixmap.size() == self.pixmap.size()
         self.pixmap = pixmap
-        self.scene().setSceneRect(QRectF(0, 0, pixmap.width(), pixmap.height()))
+        # room around the frame, so any pixel (an edge or corner too) can be brought under
+        # the cursor: the wheel zoom keeps it there, a pan can centre it
+        pad = float(max(pixmap.width(), pixmap.height()))
+        self.scene().setSceneRect(QRectF(-pad, -pad, pixmap.width() + 2 * pad,
+                                         pixmap.height() + 2 * pad))
         self.resetCachedContent()
         self.viewport().update()
         if not same_size or self._fitted:
@@ -58,15 +73,36 @@ class FrameView(QGraphicsView):
             painter.drawPixmap(QRectF(0, 0, self.pixmap.width(), self.pixmap.height()),
                                self.pixmap, QRectF(self.pixmap.rect()))
 
-    def fit(self) -> None:
-        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
-        self._fitted = True
+    def image_rect(self) -> QRectF:
+        return QRectF(0, 0, self.pixmap.width(), self.pixmap.height())
 
-    def zoom(self, factor: float) -> None:
+    def fit(self) -> None:
+        self.fitInView(self.image_rect(), Qt.AspectRatioMode.KeepAspectRatio)
+        self._fitted = True
+        self._wheel_anchor = None
+
+    def zoom(self, factor: float, anchor_view_px: QPointF | None = None) -> None:
+        """Scale by factor; with anchor_view_px (viewport pixels) the scene point there stays
+        there (as far as the scroll range allows: a frame smaller than the viewport is
+        centred)."""
         scale = self.transform().m11() * factor
-        if 0.02 <= scale <= MAX_ZOOM:
-            self.scale(factor, factor)
-            self._fitted = False
+        if not 0.02 <= scale <= MAX_ZOOM:
+            return
+        pinned = None
+        if anchor_view_px is not None:
+            at = anchor_view_px.toPoint()
+            kept = self._wheel_anchor
+            # successive notches at one cursor position keep the first notch's scene point
+            # (while the frame is still smaller than the viewport it cannot stay put)
+            pinned = kept[1] if kept is not None and kept[0] == at else self.mapToScene(at)
+            pinned = QPointF(pinned)
+            self._wheel_anchor = (at, pinned)
+        self.scale(factor, factor)
+        self._fitted = False
+        if pinned is not None:  # scroll so the pinned point is under the anchor again
+            d = self.mapFromScene(pinned) - anchor_view_px.toPoint()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + d.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() + d.y())
 
     def pixels_per_screen_px(self) -> float:
         """Image pixels under one screen pixel (for hit-test radii)."""
@@ -82,9 +118,15 @@ class FrameView(QGraphicsView):
         return scene_to_uv(self.mapToScene(event.position().toPoint()))
 
     def wheelEvent(self, event):
-        self.zoom(ZOOM_STEP if event.angleDelta().y() > 0 else 1 / ZOOM_STEP)
+        """One notch (120) zooms by ZOOM_STEP; a touchpad's finer steps zoom in proportion."""
+        dy = event.angleDelta().y()
+        if dy:
+            self.zoom(ZOOM_STEP ** (dy / 120.0), event.position())
+        event.accept()
 
     def mousePressEvent(self, event):
+        super().mousePressEvent(event)  # Qt's bookkeeping (press point, anchor)
+        event.accept()
         b = event.button()
         if b in (Qt.MouseButton.MiddleButton, Qt.MouseButton.RightButton) or \
                 (b == Qt.MouseButton.LeftButton and self._space):
@@ -97,6 +139,11 @@ class FrameView(QGraphicsView):
             self.pressed.emit(u, v, event.modifiers())
 
     def mouseMoveEvent(self, event):
+        super().mouseMoveEvent(event)  # keeps Qt's last mouse scene point (its anchor) current
+        event.accept()
+        if self._wheel_anchor is not None and \
+                self._wheel_anchor[0] != event.position().toPoint():
+            self._wheel_anchor = None
         if self._panning is not None:
             d = event.position() - self._panning
             self._panning = event.position()
@@ -110,6 +157,8 @@ class FrameView(QGraphicsView):
             self.dragged.emit(u, v)
 
     def mouseReleaseEvent(self, event):
+        super().mouseReleaseEvent(event)
+        event.accept()
         if self._panning is not None:
             self._panning = None
             self.unsetCursor()
