@@ -123,12 +123,17 @@ def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
 
 def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None) -> None:
     suspects = set(calibration.suspects) if calibration is not None else set()
+    names = list(ann.points)
+    projected = {}
+    if calibration is not None and names:  # one projection for all the clicks
+        projected = dict(zip(names, calibration.camera.project(
+            np.array([spec.keypoints[n] for n in names], float))))
     for name, uv in ann.points.items():
         color = SUSPECT if name in suspects else CLICK
         width = 2.5 if name == current else 1.5
         layer.marker(uv, "cross", color, 7, width)
         if calibration is not None:
-            proj = calibration.camera.project(np.asarray(spec.keypoints[name], float)[None])[0]
+            proj = projected[name]
             if np.all(np.isfinite(proj)):
                 layer.marker(proj, "circle", PROJ, 2.5, 1.0, fill=True)
                 layer.polylines([np.array([uv, proj])], PROJ, 1.0)

@@ -72,6 +72,7 @@ class Autosave:
         self.doc = doc
         self.path = autosave_path(doc.project)
         self._fd: int | None = None
+        self._unsynced = False  # drag moves appended but not yet flushed
         self._bytes = 0
         self._compacted_bytes = 0
         clean_project_leftovers(doc.project)
@@ -81,19 +82,27 @@ class Autosave:
 
     # ------------------------------------------------------------------ writing
     def write(self) -> None:
-        """Append the records of the edits since the last call, durably."""
+        """Append the records of the edits since the last call, durably. The moves of a drag
+        after its first (UndoStack.merged_last) are appended without fdatasync, and synced
+        when the drag ends (break_merge): a mouse move costs no disk flush, a crash of the
+        app loses nothing, a power cut mid-drag at most that drag."""
         if not self.doc.is_dirty:
             self.clear()
             return
         records = self.doc.journal_records()
         if not records:
+            if self._unsynced and self._fd is not None and not self.doc.undo_stack.merged_last:
+                _datasync(self._fd)
+                self._unsynced = False
             return
         data = "".join(_line(r) for r in records).encode("utf-8")
         fd = self._open()
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        _datasync(fd)
+        self._unsynced = self.doc.undo_stack.merged_last
+        if not self._unsynced:
+            _datasync(fd)
         self._bytes += len(data)
         if self._bytes > max(COMPACT_MIN_BYTES, 4 * self._compacted_bytes):
             self.compact()
@@ -149,6 +158,9 @@ class Autosave:
 
     def _close_fd(self) -> None:
         if self._fd is not None:
+            if self._unsynced:
+                _datasync(self._fd)
+                self._unsynced = False
             os.close(self._fd)
             self._fd = None
 

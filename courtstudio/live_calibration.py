@@ -84,11 +84,18 @@ class CalibrationCache:
         if model == "auto" and not diagnose and frame_id in self._lens:
             model = self._lens[frame_id]  # while dragging: keep the lens, skip the selection
         try:
+            theta0 = self._theta.get(frame_id)
+            if theta0 is not None and diagnose:
+                theta0 = theta0[:7]  # the pinhole start: a release solves afresh
             cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=model,
                                   click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                  theta0=self._theta.get(frame_id))
+                                  theta0=theta0)
             state = CameraState(cal)
-            self._theta[frame_id] = ParamModel("simple").from_camera(cal.camera)
+            # a lens model's own parameters: a drag refines them directly (geometry.
+            # calibration.solve_camera), the pinhole search runs once the drag ends
+            self._theta[frame_id] = (cal.fit.theta.copy() if cal.fit.model.name in
+                                     ("simple_k1", "simple_k1k2")
+                                     else ParamModel("simple").from_camera(cal.camera))
             if self.model == "auto" and diagnose:
                 self._lens[frame_id] = cal.fit.model.name
         except ValueError as exc:

@@ -64,3 +64,30 @@ def test_wheel_zoom_keeps_the_pixel_under_the_cursor(window, sample_root, where)
     assert np.all(np.abs(after - before) < 1.0), (before, after)
     wheel(view, pos, -4)
     assert np.all(np.abs(uv_under(view, pos) - before) < 1.0)
+
+
+def test_a_drag_flushes_the_journal_once_when_it_ends(sample_root, monkeypatch):
+    """A mouse move of a drag costs no fdatasync (issue 10: drag latency); the release
+    flushes the journal, which then holds the drag's last position."""
+    import courtstudio.autosave as autosave_mod
+    from courtstudio.autosave import Autosave, pending_recovery
+    from courtstudio.document import AnnotationDocument
+    from courtstudio.project import load_project
+    syncs = []
+    real = autosave_mod._datasync
+    monkeypatch.setattr(autosave_mod, "_datasync", lambda fd: (syncs.append(fd), real(fd)))
+    project = load_project(sample_root)
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    fid = project.frames[0].id
+    n0 = len(syncs)
+    for i in range(30):
+        doc.set_keypoint(fid, "far_left_corner", (500.0 + i, 300.0), drag=True)
+    assert len(syncs) - n0 == 1  # the drag's first move (a new undo step) is flushed
+    doc.end_drag()
+    assert len(syncs) - n0 == 2
+    rec = pending_recovery(load_project(sample_root))
+    assert rec["annotations"][fid]["points"]["far_left_corner"] == [529.0, 300.0]
+    doc.set_keypoint(fid, "far_left_corner", (10.0, 20.0))  # an ordinary edit: flushed
+    assert len(syncs) - n0 == 3
+    auto.close()
