@@ -30,6 +30,7 @@ class FrameView(QGraphicsView):
     dragged = Signal(float, float)
     released = Signal(float, float)
     hovered = Signal(float, float)
+    zoomed = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -93,7 +94,10 @@ class FrameView(QGraphicsView):
         return QRectF(0, 0, self.pixmap.width(), self.pixmap.height())
 
     def fit(self) -> None:
+        before = self.transform().m11()
         self.fitInView(self.image_rect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() != before:
+            self.zoomed.emit()
         self._fitted = True
         self._wheel_anchor = None
 
@@ -115,6 +119,7 @@ class FrameView(QGraphicsView):
             self._wheel_anchor = (at, pinned)
         self.scale(factor, factor)
         self._fitted = False
+        self.zoomed.emit()
         if pinned is not None:  # scroll so the pinned point is under the anchor again
             d = self.mapFromScene(pinned) - anchor_view_px.toPoint()
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + d.x())
