@@ -54,15 +54,16 @@ class CourtDiagram(QWidget):
         return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
-        """{name: QPointF widget px}. A point above the ground (net top, post top) is drawn
-        ELEVATED_OFFSET_PX up from its base with a stem, so it never sits on the ground
-        point below it (net centre top over the net centre, etc.)."""
+        """{name: QPointF widget px}. A point above the surface (net top, post top) is drawn
+        ELEVATED_OFFSET_PX up from its base with a stem, one below it (the floor under a
+        table) as far down, so none sits on the point at the same (x, y) (net centre top
+        over the net centre, etc.)."""
         t = self._transform()
         out = {}
         for n, p in self.spec.keypoints.items():
             q = t(p)
-            if p[2] > 1e-6:
-                q = QPointF(q.x(), q.y() - ELEVATED_OFFSET_PX)
+            if abs(p[2]) > 1e-6:
+                q = QPointF(q.x(), q.y() - np.sign(p[2]) * ELEVATED_OFFSET_PX)
             out[n] = q
         return out
 
@@ -79,10 +80,11 @@ class CourtDiagram(QWidget):
             for a, b in zip(pts[:-1], pts[1:]):
                 qp.drawLine(a, b)
         for name, pos in self._keypoint_positions().items():
-            elevated = self.spec.keypoints[name][2] > 1e-6
-            if elevated:  # the stem down to where it stands
+            z = self.spec.keypoints[name][2]
+            elevated = z > 1e-6
+            if abs(z) > 1e-6:  # the stem to where it stands
                 qp.setPen(QPen(QColor(170, 170, 170), 1))
-                qp.drawLine(pos, QPointF(pos.x(), pos.y() + ELEVATED_OFFSET_PX))
+                qp.drawLine(pos, QPointF(pos.x(), pos.y() + np.sign(z) * ELEVATED_OFFSET_PX))
             if name == self.current:
                 qp.setPen(QPen(QColor(255, 255, 255), 2))
                 qp.setBrush(Qt.BrushStyle.NoBrush)

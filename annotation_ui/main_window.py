@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QM
 from annotation_ui.ball_panel import BallPanel
 from annotation_ui.canvas_tools import CanvasTools
 from annotation_ui.court_panel import CourtPanel
-from annotation_ui.dialogs import NewProjectDialog, ShortcutsDialog
+from annotation_ui.dialogs import (NewProjectDialog, ShortcutsDialog, folder_entries,
+                                   remove_created)
 from annotation_ui.frame_view import FrameView
 from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
@@ -335,21 +336,29 @@ class MainWindow(QMainWindow):
         self.open_project(sample_project_copy())
 
     def new_project_dialog(self):
-        from courtstudio.project_new import new_project_from_images, new_project_from_video
-        dlg = NewProjectDialog(self)
+        dlg = NewProjectDialog(self, self.settings.value("new_project/kind", "images", str))
         if dlg.exec() != NewProjectDialog.DialogCode.Accepted:
             return
-        v = dlg.values()
+        self.create_project(dlg.values())
+
+    def create_project(self, v: dict) -> bool:
+        """Create and open a project from the New project dialog's values ({kind, source,
+        sport, folder}); on failure nothing it created is left behind (the folder, or what it
+        added to an existing folder) and the error is shown."""
+        from courtstudio.project_new import new_project_from_images, new_project_from_video
         if not v["source"] or not v["folder"]:
             self.ask("New project", "Choose a source and a project folder.", ["OK"])
-            return
+            return False
+        self.settings.setValue("new_project/kind", v["kind"])
         make = new_project_from_video if v["kind"] == "video" else new_project_from_images
+        before = folder_entries(v["folder"])
         try:
             project = make(v["folder"], v["source"], v["sport"])
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
+            remove_created(v["folder"], before)
             self.ask("New project", " ".join(str(exc).split()), ["OK"])
-            return
-        self.open_project(project.root)
+            return False
+        return self.open_project(project.root)
 
     def save(self) -> bool:
         """Save; a failure is shown in a critical dialog and nothing is marked saved."""
