@@ -108,22 +108,22 @@ class FrameView(QGraphicsView):
         scale = self.transform().m11() * factor
         if not 0.02 <= scale <= MAX_ZOOM:
             return
-        pinned = None
+        pinned, at = None, None
         if anchor_view_px is not None:
             at = anchor_view_px.toPoint()
             kept = self._wheel_anchor
             # successive notches at one cursor position keep the first notch's scene point
-            # (while the frame is still smaller than the viewport it cannot stay put)
+            # (integer scroll steps never accumulate into a drift)
             pinned = kept[1] if kept is not None and kept[0] == at else self.mapToScene(at)
             pinned = QPointF(pinned)
             self._wheel_anchor = (at, pinned)
         self.scale(factor, factor)
         self._fitted = False
-        self.zoomed.emit()
-        if pinned is not None:  # scroll so the pinned point is under the anchor again
-            d = self.mapFromScene(pinned) - anchor_view_px.toPoint()
+        if pinned is not None and at is not None:  # scroll: the pinned point under the anchor
+            d = self.mapFromScene(pinned) - at
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + d.x())
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() + d.y())
+        self.zoomed.emit()
 
     def pixels_per_screen_px(self) -> float:
         """Image pixels under one screen pixel (for hit-test radii)."""

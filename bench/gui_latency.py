@@ -346,7 +346,7 @@ def real_frames(app, tmp: Path, folder: Path) -> list[str]:
         app.processEvents()
         this = []
         for i in range(40):
-            p = start + QPoint(int(round(3 * np.sin(i / 6))), (i % 5) - 2)
+            p = start + QPoint(round(3 * float(np.sin(i / 6))), (i % 5) - 2)
             t0, c0 = time.perf_counter(), time.process_time()
             QTest.mouseMove(vp, p)
             vp.repaint()
@@ -363,12 +363,12 @@ def real_frames(app, tmp: Path, folder: Path) -> list[str]:
         win.undo()
     win.close_project()
     worst = max(per_frame)
-    return [f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag a "
-            f"keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame median "
-            f"{worst:.1f} ms; this process's CPU time per move {stats(cpu)} ms; "
-            f"{folder.name} |",
-            f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | "
-            "- | |"]
+    return [(f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag "
+             f"a keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame "
+             f"median {worst:.1f} ms; this process's CPU time per move {stats(cpu)} ms; "
+             f"{folder.name} |"),
+            (f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | "
+             "- | |")]
 
 
 if __name__ == "__main__":

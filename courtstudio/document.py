@@ -226,7 +226,8 @@ class AnnotationDocument:
 
         def m(a: FrameAnnotation):
             for n in new:
-                a.points[n] = tuple(source.points[n])
+                u, v = source.points[n]
+                a.points[n] = (float(u), float(v))
                 if n in source.point_flags:
                     a.point_flags[n] = source.point_flags[n]
         self._edit(frame_id, f"Copy {len(new)} keypoints from {src}", m)
