@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -33,6 +33,7 @@ class CourtDiagram(QWidget):
         self.suspects: set[str] = set()
         self.view: str | None = None
         self._state = None
+        self._pixmap = None  # (key, QPixmap): the last rendering
         # big enough to click every keypoint (issue 10: it was 51x95 px on a laptop)
         self.setMinimumSize(MIN_DIAGRAM_PX)
 
@@ -68,9 +69,23 @@ class CourtDiagram(QWidget):
         return out
 
     def paintEvent(self, event):
+        """Blit the diagram drawn once per state and size (the panel around it repaints on
+        every mouse move of a drag; the diagram does not change then)."""
         if self.spec is None:
             return
+        key = (self._state, self.width(), self.height(), self.devicePixelRatioF())
+        if self._pixmap is None or self._pixmap[0] != key:
+            ratio = self.devicePixelRatioF()
+            pix = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
+            pix.setDevicePixelRatio(ratio)
+            self._render(pix)
+            self._pixmap = (key, pix)
         qp = QPainter(self)
+        qp.drawPixmap(0, 0, self._pixmap[1])
+        qp.end()
+
+    def _render(self, device):
+        qp = QPainter(device)
         qp.setRenderHint(QPainter.RenderHint.Antialiasing)
         qp.fillRect(self.rect(), QColor(40, 70, 55))
         t = self._transform()
