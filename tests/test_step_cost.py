@@ -9,6 +9,8 @@ from courtstudio.reconstruct import SAMPLE_PROJECT
 
 
 def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
+    import courtstudio.live_calibration as live
+    monkeypatch.setattr(live, "_BALL_CACHE", {})  # not filled by an earlier test's export
     refreshes = []
     real_refresh = MainWindow.refresh
     monkeypatch.setattr(MainWindow, "refresh",
