@@ -19,5 +19,7 @@ def scene_to_uv(p: QPointF) -> tuple[float, float]:
 
 
 def uv_polyline(uv: np.ndarray) -> QPolygonF:
-    """(N, 2) pixels -> QPolygonF in scene coordinates."""
-    return QPolygonF([uv_to_scene(u, v) for u, v in np.asarray(uv, float)])
+    """(N, 2) pixels -> QPolygonF in scene coordinates (the shift done once in numpy: a
+    distorted court is hundreds of points, redrawn on every mouse move of a drag)."""
+    xy = (np.asarray(uv, float).reshape(-1, 2) + PIXEL_CENTRE).tolist()
+    return QPolygonF([QPointF(x, y) for x, y in xy])

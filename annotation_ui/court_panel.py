@@ -4,13 +4,18 @@ with residuals, the camera's uncertainty, the doctor's suggestions, static-camer
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from annotation_ui.court_plan import plan_transform, plan_view
 from courtstudio.tool_state import keypoint_order
+
+
+MIN_DIAGRAM_PX = QSize(230, 170)
+ELEVATED_OFFSET_PX = 9.0
+HIT_PX = 9.0
 
 
 class CourtDiagram(QWidget):
@@ -27,14 +32,21 @@ class CourtDiagram(QWidget):
         self.current: str | None = None
         self.suspects: set[str] = set()
         self.view: str | None = None
-        self.setMinimumSize(140, 100)
+        self._state = None
+        self._pixmap = None  # (key, QPixmap): the last rendering
+        # big enough to click every keypoint (issue 10: it was 51x95 px on a laptop)
+        self.setMinimumSize(MIN_DIAGRAM_PX)
 
     def set_state(self, spec, clicked, current, suspects=(), view=None):
         """view: 'end' | 'side' (the frame's convention), None for the spec's."""
+        state = (spec.id if spec else None, tuple(sorted(clicked)), current,
+                 tuple(sorted(suspects)), view)
         self.spec, self.clicked, self.current = spec, set(clicked), current
         self.suspects = set(suspects)
         self.view = view
-        self.update()
+        if state != self._state:  # a drag changes none of these: no repaint per move
+            self._state = state
+            self.update()
 
     def _transform(self):
         s = self.spec
@@ -43,13 +55,37 @@ class CourtDiagram(QWidget):
         return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
+        """{name: QPointF widget px}. A point above the surface (net top, post top) is drawn
+        ELEVATED_OFFSET_PX up from its base with a stem, one below it (the floor under a
+        table) as far down, so none sits on the point at the same (x, y) (net centre top
+        over the net centre, etc.)."""
         t = self._transform()
-        return {n: t(p) for n, p in self.spec.keypoints.items()}
+        out = {}
+        for n, p in self.spec.keypoints.items():
+            q = t(p)
+            if abs(p[2]) > 1e-6:
+                q = QPointF(q.x(), q.y() - np.sign(p[2]) * ELEVATED_OFFSET_PX)
+            out[n] = q
+        return out
 
     def paintEvent(self, event):
+        """Blit the diagram drawn once per state and size (the panel around it repaints on
+        every mouse move of a drag; the diagram does not change then)."""
         if self.spec is None:
             return
+        key = (self._state, self.width(), self.height(), self.devicePixelRatioF())
+        if self._pixmap is None or self._pixmap[0] != key:
+            ratio = self.devicePixelRatioF()
+            pix = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
+            pix.setDevicePixelRatio(ratio)
+            self._render(pix)
+            self._pixmap = (key, pix)
         qp = QPainter(self)
+        qp.drawPixmap(0, 0, self._pixmap[1])
+        qp.end()
+
+    def _render(self, device):
+        qp = QPainter(device)
         qp.setRenderHint(QPainter.RenderHint.Antialiasing)
         qp.fillRect(self.rect(), QColor(40, 70, 55))
         t = self._transform()
@@ -59,7 +95,11 @@ class CourtDiagram(QWidget):
             for a, b in zip(pts[:-1], pts[1:]):
                 qp.drawLine(a, b)
         for name, pos in self._keypoint_positions().items():
-            elevated = self.spec.keypoints[name][2] > 1e-6
+            z = self.spec.keypoints[name][2]
+            elevated = z > 1e-6
+            if abs(z) > 1e-6:  # the stem to where it stands
+                qp.setPen(QPen(QColor(170, 170, 170), 1))
+                qp.drawLine(pos, QPointF(pos.x(), pos.y() + np.sign(z) * ELEVATED_OFFSET_PX))
             if name == self.current:
                 qp.setPen(QPen(QColor(255, 255, 255), 2))
                 qp.setBrush(Qt.BrushStyle.NoBrush)
@@ -79,7 +119,7 @@ class CourtDiagram(QWidget):
         if self.spec is None:
             return
         p = event.position()
-        best, best_d = None, 12.0
+        best, best_d = None, HIT_PX
         for name, pos in self._keypoint_positions().items():
             d = float(np.hypot(pos.x() - p.x(), pos.y() - p.y()))
             if d < best_d:
@@ -115,6 +155,8 @@ class CourtPanel(QWidget):
             "projects its keypoint; a large value means this click is the wrong one")
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(
+            self.table.fontMetrics().height() + 6)  # compact rows: more of them on a laptop
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setMinimumHeight(60)  # the lens row must not push a laptop window taller
@@ -153,12 +195,14 @@ class CourtPanel(QWidget):
         rng.addWidget(QLabel("to"))
         rng.addWidget(self.range_last)
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.setSpacing(3)
         lay.addWidget(self.diagram, 2)
         lay.addWidget(self.view_hint)
         lay.addWidget(self.summary)
         lay.addLayout(lens_row)
         lay.addWidget(self.refine_result)
-        lay.addWidget(self.table, 4)
+        lay.addWidget(self.table, 3)
         lay.addWidget(self.suggestion)
         lay.addWidget(self.apply_button)
         lay.addLayout(rng)

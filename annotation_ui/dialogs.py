@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -30,24 +33,25 @@ def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
 
 
 class NewProjectDialog(QDialog):
-    """Source (a video file or an image folder), sport, project folder."""
+    """Source (an image folder or a video file), sport, project folder. kind: the choice to
+    start from ('images', the default, or the last one used)."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, kind: str = "images"):
         super().__init__(parent)
         self.setWindowTitle("New project")
-        self.from_video = QRadioButton("Video file")
         self.from_images = QRadioButton("Image folder")
-        self.from_video.setChecked(True)
+        self.from_video = QRadioButton("Video file")
+        (self.from_video if kind == "video" else self.from_images).setChecked(True)
         self.source = QLineEdit()
         self.sport = QComboBox()
         for sid in available_specs():
             self.sport.addItem(load_spec(sid).name, sid)
         self.folder = QLineEdit()
-        kind = QHBoxLayout()
-        kind.addWidget(self.from_video)
-        kind.addWidget(self.from_images)
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.from_images)
+        kind_row.addWidget(self.from_video)
         form = QFormLayout()
-        form.addRow("Frames from", kind)
+        form.addRow("Frames from", kind_row)
         form.addRow("Source", path_row(self.source, self._browse_source))
         form.addRow("Sport", self.sport)
         form.addRow("Project folder", path_row(self.folder, self._browse_folder))
@@ -73,6 +77,29 @@ class NewProjectDialog(QDialog):
         return {"kind": "video" if self.from_video.isChecked() else "images",
                 "source": self.source.text().strip(), "sport": self.sport.currentData(),
                 "folder": self.folder.text().strip()}
+
+
+def folder_entries(folder) -> set[str] | None:
+    """The names in folder, or None when it does not exist (before creating a project)."""
+    p = Path(folder)
+    return {e.name for e in p.iterdir()} if p.is_dir() else None
+
+
+def remove_created(folder, before: set[str] | None) -> None:
+    """Undo a failed project creation: remove the folder if it did not exist before
+    (``before`` is None), else only the entries created in it since ``before``."""
+    p = Path(folder)
+    if not p.is_dir():
+        return
+    if before is None:
+        shutil.rmtree(p, ignore_errors=True)
+        return
+    for e in p.iterdir():
+        if e.name not in before:
+            if e.is_dir() and not e.is_symlink():
+                shutil.rmtree(e, ignore_errors=True)
+            else:
+                e.unlink(missing_ok=True)
 
 
 class ShortcutsDialog(QDialog):

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressDialog,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
+                               QProgressDialog, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from annotation_ui.ball_panel import BallPanel
 from annotation_ui.canvas_tools import CanvasTools
 from annotation_ui.court_panel import CourtPanel
-from annotation_ui.dialogs import NewProjectDialog, ShortcutsDialog
+from annotation_ui.dialogs import (NewProjectDialog, ShortcutsDialog, folder_entries,
+                                   remove_created)
 from annotation_ui.frame_view import FrameView
 from annotation_ui.loupe import Loupe
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
@@ -29,6 +30,7 @@ from annotation_ui.preferences import PreferencesDialog, apply_preferences, \
     calibration_preferences
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
+from annotation_ui.view_adjust import ViewAdjust
 from annotation_ui.views import OrbitView, TopDownView
 from courtstudio.autosave import autosave_path, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
@@ -45,7 +47,10 @@ from exporters.orbit_view import OrbitPlayer
 MAX_RECENT = 8
 # actions that change the project: disabled while it is open read-only
 WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag frame for review",
-                   "Ball not visible", "Propagate court keypoints")
+                   "Ball not visible", "Propagate court keypoints",
+                   "Copy previous frame's keypoints", "Keypoint occluded / estimated")
+HOVER_PX = 10.0
+SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)  # screen px: a keypoint this close to the cursor is labelled
 
 
 class MainWindow(QMainWindow):
@@ -61,7 +66,11 @@ class MainWindow(QMainWindow):
         self.settings = QSettings(str(user_home() / "settings.ini"), QSettings.Format.IniFormat)
         apply_preferences(self.settings)
         self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
+        self.ask_int = self._ask_int  # replaced in tests: (title, label, value, lo, hi)
         self._dragging = False
+        self._hover_kp: str | None = None
+        self.view_adjust = ViewAdjust()
+        self._image = None  # the current frame as read (BGR), before the view adjustment
         self._build()
         self._build_actions()
         self.tools.changed.connect(self.refresh)
@@ -77,6 +86,7 @@ class MainWindow(QMainWindow):
         self.view.pressed.connect(lambda *a: setattr(self, "_dragging", True))
         self.view.released.connect(self._drag_finished)
         self.view.hovered.connect(self._hovered)
+        self.view.zoomed.connect(self.refresh)  # labels are placed apart at this zoom
         self.loupe = Loupe()
         self.court_panel = CourtPanel()
         self.ball_panel = BallPanel()
@@ -92,15 +102,22 @@ class MainWindow(QMainWindow):
         self.result_tabs.addTab(self.topdown, "Top-down")
         self.result_tabs.addTab(self.orbit, "3D")
         self.result_tabs.currentChanged.connect(lambda i: self.refresh())
+        # laptop layout (issue 10: on 1366x768 the canvas was 695 px wide and three residual
+        # rows showed): a side panel of fixed width, the loupe beside the result views on
+        # one row above the tool panels, so the panels get the height
         side = QWidget()
+        side.setMinimumWidth(SIDE_MIN_PX)
         side_lay = QVBoxLayout(side)
         side_lay.setContentsMargins(0, 0, 0, 0)
-        side_lay.addWidget(self.loupe, 0, Qt.AlignmentFlag.AlignHCenter)
-        side_split = QSplitter(Qt.Orientation.Vertical)
-        side_split.addWidget(self.tabs)
-        side_split.addWidget(self.result_tabs)
-        side_split.setSizes([600, 260])
-        side_lay.addWidget(side_split)
+        side_lay.setSpacing(2)
+        top = QWidget()
+        top_lay = QHBoxLayout(top)
+        top_lay.setContentsMargins(0, 0, 0, 0)
+        top_lay.addWidget(self.loupe, 0, Qt.AlignmentFlag.AlignTop)
+        top_lay.addWidget(self.result_tabs, 1)
+        self.result_tabs.setMaximumHeight(self.loupe.height() + 26)
+        side_lay.addWidget(top, 0)
+        side_lay.addWidget(self.tabs, 1)
         self.timeline = Timeline()
         self.timeline.frame_requested.connect(self.go_to)
         centre = QSplitter(Qt.Orientation.Vertical)
@@ -110,7 +127,10 @@ class MainWindow(QMainWindow):
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(centre)
         main.addWidget(side)
-        main.setSizes([1060, 500])
+        main.setStretchFactor(0, 1)  # the canvas takes what the window gains
+        main.setStretchFactor(1, 0)
+        main.setSizes([1060, SIDE_PX])
+        self.main_split = main
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #f6c343; color: #1a1a1a; padding: 6px; "
@@ -170,6 +190,9 @@ class MainWindow(QMainWindow):
                 ("Undo", "Ctrl+Z", self.undo),
                 ("Redo", "Ctrl+Shift+Z;Ctrl+Y", self.redo),
                 ("Delete keypoint / player", "Delete;Backspace", self.delete_selected),
+                ("Copy previous frame's keypoints", "Ctrl+Shift+V",
+                 self.copy_previous_keypoints),
+                ("Keypoint occluded / estimated", "O", self.cycle_point_flag),
                 ("Flag frame for review", "F", lambda: self._edit(self.doc.toggle_flag,
                                                                   self._fid))]),
             ("&Tools", [
@@ -185,12 +208,15 @@ class MainWindow(QMainWindow):
                 ("Forward 10 frames", "PgDown", lambda: self.step(10)),
                 ("Back 10 frames", "PgUp", lambda: self.step(-10)),
                 ("First frame", "Home", lambda: self.go_to(0)),
+                ("Go to frame...", "Ctrl+G", self.go_to_frame_dialog),
                 ("Last frame", "End", lambda: self.go_to(10 ** 9)),
                 ("Propagate court keypoints", "Ctrl+P", self.propagate_dialog)]),
             ("&View", [
                 ("Fit frame", "0", lambda: self.view.fit()),
                 ("Zoom in", "=;+", lambda: self.view.zoom(1.25)),
-                ("Zoom out", "-", lambda: self.view.zoom(0.8))]),
+                ("Zoom out", "-", lambda: self.view.zoom(0.8)),
+                ("Hide overlays", "H", self.toggle_overlays),
+                ("Brightness / contrast / gamma...", "Ctrl+B", self.view_adjust_dialog)]),
             ("&Help", [("Keyboard shortcuts", "F1", self.show_shortcuts)]),
         ]
         self.shortcut_table = []
@@ -204,6 +230,8 @@ class MainWindow(QMainWindow):
                     act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
                     self.shortcut_table.append((text, keys.replace(";", ", ")))
                 act.triggered.connect(lambda checked=False, s=slot: self._guarded(s))
+                if text == "Hide overlays":
+                    act.setCheckable(True)
                 menu.addAction(act)
                 self.addAction(act)
                 self.actions_by_name[text] = act
@@ -308,21 +336,29 @@ class MainWindow(QMainWindow):
         self.open_project(sample_project_copy())
 
     def new_project_dialog(self):
-        from courtstudio.project_new import new_project_from_images, new_project_from_video
-        dlg = NewProjectDialog(self)
+        dlg = NewProjectDialog(self, self.settings.value("new_project/kind", "images", str))
         if dlg.exec() != NewProjectDialog.DialogCode.Accepted:
             return
-        v = dlg.values()
+        self.create_project(dlg.values())
+
+    def create_project(self, v: dict) -> bool:
+        """Create and open a project from the New project dialog's values ({kind, source,
+        sport, folder}); on failure nothing it created is left behind (the folder, or what it
+        added to an existing folder) and the error is shown."""
+        from courtstudio.project_new import new_project_from_images, new_project_from_video
         if not v["source"] or not v["folder"]:
             self.ask("New project", "Choose a source and a project folder.", ["OK"])
-            return
+            return False
+        self.settings.setValue("new_project/kind", v["kind"])
         make = new_project_from_video if v["kind"] == "video" else new_project_from_images
+        before = folder_entries(v["folder"])
         try:
             project = make(v["folder"], v["source"], v["sport"])
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
+            remove_created(v["folder"], before)
             self.ask("New project", " ".join(str(exc).split()), ["OK"])
-            return
-        self.open_project(project.root)
+            return False
+        return self.open_project(project.root)
 
     def save(self) -> bool:
         """Save; a failure is shown in a critical dialog and nothing is marked saved."""
@@ -393,7 +429,8 @@ class MainWindow(QMainWindow):
     def _guarded(self, fn, *args):
         if self.doc is None and fn not in (self.new_project_dialog, self.open_project_dialog,
                                            self.open_sample, self.close, self.show_shortcuts,
-                                           self.preferences_dialog):
+                                           self.preferences_dialog, self.toggle_overlays,
+                                           self.view_adjust_dialog):
             return
         try:
             fn(*args)
@@ -418,6 +455,59 @@ class MainWindow(QMainWindow):
     def go_to(self, index: int):
         if self.doc is not None:
             self.doc.go_to(index)
+
+    def go_to_frame_dialog(self):
+        """Ctrl+G: go to frame N (numbered from 1, as the status bar shows)."""
+        n = self.ask_int("Go to frame", f"Frame (1 to {self.doc.frame_count}):",
+                         self.doc.current_index + 1, 1, self.doc.frame_count)
+        if n is not None:
+            self.go_to(n - 1)
+
+    def _ask_int(self, title: str, label: str, value: int, lo: int, hi: int) -> int | None:
+        from PySide6.QtWidgets import QInputDialog
+        n, ok = QInputDialog.getInt(self, title, label, value, lo, hi)
+        return n if ok else None
+
+    def copy_previous_keypoints(self):
+        """Ctrl+Shift+V: the nearest earlier frame's keypoint clicks onto this frame (one
+        undo step; clicks already here are kept), to drag into place."""
+        src, n = self.doc.copy_previous_keypoints(self._fid)
+        self.statusBar().showMessage(f"Copied {n} keypoints from {src}; drag them into place "
+                                     "(Ctrl+Z undoes the copy)", 8000)
+
+    def cycle_point_flag(self):
+        """O: the current keypoint's click seen -> occluded -> estimated -> seen."""
+        name = self.tools.keypoint
+        ann = self.doc.annotation(self._fid)
+        if name is None or name not in ann.points:
+            raise ValueError("select a clicked keypoint first (click it, or Tab to it)")
+        order = [None, "occluded", "estimated"]
+        flag = order[(order.index(ann.point_flags.get(name)) + 1) % len(order)]
+        self.doc.set_point_flag(self._fid, name, flag)
+        self.statusBar().showMessage(
+            f"{name}: {flag}, left out of the calibration" if flag else f"{name}: seen", 6000)
+
+    def toggle_overlays(self):
+        """H: hide or show every overlay on the canvas (the frame alone)."""
+        self.overlay.set_visible(not self.overlay.visible)
+        self.actions_by_name["Hide overlays"].setChecked(not self.overlay.visible)
+
+    def view_adjust_dialog(self):
+        from annotation_ui.view_adjust import ViewAdjustDialog
+        dlg = ViewAdjustDialog(self.view_adjust, self)
+        dlg.changed.connect(self.set_view_adjust)
+        dlg.show()
+        self._adjust_dialog = dlg
+        return dlg
+
+    def set_view_adjust(self, adjust: ViewAdjust) -> None:
+        """Brightness / contrast / gamma of the displayed frame (view only, kept while
+        stepping through frames; the file is never changed)."""
+        self.view_adjust = adjust
+        if self._image is not None:
+            shown = adjust.apply(self._image)
+            self.view.set_pixmap(bgr_to_pixmap(shown))
+            self.loupe.set_image(shown)
 
     def advance_keypoint(self, step: int):
         self.tools.advance(self.doc.spec(), self.doc.annotation(self._fid).points, step)
@@ -708,8 +798,10 @@ class MainWindow(QMainWindow):
     def _frame_changed(self, index: int):
         frame = self.doc.current_frame
         img = self.doc.frames.image(frame)
-        self.view.set_pixmap(bgr_to_pixmap(img))
-        self.loupe.set_image(img)
+        self._image = img
+        shown = self.view_adjust.apply(img)
+        self.view.set_pixmap(bgr_to_pixmap(shown))
+        self.loupe.set_image(shown)
         self.timeline.set_current(index)
         with self.tools.quiet():  # one refresh below, not one per tool change
             self.tools.set_keypoint(None)
@@ -737,8 +829,14 @@ class MainWindow(QMainWindow):
     def _hovered(self, u: float, v: float):
         if self.doc is None:
             return
-        marks = [(p, CLICK) for p in self.doc.annotation(self._fid).points.values()
-                 if abs(p[0] - u) < 12 and abs(p[1] - v) < 12]
+        points = self.doc.annotation(self._fid).points
+        marks = [(p, CLICK) for p in points.values() if abs(p[0] - u) < 12 and abs(p[1] - v) < 12]
+        r = HOVER_PX * self.view.pixels_per_screen_px()
+        near = [(float(np.hypot(p[0] - u, p[1] - v)), n) for n, p in points.items()]
+        hover = min((d, n) for d, n in near)[1] if near and min(near)[0] <= r else None
+        if hover != self._hover_kp and not self._dragging:
+            self._hover_kp = hover
+            self.refresh()
         self.loupe.set_cursor(u, v, marks)
         self.loupe.hovered = True
         self.statusBar().showMessage(f"({u:.1f}, {v:.1f})")
@@ -753,10 +851,12 @@ class MainWindow(QMainWindow):
         state = self.doc.camera_state(frame.id, diagnose=not self._dragging)
         cam = state.camera
         self.overlay.clear()
+        self.overlay.screen_scale = self.view.transform().m11()
         if cam is not None:
             draw_court(self.overlay, cam, spec, state.inherited or state.propagated is not None)
         draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
-                    self.tools.keypoint if self.tools.tool == "court" else None)
+                    self.tools.keypoint if self.tools.tool == "court" else None,
+                    self._hover_kp if self.tools.tool == "court" else None)
         ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=not self._dragging)
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
@@ -814,6 +914,12 @@ class MainWindow(QMainWindow):
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
         return out
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        sizes = self.main_split.sizes()  # keep the side panel's width, the canvas the rest
+        if sum(sizes) > SIDE_PX + 200 and sizes[1] > SIDE_PX + 40:
+            self.main_split.setSizes([sum(sizes) - SIDE_PX, SIDE_PX])
 
     # ------------------------------------------------------------------- misc
     def _ask_user(self, title: str, text: str, buttons: list[str]) -> str:

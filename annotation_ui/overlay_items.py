@@ -7,10 +7,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import (QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap,
-                           QTransform)
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPixmapItem,
-                               QGraphicsRectItem, QGraphicsSimpleTextItem)
+from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QImage, QPainterPath, QPen,
+                           QPixmap, QTransform)
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem,
+                               QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsSimpleTextItem)
 
 from annotation_ui.coords import uv_polyline, uv_to_scene
 from geometry.projection import densify_all, project_polylines
@@ -42,14 +42,24 @@ class OverlayLayer:
     def __init__(self, scene):
         self.scene = scene
         self.items: list[QGraphicsItem] = []
+        self.visible = True  # View > Hide overlays (H)
+        self.screen_scale = 1.0  # screen px per image px (label placement)
+        self._placed: list[QRectF] = []  # this redraw's label boxes, screen px
 
     def clear(self) -> None:
         for it in self.items:
             self.scene.removeItem(it)
         self.items.clear()
+        self._placed.clear()
+
+    def set_visible(self, visible: bool) -> None:
+        self.visible = visible
+        for it in self.items:
+            it.setVisible(visible)
 
     def _add(self, item, z=1.0):
         item.setZValue(z)
+        item.setVisible(self.visible)
         self.scene.addItem(item)
         self.items.append(item)
         return item
@@ -85,13 +95,36 @@ class OverlayLayer:
         """Text anchored at pixel uv, offset (dx, dy) screen pixels, constant size."""
         item = QGraphicsSimpleTextItem(text)
         item.setBrush(QBrush(color))
-        f = QFont()
-        f.setPointSizeF(8.5)
-        item.setFont(f)
+        item.setFont(_label_font())
         item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
         item.setPos(uv_to_scene(*uv))
         item.setTransform(QTransform.fromTranslate(dx, dy))
         return self._add(item, z)
+
+    def placed_label(self, uv, text, color, z=4.0):
+        """A label that avoids the labels already placed in this redraw: the first free
+        spot of LABEL_SPOTS around the anchor (screen px); a spot away from the anchor gets
+        a leader line to it. Returns the label item."""
+        fm = QFontMetricsF(_label_font())
+        w, h = fm.horizontalAdvance(text) + 2, fm.height()
+        ax, ay = float(uv[0]) * self.screen_scale, float(uv[1]) * self.screen_scale
+        spots = label_spots(w, h)
+        for i, (dx, dy) in enumerate(spots):
+            box = QRectF(ax + dx, ay + dy, w, h)
+            if not any(box.intersects(b) for b in self._placed):
+                break
+        else:
+            i, (dx, dy) = 0, spots[0]
+            box = QRectF(ax + dx, ay + dy, w, h)
+        self._placed.append(box)
+        if i >= LEADER_FROM:
+            ex = dx if dx > 0 else dx + w  # the label's edge nearest the anchor
+            line = QGraphicsLineItem(0.0, 0.0, ex, dy + h / 2)
+            line.setPen(_pen(color, 1.0))
+            line.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+            line.setPos(uv_to_scene(*uv))
+            self._add(line, z)
+        return self.label(uv, text, color, dx, dy, z)
 
     def rect(self, box, color, width=1.5, z=2.0):
         x0, y0, x1, y1 = box
@@ -100,6 +133,27 @@ class OverlayLayer:
         item = QGraphicsRectItem(QRectF(a, b))
         item.setPen(_pen(color, width))
         return self._add(item, z)
+
+
+def _label_font() -> QFont:
+    f = QFont()
+    f.setPointSizeF(8.5)
+    return f
+
+
+LEADER_FROM = 4  # spots from this index on are away from the anchor: a leader line
+
+
+def label_spots(w: float, h: float) -> list[tuple[float, float]]:
+    """Top-left offsets (screen px) of a w x h label around its anchor, in order of
+    preference: the four beside it, then further out (with a leader line)."""
+    near = [(8.0, -h - 2), (8.0, 4.0), (-w - 8, -h - 2), (-w - 8, 4.0)]
+    far = []
+    for k in (1, 2, 3, 4):
+        d = 14.0 * k
+        far += [(8.0 + d, -h - 2 - d), (8.0 + d, 4.0 + d), (-w - 8 - d, -h - 2 - d),
+                (-w - 8 - d, 4.0 + d)]
+    return near + far
 
 
 _DENSE: dict[str, tuple] = {}
@@ -121,24 +175,42 @@ def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
     layer.polylines(project_polylines(camera, *net), NET, 2.0, dashed=inherited)
 
 
-def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None) -> None:
+def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None,
+                hovered: str | None = None) -> None:
+    """Each click (a cross; hollow circle when flagged occluded/estimated) and its
+    projection. Labels (decluttered: placed apart, with leader lines where they would
+    collide) only for the current keypoint, the hovered one and the suspects."""
     suspects = set(calibration.suspects) if calibration is not None else set()
+    flags = getattr(ann, "point_flags", {})
+    names = list(ann.points)
+    projected = {}
+    if calibration is not None and names:  # one projection for all the clicks
+        projected = dict(zip(names, calibration.camera.project(
+            np.array([spec.keypoints[n] for n in names], float))))
     for name, uv in ann.points.items():
         color = SUSPECT if name in suspects else CLICK
         width = 2.5 if name == current else 1.5
         layer.marker(uv, "cross", color, 7, width)
+        if name in flags:  # occluded / estimated: not used by the calibration
+            layer.marker(uv, "circle", color, 9, 1.0)
         if calibration is not None:
-            proj = calibration.camera.project(np.asarray(spec.keypoints[name], float)[None])[0]
+            proj = projected[name]
             if np.all(np.isfinite(proj)):
                 layer.marker(proj, "circle", PROJ, 2.5, 1.0, fill=True)
                 layer.polylines([np.array([uv, proj])], PROJ, 1.0)
-        if name == current or name in suspects:
-            layer.label(uv, ("? " if name in suspects else "") + name, color)
+    # current first, then hovered, then suspects: the most wanted labels get the best spots
+    wanted = [n for n in dict.fromkeys([current, hovered, *sorted(suspects)])
+              if n is not None and n in ann.points]
+    for name in wanted:
+        text = ("? " if name in suspects else "") + name
+        if name in flags:
+            text += f" ({flags[name]})"
+        layer.placed_label(ann.points[name], text, SUSPECT if name in suspects else CLICK)
     if current is not None and current not in ann.points and calibration is not None:
         pred = calibration.camera.project(np.asarray(spec.keypoints[current], float)[None])[0]
         if np.all(np.isfinite(pred)):
             layer.marker(pred, "circle", NEXT, 9, 1.0)
-            layer.label(pred, f"next: {current}", NEXT)
+            layer.placed_label(pred, f"next: {current}", NEXT)
 
 
 def draw_ball(layer: OverlayLayer, ann, camera, plane_z: float, result) -> None:

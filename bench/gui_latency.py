@@ -16,8 +16,16 @@
   15,000 unsaved frames, against rewriting the whole unsaved state (what version 1 of the
   journal did on every edit). Target: < 2 ms whatever the number.
 
+- real frames (issue 10): ``--real FOLDER`` (the dev set layout, /work/devset: frames/ and
+  annotations/, footage kept out of git): every frame with at least 13 hand clicks opened in
+  the app, and one of its keypoints dragged with real mouse events on the canvas (press, 40
+  moves of about a pixel, release). Per move: the re-solve, overlays, panels, loupe and the
+  canvas repaint. Target: median under 16 ms per move. The release (lens selection, doctor,
+  ball 1-sigma) is timed apart.
+
 Run: ``QT_QPA_PLATFORM=offscreen python bench/gui_latency.py`` (``--only big`` or
-``--only journal`` for one part). Fixed seeds.
+``--only journal`` for one part; ``--real FOLDER --only real`` for the real frames). Fixed
+seeds.
 """
 
 from __future__ import annotations
@@ -202,7 +210,8 @@ def journal_cost(tmp: Path) -> list[str]:
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["small", "big", "journal"])
+    ap.add_argument("--only", choices=["small", "big", "journal", "real"])
+    ap.add_argument("--real", type=Path, help="a dev set folder (frames/, annotations/)")
     args = ap.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp())
@@ -214,6 +223,8 @@ def main(argv=None):
         rows += big_project(app, tmp)
     if args.only in (None, "small"):
         rows = small_projects(app, tmp) + rows
+    if args.real is not None and args.only in (None, "real"):
+        rows += real_frames(app, tmp, args.real)
     print("| operation | median ms | p90 ms | target | note |")
     print("|---|---|---|---|---|")
     for r in rows:
@@ -278,6 +289,86 @@ def small_projects(app, tmp: Path) -> list[str]:
             f"| next frame, 1920x1080 MJPG video (decode, overlays, repaint) | {stats(step)} | "
             "< 50 ms median | |",
             f"| seek: jump to a random frame, then +10 | {stats(seek)} | - | |"]
+
+
+def real_project(root: Path, folder: Path, min_clicks: int = 13) -> Path:
+    """A project of the dev set's frames with at least ``min_clicks`` clicks (each frame its
+    sport), the clicks as annotations. The frames are copied into ``root`` (a temporary
+    folder): footage stays out of git."""
+    (root / "frames").mkdir(parents=True)
+    (root / "annotations").mkdir()
+    frames = []
+    for path in sorted((folder / "annotations").glob("*.json")):
+        d = json.loads(path.read_text())
+        fid = path.stem
+        images = [p for p in (folder / "frames").glob(f"{fid}.*")]
+        if len(d.get("points", {})) < min_clicks or not images:
+            continue
+        shutil.copy(images[0], root / "frames" / images[0].name)
+        frames.append({"id": fid, "image": f"frames/{images[0].name}", "sport": d["sport"]})
+        ann = {"format": "courtstudio.annotation", "format_version": 1, "frame_id": fid,
+               "image_size": d["image_size"], "points": d["points"], "players": [],
+               "flags": []}
+        (root / "annotations" / f"{fid}.json").write_text(json.dumps(ann))
+    if not frames:
+        raise SystemExit(f"{folder}: no annotated frame with {min_clicks} or more clicks")
+    (root / "courtstudio_project.json").write_text(json.dumps(
+        {"format": "courtstudio.project", "format_version": 1, "name": "real frames",
+         "sport": frames[0]["sport"], "frames": frames}))
+    return root
+
+
+def real_frames(app, tmp: Path, folder: Path) -> list[str]:
+    """Drag a keypoint with real mouse events on every real frame with 13+ clicks."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    from annotation_ui.coords import uv_to_scene
+    root = real_project(tmp / "real", folder)
+    win = MainWindow()
+    win.ask = lambda *a: "Discard"
+    win.resize(1600, 960)
+    win.show()
+    app.processEvents()
+    win.open_project(root, recover=False)
+    doc, vp = win.doc, win.view.viewport()
+    rng = np.random.default_rng(5)
+    drag, release, per_frame, clicks, cpu = [], [], [], [], []
+    for index in range(doc.frame_count):
+        win.go_to(index)
+        app.processEvents()
+        fid = doc.current_frame.id
+        pts = doc.annotation(fid).points
+        clicks.append(len(pts))
+        name = sorted(pts)[int(rng.integers(len(pts)))]
+        start = win.view.mapFromScene(uv_to_scene(*pts[name]))
+        QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+        app.processEvents()
+        this = []
+        for i in range(40):
+            p = start + QPoint(round(3 * float(np.sin(i / 6))), (i % 5) - 2)
+            t0, c0 = time.perf_counter(), time.process_time()
+            QTest.mouseMove(vp, p)
+            vp.repaint()
+            app.processEvents()
+            this.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        t0 = time.perf_counter()
+        QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, p)
+        vp.repaint()
+        app.processEvents()
+        release.append(time.perf_counter() - t0)
+        drag += this
+        per_frame.append(np.median(this) * 1e3)
+        win.undo()
+    win.close_project()
+    worst = max(per_frame)
+    return [(f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag "
+             f"a keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame "
+             f"median {worst:.1f} ms; this process's CPU time per move {stats(cpu)} ms; "
+             f"{folder.name} |"),
+            (f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | "
+             "- | |")]
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ class Autosave:
         self.doc = doc
         self.path = autosave_path(doc.project)
         self._fd: int | None = None
+        self._unsynced = False  # drag moves appended but not yet flushed
         self._bytes = 0
         self._compacted_bytes = 0
         self._compacted = False  # appends only go to a journal written by this session
@@ -85,7 +86,10 @@ class Autosave:
 
     # ------------------------------------------------------------------ writing
     def write(self) -> None:
-        """Append the records of the edits since the last call, durably."""
+        """Append the records of the edits since the last call, durably. The moves of a drag
+        after its first (UndoStack.merged_last) are appended without fdatasync, and synced
+        when the drag ends (break_merge): a mouse move costs no disk flush, a crash of the
+        app loses nothing, a power cut mid-drag at most that drag."""
         if not self.doc.is_dirty:
             self.clear()
             return
@@ -94,6 +98,9 @@ class Autosave:
             return
         records = self.doc.journal_records()
         if not records:
+            if self._unsynced and self._fd is not None and not self.doc.undo_stack.merged_last:
+                _datasync(self._fd)
+                self._unsynced = False
             return
         data = "".join(_line(r) for r in records).encode("utf-8")
         try:
@@ -101,7 +108,10 @@ class Autosave:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            _datasync(fd)
+            # a drag's moves are synced when it ends (the release is not merged)
+            self._unsynced = self.doc.undo_stack.merged_last
+            if not self._unsynced:
+                _datasync(fd)
         except BaseException:
             # a part of the record may be on disk: the next write rewrites the whole journal
             # (atomically) instead of appending after a torn line
@@ -166,6 +176,9 @@ class Autosave:
 
     def _close_fd(self) -> None:
         if self._fd is not None:
+            if self._unsynced:
+                _datasync(self._fd)
+                self._unsynced = False
             os.close(self._fd)
             self._fd = None
 

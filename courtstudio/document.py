@@ -23,7 +23,7 @@ from court_specs import CourtSpec, load_spec
 from courtstudio.events import Signal
 from courtstudio.frames import FrameStore
 from courtstudio.live_calibration import CalibrationCache, CameraState, lift_frame_ball
-from courtstudio.project import (BallAnnotation, BallFlightMarks, CameraRange,
+from courtstudio.project import (POINT_FLAGS, BallAnnotation, BallFlightMarks, CameraRange,
                                  FrameAnnotation, FrameRef,
                                  PlayerAnnotation, Project, ProjectError,
                                  check_recovered_state, parse_annotation)
@@ -185,17 +185,71 @@ class AnnotationDocument:
                    ("kp", frame_id, name) if drag else None)
 
     def remove_keypoint(self, frame_id: str, name: str) -> None:
-        self._edit(frame_id, f"Remove {name}", lambda a: a.points.pop(name, None))
+        def m(a: FrameAnnotation):
+            a.points.pop(name, None)
+            a.point_flags.pop(name, None)
+        self._edit(frame_id, f"Remove {name}", m)
+
+    def set_point_flag(self, frame_id: str, name: str, flag: str | None) -> None:
+        """Mark a click 'occluded' or 'estimated' (None: a seen click again). A flagged click
+        is kept and drawn but left out of the calibration (FrameAnnotation.
+        calibration_points)."""
+        if flag is not None and flag not in POINT_FLAGS:
+            raise ProjectError(f"point flag: expected one of {', '.join(POINT_FLAGS)}")
+        if name not in self.annotation(frame_id).points:
+            raise ProjectError(f"{name} is not clicked on this frame")
+
+        def m(a: FrameAnnotation):
+            if flag is None:
+                a.point_flags.pop(name, None)
+            else:
+                a.point_flags[name] = flag
+        self._edit(frame_id, f"{name}: {flag or 'seen'}", m)
+
+    def previous_keypoint_frame(self, frame_id: str) -> str | None:
+        """The nearest earlier frame with keypoint clicks and the same image size, or None."""
+        size = self.annotation(frame_id).image_size
+        for i in range(self.project.index_of(frame_id) - 1, -1, -1):
+            fid = self.project.frames[i].id
+            if self.has_annotation_file(fid):
+                ann = self.annotation(fid)
+                if ann.points and tuple(ann.image_size) == tuple(size):
+                    return fid
+        return None
+
+    def copy_previous_keypoints(self, frame_id: str) -> tuple[str, int]:
+        """Copy the keypoint clicks (and their occluded/estimated flags) of the nearest
+        earlier frame with clicks onto this frame, in one undo step; clicks already on this
+        frame are kept. Returns (source frame id, keypoints copied)."""
+        src = self.previous_keypoint_frame(frame_id)
+        if src is None:
+            raise ProjectError("no earlier frame of this size has keypoint clicks to copy")
+        source = self.annotation(src)
+        new = [n for n in source.points if n not in self.annotation(frame_id).points]
+        if not new:
+            raise ProjectError(f"every keypoint of {src} is already clicked here")
+
+        def m(a: FrameAnnotation):
+            for n in new:
+                u, v = source.points[n]
+                a.points[n] = (float(u), float(v))
+                if n in source.point_flags:
+                    a.point_flags[n] = source.point_flags[n]
+        self._edit(frame_id, f"Copy {len(new)} keypoints from {src}", m)
+        return src, len(new)
 
     def apply_relabelling(self, frame_id: str, mapping: dict[str, str]) -> None:
         """Rename clicks as the calibration doctor suggested (one undo step)."""
         def m(a: FrameAnnotation):
-            old = dict(a.points)
+            old, old_flags = dict(a.points), dict(a.point_flags)
             for src in mapping:
                 a.points.pop(src, None)
+                a.point_flags.pop(src, None)
             for src, dst in mapping.items():
                 if src in old:
                     a.points[dst] = old[src]
+                if src in old_flags:
+                    a.point_flags[dst] = old_flags[src]
         self._edit(frame_id, "Apply suggested relabelling", m)
 
     def set_ball_pixel(self, frame_id: str, uv) -> None:

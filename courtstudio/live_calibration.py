@@ -64,14 +64,17 @@ class CalibrationCache:
             self._refined.clear()
 
     def _key(self, frame_id, spec, ann) -> tuple:
-        return (frame_id, spec.id, ann.image_size, tuple(sorted(ann.points.items())),
-                self.model, self.click_sigma_px)
+        return (frame_id, spec.id, ann.image_size,
+                tuple(sorted(ann.calibration_points.items())), self.model, self.click_sigma_px)
 
     def solve(self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation,
               diagnose: bool = True) -> CameraState:
-        if len(ann.points) < MIN_POINTS:
-            n = len(ann.points)
-            return CameraState(None, f"{n} of at least {MIN_POINTS} keypoints clicked")
+        points = ann.calibration_points  # occluded / estimated clicks are left out
+        if len(points) < MIN_POINTS:
+            n = len(points)
+            extra = f" ({len(ann.points) - n} flagged occluded/estimated, not used)" \
+                if len(ann.points) > n else ""
+            return CameraState(None, f"{n} of at least {MIN_POINTS} keypoints clicked{extra}")
         base = self._key(frame_id, spec, ann)
         refined = self._refined.get(frame_id)
         if refined is not None and refined[0] == base:
@@ -84,19 +87,26 @@ class CalibrationCache:
         if model == "auto" and not diagnose and frame_id in self._lens:
             model = self._lens[frame_id]  # while dragging: keep the lens, skip the selection
         try:
+            theta0 = self._theta.get(frame_id)
+            if theta0 is not None and diagnose:
+                theta0 = theta0[:7]  # the pinhole start: a release solves afresh
             try:
-                cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=model,
+                cal = calibrate_court(spec, ann.image_size, dict(points), model=model,
                                       click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                      theta0=self._theta.get(frame_id))
+                                      theta0=theta0)
             except ValueError:
                 if model == self.model:
                     raise
                 # the remembered lens no longer fits these clicks: choose again
-                cal = calibrate_court(spec, ann.image_size, dict(ann.points), model=self.model,
+                cal = calibrate_court(spec, ann.image_size, dict(points), model=self.model,
                                       click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                      theta0=self._theta.get(frame_id))
+                                      theta0=None if theta0 is None else theta0[:7])
             state = CameraState(cal)
-            self._theta[frame_id] = ParamModel("simple").from_camera(cal.camera)
+            # a lens model's own parameters: a drag refines them directly (geometry.
+            # calibration.solve_camera), the pinhole search runs once the drag ends
+            self._theta[frame_id] = (cal.fit.theta.copy() if cal.fit.model.name in
+                                     ("simple_k1", "simple_k1k2")
+                                     else ParamModel("simple").from_camera(cal.camera))
             if self.model == "auto" and diagnose:
                 self._lens[frame_id] = cal.fit.model.name
         except ValueError as exc:

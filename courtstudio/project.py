@@ -31,6 +31,7 @@ PROJECT_FILE = "courtstudio_project.json"
 PROJECT_FORMAT = "courtstudio.project"
 ANNOTATION_FORMAT = "courtstudio.annotation"
 FORMAT_VERSION = 1
+POINT_FLAGS = ("occluded", "estimated")  # FrameAnnotation.point_flags values
 
 
 class ProjectError(InputError):
@@ -99,6 +100,14 @@ class FrameAnnotation:
     players: list[PlayerAnnotation] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
+    # {keypoint name: 'occluded' | 'estimated'}: a click placed where the point should be but
+    # cannot be seen; kept and drawn, left out of the calibration (calibration_points)
+    point_flags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def calibration_points(self) -> dict[str, tuple[float, float]]:
+        """The clicks the calibration uses: every click not flagged occluded / estimated."""
+        return {n: uv for n, uv in self.points.items() if n not in self.point_flags}
 
     @property
     def is_empty(self) -> bool:
@@ -119,6 +128,10 @@ class FrameAnnotation:
                            **({"mesh": p.mesh} if p.mesh is not None else {})}
                           for p in self.players]
         out["flags"] = list(self.flags)
+        out.pop("point_flags", None)
+        flags = {n: f for n, f in self.point_flags.items() if n in self.points}
+        if flags:
+            out["point_flags"] = flags
         if self.ball is not None:
             b = {"visible": self.ball.visible}
             if self.ball.uv is not None:
@@ -454,7 +467,13 @@ def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnno
     flags = data.get("flags", [])
     if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
         raise ProjectError(f"{path}: field flags: expected a list of strings")
-    return FrameAnnotation(fid, size, points, ball, players, list(flags), raw=data)
+    pflags = data.get("point_flags", {})
+    if not isinstance(pflags, dict) or not all(
+            isinstance(k, str) and v in POINT_FLAGS for k, v in pflags.items()):
+        raise ProjectError(f"{path}: field point_flags: expected {{keypoint name: "
+                           f"{' or '.join(repr(f) for f in POINT_FLAGS)}}}")
+    return FrameAnnotation(fid, size, points, ball, players, list(flags), raw=data,
+                           point_flags={k: v for k, v in pflags.items() if k in points})
 
 
 def check_recovered_state(project: Project, state: dict, where: str) -> None:

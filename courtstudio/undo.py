@@ -41,6 +41,9 @@ class UndoStack:
         self._clean = 0
         self.limit = limit
         self.read_only: str | None = None  # why edits are refused (another writer), or None
+        # the last push merged into the previous command (a drag in progress): the autosave
+        # journals the drag once, when break_merge ends it
+        self.merged_last = False
         self.changed = Signal("undo.changed")
 
     def _check_writable(self) -> None:
@@ -59,7 +62,9 @@ class UndoStack:
         if (cmd.merge_key is not None and prev is not None and prev.merge_key == cmd.merge_key
                 and self._clean != self._index):
             prev.after = cmd.after
+            self.merged_last = True
         else:
+            self.merged_last = False
             self._commands.append(cmd)
             if len(self._commands) > self.limit:
                 self._commands.pop(0)
@@ -69,6 +74,7 @@ class UndoStack:
 
     def undo(self) -> bool:
         self._check_writable()
+        self.merged_last = False
         if not self.can_undo:
             return False
         self._index -= 1
@@ -78,6 +84,7 @@ class UndoStack:
 
     def redo(self) -> bool:
         self._check_writable()
+        self.merged_last = False
         if not self.can_redo:
             return False
         self._commands[self._index].do()
@@ -86,9 +93,13 @@ class UndoStack:
         return True
 
     def break_merge(self) -> None:
-        """End the current merge run (e.g. on mouse release)."""
+        """End the current merge run (e.g. on mouse release); emits ``changed`` when the run
+        merged moves (so they are journaled now)."""
         if self._index > 0:
             self._commands[self._index - 1].merge_key = None
+        if self.merged_last:
+            self.merged_last = False
+            self.changed.emit()
 
     @property
     def index(self) -> int:

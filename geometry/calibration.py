@@ -254,7 +254,9 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     click_sigma_px: assumed 1-sigma click noise; the covariance uses max(this, the residuals'
     own estimate). theta0: optional one-focal start (rvec, t, f[, k1, k2]), e.g. the previous
     solution while a keypoint is dragged; the focal-free initialisation is used when it is
-    absent or fails. surface_z_m: the playing surface's height in the world frame; only
+    absent or fails. With model 'simple_k1' / 'simple_k1k2' and a theta0 of that model's
+    size, the lens model is refined from it directly (no pinhole search) when that gives a
+    physical, determined camera. surface_z_m: the playing surface's height in the world frame; only
     cameras above it with every point in front are accepted (None: no height test). A
     labelling that fits only a camera under the surface is refused with a message saying it
     looks mirrored.
@@ -269,9 +271,16 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         raise CalibrationError(f"model: expected one of {', '.join(SOLVER_MODELS)}, "
                                f"got {model!r}")
     full = ParamModel(model, radial) if model == "full" else None
+    theta0_lens = None
     if theta0 is not None:
-        theta0 = np.asarray(theta0, float)[:7]
+        theta0_lens = np.asarray(theta0, float)
+        theta0 = theta0_lens[:7]
 
+    if model in ("simple_k1", "simple_k1k2") and theta0_lens is not None:
+        warm = _warm_lens_fit(ParamModel(model), theta0_lens, X, x, image_size,
+                              click_sigma_px, surface_z_m)
+        if warm is not None:
+            return warm
     best = None
     rejected: list = []
     kw = dict(surface_z_m=surface_z_m, rejected=rejected)
@@ -327,6 +336,26 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         _check_full_determined(fit, image_size, X)
     if model in ("simple_k1", "simple_k1k2"):
         _check_radial_determined(fit, X)
+    return fit
+
+
+def _warm_lens_fit(lens: ParamModel, theta0, X, x, image_size, click_sigma_px,
+                   surface_z_m) -> CameraFit | None:
+    """The lens model refined from its own previous solution (theta0: (lens.size,), e.g. a
+    keypoint being dragged a pixel at a time): one local refinement instead of the pinhole
+    search and its fallbacks. None when theta0 is not of this model, too few points, or the
+    result is unphysical or undetermined (the caller then solves from scratch)."""
+    if len(theta0) != lens.size or len(X) < MODEL_MIN_POINTS[lens.name] - 1:
+        return None
+    res = _best_refined(lens, [theta0], X, x, image_size, surface_z_m=surface_z_m)
+    if res is None:
+        return None
+    fit = _make_fit(lens, res, X, image_size, click_sigma_px)
+    try:
+        _check_plausible(fit, image_size)
+        _check_radial_determined(fit, X)
+    except CalibrationError:
+        return None
     return fit
 
 

@@ -22,6 +22,19 @@ def max_radius(dist) -> float:
     smallest positive root is the fold.
     """
     d = as_array("dist", dist, (None,))
+    key = d.tobytes()
+    hit = _MAX_RADIUS.get(key)
+    if hit is None:
+        if len(_MAX_RADIUS) > 256:
+            _MAX_RADIUS.clear()
+        hit = _MAX_RADIUS[key] = _max_radius(d)
+    return hit
+
+
+_MAX_RADIUS: dict[bytes, float] = {}  # every projection asks; a drag asks with few lenses
+
+
+def _max_radius(d: np.ndarray) -> float:
     k1 = float(d[0]) if d.size > 0 else 0.0
     k2 = float(d[1]) if d.size > 1 else 0.0
     k3 = float(d[4]) if d.size > 4 else 0.0

@@ -15,6 +15,8 @@ Works on plain dicts of names -> coordinates so it needs no court spec types.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Mapping
@@ -68,18 +70,25 @@ def estimate_click_sigma(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX,
 def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[str, str]:
     """('ok' | 'poor', reason): 'poor' when the residuals are larger than click noise of
     click_sigma_px explains (chi-square test of the cost at POOR_CHI2_QUANTILE)."""
-    from scipy.stats import chi2
     n, p = len(fit.residuals_px), fit.model.size
     dof = 2 * n - p
     if dof <= 0:
         return "ok", ""
     cost = float(np.sum(fit.residuals_uv ** 2)) / click_sigma_px ** 2
-    limit = float(chi2.ppf(POOR_CHI2_QUANTILE, dof))
+    limit = _chi2_limit(dof)
     if cost > limit:
         expl = click_sigma_px * np.sqrt(limit / (2 * n))
         return "poor", (f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} px click "
                         f"noise explains (at most {expl:.2f} px): check the clicks")
     return "ok", ""
+
+
+@functools.lru_cache(maxsize=256)
+def _chi2_limit(dof: int) -> float:
+    """The chi-square quantile POOR_CHI2_QUANTILE at dof degrees of freedom (cached: every
+    solve of a keypoint drag asks, and scipy's ppf costs milliseconds)."""
+    from scipy.stats import chi2
+    return float(chi2.ppf(POOR_CHI2_QUANTILE, dof))
 
 
 @dataclass(frozen=True)

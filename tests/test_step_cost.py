@@ -12,6 +12,8 @@ from courtstudio.reconstruct import SAMPLE_PROJECT
 
 
 def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_path):
+    import courtstudio.live_calibration as live
+    monkeypatch.setattr(live, "_BALL_CACHE", {})  # not filled by an earlier test's export
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")  # edited below: never the source tree
     refreshes = []
     real_refresh = MainWindow.refresh
