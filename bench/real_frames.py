@@ -197,7 +197,8 @@ def main(argv=None) -> int:
         if not sel:
             continue
         print(f"median {label:<12} ({len(sel)} frames): held-out pinhole "
-              f"{med('pinhole_median', sel):.2f} px, auto {med('auto_median', sel):.2f} px (auto/pinhole "
+              f"{med('pinhole_median', sel):.2f} px, auto {med('auto_median', sel):.2f} px "
+              f"(auto/pinhole "
               f"{med('auto_median', sel) / med('pinhole_median', sel):.2f}); 4 corners "
               f"{med('corners_median', sel):.2f} -> lines {med('lines_median', sel):.2f} px "
               f"(ratio {med('lines_ratio', sel):.2f})")

@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 
-from court_specs import SpecError, available_specs, load_spec
+from court_specs import available_specs, load_spec
 from courtstudio import cli_qa
 from courtstudio.ball import lift_ball_with_uncertainty
 from courtstudio.calibration import calibrate_court
@@ -540,8 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="courtstudio", formatter_class=fmt,
         description="Metric 3D scenes from broadcast frames of court sports.",
-        epilog=_examples("courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
-                         "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+        epilog=_examples(
+            "courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
+            "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
     p.add_argument("--max-megapixels", type=_positive, metavar="MP",
                    help="refuse images and video frames larger than this (default "
                         "100 megapixels; read from the file header before decoding)")
@@ -710,11 +711,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "-o out/b.avi --points out/b_ref.json"))
     sp.add_argument("--sport", required=True)
     sp.add_argument("--frames", type=_int_in(1, 100_000), default=120)
-    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720], metavar=("W", "H"))
+    sp.add_argument("--size", nargs=2, type=_int_in(16, 16384), default=[1280, 720],
+                    metavar=("W", "H"))
     sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=1)
     sp.add_argument("--cut-at", nargs="*", type=_int_in(0, 100_000), default=[],
                     help="insert 20 frames of another camera here (two cuts)")
-    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[], help="heavily blurred frames")
+    sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[],
+                    help="heavily blurred frames")
     sp.add_argument("--reference-frame", type=_int_in(0, 100_000), default=0)
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
@@ -768,7 +771,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
     sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
     sp.add_argument("--frame", type=_int_in(0, 10 ** 9), default=0, help="frame index to show")
-    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960], metavar=("W", "H"))
+    sp.add_argument("--size", nargs=2, type=_int_in(100, 16384), default=[1600, 960],
+                    metavar=("W", "H"))
     sp.set_defaults(func=cmd_gui)
 
     sp = sub.add_parser(
@@ -782,7 +786,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--click-sigma", type=_positive, default=1.0, metavar="PX")
     sp.add_argument("--all-points", action="store_true",
                     help="click every visible keypoint (default: the paper's six)")
-    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080], metavar=("W", "H"))
+    sp.add_argument("--image-size", nargs=2, type=_int_in(16, 16384), default=[1920, 1080],
+                    metavar=("W", "H"))
     sp.add_argument("--players", type=_int_in(0, 50), default=0,
                     help="Anny players per frame, rendered and annotated with simulated "
                          "PromptHMR meshes (needs the anny package)")

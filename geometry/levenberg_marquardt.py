@@ -40,7 +40,7 @@ def refine(model: ParamModel, theta0: np.ndarray, points_world: np.ndarray, uv: 
     lam = 1e-3
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
         JtJ = J.T @ J
         g = J.T @ r
         D = np.diag(np.maximum(np.diag(JtJ), 1e-12))

@@ -5,7 +5,8 @@ from a camera (the clicks' fit), repeat with a shrinking search radius: find the
 centres near the projected lines (geometry.line_ridges), then fit the camera's parameters to
 the normal distances of the line samples from their centres *and* to the clicks (each
 weighted by its noise; robust on the lines only, so the samples the ridge filter let through on
-a player or a logo cannot pull, while the clicks keep their full say). With ``model='auto'`` the lens (k1) is freed when the lines
+a player or a logo cannot pull, while the clicks keep their full say). With ``model='auto'`` the
+lens (k1) is freed when the lines
 support it (a BIC test on the line cost). The result is kept only if it is better: enough
 line support from non-parallel lines, the lines fit better than before, and the clicks are
 still explained by their noise; otherwise the input camera is returned with the reason.

@@ -5,7 +5,8 @@ The image demo saves, with ``torch.save``, a dict of CPU tensors for B people: `
 (B, 22, 3, 3), ``betas`` (B, 10), ``transl`` (B, 3), ``pose`` (B, 132) and ``cam_int``
 (B, 3, 3) (one copy of the image's intrinsics per person: ``phmr.py`` saves
 ``cam_int.expand(num_people, 3, 3)``; older results and hand-made files hold (1, 3, 3) or
-(3, 3)), all metric, in the OpenCV camera frame (float32, or float16 under autocast). ``cam_int`` is the intrinsics of the
+(3, 3)), all metric, in the OpenCV camera frame (float32, or float16 under autocast).
+``cam_int`` is the intrinsics of the
 *padded* 896 x 896 network input: PromptHMR scales the image by s = 896 / max(w, h) and pads it
 centred, so K_pad[:2] = s K[:2] and the principal point moves by the padding offset; boxes
 likewise. ``original_intrinsics`` and ``original_boxes`` undo that.
