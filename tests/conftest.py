@@ -44,3 +44,34 @@ def true_clicks(spec, camera, names=PAPER_SIX):
 @pytest.fixture
 def tennis_camera(tennis):
     return sample_broadcast_camera(tennis, IMAGE_SIZE, np.random.default_rng(7))
+
+
+# -- the suite never writes into the source tree --------------------------------------------------
+_SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NOT_SOURCE = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+               "build", "dist", "out", ".hypothesis"}
+
+
+def _source_tree_entries() -> set[str]:
+    """Every file and folder under the repository, minus caches and build output."""
+    found = set()
+    for folder, dirs, files in os.walk(_SOURCE_ROOT):
+        dirs[:] = [d for d in dirs if d not in _NOT_SOURCE and not d.endswith(".egg-info")]
+        rel = os.path.relpath(folder, _SOURCE_ROOT)
+        found.update(os.path.join(rel, name) for name in dirs + files)
+    return found
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        session.config._source_before = _source_tree_entries()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "_source_before", None)
+    if before is None:
+        return
+    new = sorted(_source_tree_entries() - before)
+    if new:
+        print(f"\nFAILED: the tests wrote into the source tree: {new[:10]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
