@@ -49,6 +49,7 @@ def tennis_camera(tennis):
 # -- the suite never writes into the source tree --------------------------------------------------
 _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NOT_SOURCE = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+               ".import_linter_cache",
                "build", "dist", "out", ".hypothesis"}
 
 

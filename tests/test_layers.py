@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOT_PACKAGES = ("courtstudio", "annotation_ui", "geometry", "hmr", "exporters", "court_specs", "qa")
+ROOT_PACKAGES = ("courtstudio", "annotation_ui", "geometry", "hmr", "exporters", "court_specs",
+                 "qa")
 
 
 def test_import_contracts_hold():
