@@ -86,7 +86,8 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     model = ParamModel("simple")
-    times: dict[str, list[float]] = {k: [] for k in ("whole", "lm", "scipy", "opencv")}
+    times: dict[str, list[float]] = {k: [] for k in ("whole", "init", "lm_all", "lm", "scipy",
+                                                     "opencv")}
     d_rms: dict[str, list[float]] = {"lm": [], "scipy": [], "opencv": []}
     d_f: dict[str, list[float]] = {"lm": [], "scipy": [], "opencv": []}
     for si, sport in enumerate(available_specs()):
@@ -103,9 +104,10 @@ def main() -> int:
                 fit, t_whole = _timed(solve_camera, X, uv, SIZE, model="simple", names=names)
             except Exception:  # noqa: BLE001 - a refused frame is not timed
                 continue
-            starts = initial_candidates(X, uv, SIZE)
+            starts, t_init = _timed(initial_candidates, X, uv, SIZE)
             if not starts:
                 continue
+            t_all = sum(_timed(refine, model, th, X, uv, SIZE)[1] for th in starts)
             theta0 = min(starts, key=lambda th: _rms(model, th, X, uv))
             ours, t_lm = _timed(refine, model, theta0, X, uv, SIZE)
             th_scipy, t_scipy = _timed(_scipy_lm, model, theta0, X, uv)
@@ -113,6 +115,8 @@ def main() -> int:
             rms_cv, f_cv = _rms(model, th_cv, X, uv), th_cv[6]
             rms_ours, f_ours = fit.rms_px, fit.camera.K[0, 0]  # the whole solve's optimum
             times["whole"].append(t_whole)
+            times["init"].append(t_init)
+            times["lm_all"].append(t_all)
             times["lm"].append(t_lm)
             times["scipy"].append(t_scipy)
             times["opencv"].append(t_cv)
@@ -125,7 +129,8 @@ def main() -> int:
     n = len(times["whole"])
     print(f"{n} solves ({args.cameras} cameras x {len(available_specs())} sports, "
           f"sigma {args.sigma} px, {SIZE[0]}x{SIZE[1]})")
-    labels = {"whole": "ours, whole solve_camera", "lm": "ours, LM only (same start)",
+    labels = {"whole": "ours, whole solve_camera", "init": "ours, focal-free start",
+              "lm_all": "ours, LM from every start", "lm": "ours, LM only (same start)",
               "scipy": "scipy least_squares lm", "opencv": "cv2.calibrateCamera"}
     for k, label in labels.items():
         ts = sorted(times[k])
