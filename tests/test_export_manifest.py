@@ -134,7 +134,8 @@ def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path):
     qtbot.addWidget(win)
     asked = []
     win.ask = lambda title, text, buttons: asked.append(title) or "Cancel"
-    win.open_project(SAMPLE_PROJECT, recover=False)
+    # a copy: opening a project writes its lock and journal (never into the source tree)
+    win.open_project(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample"), recover=False)
     out_dir = tmp_path / "foreign"
     out_dir.mkdir()
     (out_dir / "x.txt").write_text("x")

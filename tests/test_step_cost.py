@@ -3,12 +3,14 @@ nothing it depends on changed (issue 8 §8)."""
 
 from __future__ import annotations
 
+import shutil
+
 import courtstudio.ball as ball_mod
 from annotation_ui.main_window import MainWindow
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
 
-def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
+def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_path):
     refreshes = []
     real_refresh = MainWindow.refresh
     monkeypatch.setattr(MainWindow, "refresh",
@@ -20,7 +22,8 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch):
     win = MainWindow()
     qtbot.addWidget(win)
     win.ask = lambda *a: "Discard"
-    win.open_project(SAMPLE_PROJECT, recover=False)
+    # a copy: opening a project writes its lock and journal (never into the source tree)
+    win.open_project(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample"), recover=False)
     refreshes.clear()
     covariances.clear()
     win.step(1)  # to an annotated frame with a ball
