@@ -4,7 +4,7 @@ with residuals, the camera's uncertainty, the doctor's suggestions, static-camer
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -117,6 +117,7 @@ class CourtPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setMinimumHeight(60)  # the lens row must not push a laptop window taller
         self.suggestion = QLabel("")
         self.suggestion.setWordWrap(True)
         self.apply_button = QPushButton("Apply suggested relabelling")
@@ -142,6 +143,7 @@ class CourtPanel(QWidget):
         self.refine_button.clicked.connect(self.refine_lines.emit)
         self.refine_result = QLabel("")
         self.refine_result.setWordWrap(True)
+        self.refine_result.setVisible(False)
         lens_row = QHBoxLayout()
         lens_row.addWidget(self.lens)
         lens_row.addWidget(self.refine_button)
@@ -183,8 +185,10 @@ class CourtPanel(QWidget):
             self.range_first.setValue(frame_index)
         self.range_button.setEnabled(cal is not None and not state.inherited)
         self.refine_button.setEnabled(cal is not None and not state.inherited)
-        self.refine_result.setText(refinement_text(cal.refinement if cal is not None
-                                                   and not state.inherited else None))
+        text = refinement_text(cal.refinement if cal is not None and not state.inherited
+                               else None)
+        self.refine_result.setText(text)
+        self.refine_result.setVisible(bool(text))
         if cal is None and state.camera is not None:
             self.summary.setText(f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
                                  f"{state.message}. Click keypoints here to calibrate this "
