@@ -63,6 +63,35 @@ def _source_tree_entries() -> set[str]:
     return found
 
 
+# Tests that take several seconds each (measured with --durations on 2 cores; the Anny module
+# builds its body model once, ~35 s the first time). They still run in `make test` and CI;
+# `make test-fast` (-m "not slow") leaves them out. Listed here rather than decorated in place
+# while other branches edit those files; the package restructure moves them into the files.
+SLOW_TESTS = (
+    "tests/test_anny.py::",
+    "tests/test_wheel.py::",
+    "tests/test_click_noise.py::test_clean_frames_at_real_click_noise_have_no_suspects",
+    "tests/test_click_noise.py::test_noise_estimate_tracks_the_true_noise_within_its_bounds",
+    "tests/test_cli.py::test_reconstruct_sample_and_export",
+    "tests/test_export_manifest.py::test_non_empty_folder_that_is_not_an_export_is_refused",
+    "tests/test_gui.py::test_screenshot_command",
+    "tests/test_journal.py::test_an_edit_journals_only_the_frame_it_changed",
+    "tests/test_journal.py::test_kill_9_harness_loses_no_acknowledged_edit",
+    "tests/test_uncertainty_and_rescale.py::test_ball_sigma_matches_monte_carlo",
+    "tests/test_propagation.py::test_two_references_and_resume",
+    "tests/test_propagation.py::test_pan_tilt_zoom_from_one_reference",
+    "tests/test_gui_trust.py::test_headless_bad_project_exits_2_with_one_line",
+    "tests/test_qa_generate.py::",
+    "tests/test_labelling.py::test_full_model_on_correct_clicks_suggests_no_relabelling",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
         session.config._source_before = _source_tree_entries()
