@@ -110,9 +110,9 @@ def main():
         results[sport] = {}
         for sigma in SIGMAS:
             rng = np.random.default_rng(int(2000 + 100 * si + 10 * sigma))
-            r6 = run_cell(spec, cams, lambda c: six, sigma, rng, with_ball=True)
-            rall = run_cell(spec, cams, lambda c: list(visible_keypoints(spec, c)), sigma, rng,
-                            with_ball=False)
+            r6 = run_cell(spec, cams, lambda c, six=six: six, sigma, rng, with_ball=True)
+            rall = run_cell(spec, cams, lambda c, spec=spec: list(visible_keypoints(spec, c)),
+                            sigma, rng, with_ball=False)
             results[sport][str(sigma)] = {"six": r6, "all": rall}
             print(f"{sport:<16} sigma={sigma:<4} six: |efx| {r6['mean_abs_efx_pct']:.3f}% "
                   f"bound {r6['crb_focal_pct']:.3f}% ratio {r6['ratio_to_crb']:.3f} centre "

@@ -123,7 +123,7 @@ def big_project(app, tmp: Path) -> list[str]:
     win.refresh()
     step, step_annotated = [], []
     rng = np.random.default_rng(3)
-    for i in range(80):
+    for _ in range(80):
         win.go_to(int(rng.integers(0, 990)) * 10 + 1)  # a frame without annotation
         app.processEvents()
         t0 = time.perf_counter()
@@ -139,7 +139,7 @@ def big_project(app, tmp: Path) -> list[str]:
         app.processEvents()
         step_annotated.append(time.perf_counter() - t0)
     paint = []
-    for i in range(20):
+    for _ in range(20):
         t0 = time.perf_counter()
         win.timeline.repaint()
         paint.append(time.perf_counter() - t0)
@@ -268,14 +268,14 @@ def small_projects(app, tmp: Path) -> list[str]:
     project = new_project_from_video(tmp / "video_project", video, "tennis")
     win.open_project(project.root, recover=False)
     step, seek = [], []
-    for i in range(100):
+    for _ in range(100):
         t0 = time.perf_counter()
         win.step(1)
         win.view.viewport().repaint()
         app.processEvents()
         step.append(time.perf_counter() - t0)
     rng = np.random.default_rng(2)
-    for i in range(60):
+    for _ in range(60):
         t0 = time.perf_counter()
         win.go_to(int(rng.integers(0, 110)))
         win.step(10)

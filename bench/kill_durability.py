@@ -106,13 +106,15 @@ def _recovered_state(project_dir: Path) -> dict:
     from courtstudio.autosave import autosave_path, read_journal
     from courtstudio.document import AnnotationDocument
     from courtstudio.project import load_project
+    from exporters.atomic import is_temp_name
 
     project = load_project(project_dir)
     doc = AnnotationDocument(project)
     from exporters.atomic import is_temp_name
     for p in (project_dir / "annotations").glob("*.json"):
-        if not is_temp_name(p.name):  # (a kill mid-save leaves a temp file: cleaned later)
-            json.loads(p.read_text())  # every saved file parses
+        if is_temp_name(p.name):
+            continue  # a killed writer's temp file (cleaned at the next start), not a saved file
+        json.loads(p.read_text())  # every saved file parses
     path = autosave_path(project)
     if path.exists():
         data = read_journal(path)  # raises if the journal is not readable

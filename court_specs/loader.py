@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ from court_specs.model import CORNERS, CourtSpec, Zone
 from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
                                   read_json_file)
 
-SPEC_DIR = Path(__file__).resolve().parent
+SPEC_DIR = Path(str(resources.files("court_specs")))  # the bundled specs (package data)
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
 MAX_SPEC_BYTES = 4 * 1024 * 1024  # the bundled specs are ~20 KB
 

@@ -11,18 +11,16 @@ import math
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-
-from court_specs import SpecError, available_specs, load_spec
 from courtstudio import cli_dataset, cli_qa
-from courtstudio.ball import lift_ball_with_uncertainty
-from courtstudio.calibration import calibrate_court
-from courtstudio.points_file import InputError, load_points_file, read_json
-from courtstudio.project import load_project
-from exporters.atomic import write_json_atomic
-from geometry.camera import Camera
-from geometry.errors import GeometryError
-from geometry.uncertainty import ParamCovariance
+
+if TYPE_CHECKING:
+    from geometry.camera import Camera
+    from geometry.uncertainty import ParamCovariance
+
+# Each command imports what it needs when it runs: `courtstudio --help` and usage errors load
+# no numpy, OpenCV, jsonschema or h5py (bench/cli_startup.py measures it; issue 9 §7).
 
 EXIT_BAD_INPUT = 2
 
@@ -87,6 +85,7 @@ def _print_json(obj) -> None:
 
 # ---------------------------------------------------------------------------------- specs
 def cmd_specs(args) -> int:
+    from court_specs import available_specs, load_spec
     if args.sport is None:
         rows = [load_spec(s) for s in available_specs()]
         if args.json:
@@ -119,6 +118,10 @@ def cmd_specs(args) -> int:
 
 # ----------------------------------------------------------------------------- calibrate
 def cmd_calibrate(args) -> int:
+    from court_specs import load_spec
+    from courtstudio.calibration import calibrate_court
+    from courtstudio.points_file import load_points_file
+    from exporters.atomic import write_json_atomic
     spec = load_spec(args.sport)
     size, points = load_points_file(args.points)
     if args.click_sigma is not None and not args.click_sigma > 0:
@@ -207,6 +210,10 @@ def _print_calibration_report(doc: dict) -> None:
 # ---------------------------------------------------------------------------- lift-ball
 def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
     """A camera JSON (calibrate output or any dict with K, R, t, image_size, dist)."""
+    from courtstudio.points_file import InputError, read_json
+    from geometry.camera import Camera
+    from geometry.errors import GeometryError
+    from geometry.uncertainty import ParamCovariance
     from exporters.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array
     data = read_json(path, "camera file")
     try:
@@ -228,6 +235,7 @@ def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
 
 
 def _plane(args, cam_doc) -> tuple[str, float]:
+    from court_specs import load_spec
     sport = args.sport or cam_doc.get("sport")
     if sport is not None and not isinstance(sport, str):
         raise CliError(f"{args.camera}: field sport: expected a spec id, got {sport!r:.40}")
@@ -246,6 +254,7 @@ def _plane(args, cam_doc) -> tuple[str, float]:
 
 
 def cmd_lift_ball(args) -> int:
+    from courtstudio.ball import lift_ball_with_uncertainty
     cam, doc, cov = load_camera_file(args.camera)
     plane, z = _plane(args, doc)
     res = lift_ball_with_uncertainty(cam, args.ball, args.ground, plane, z, args.click_sigma, cov)
@@ -262,6 +271,8 @@ def cmd_lift_ball(args) -> int:
 
 # ------------------------------------------------------------------------------ overlay
 def cmd_overlay(args) -> int:
+    from court_specs import load_spec
+    from courtstudio.points_file import load_points_file
     from exporters.overlay import draw_ball, draw_clicks, draw_court, read_image, write_image
     from geometry.rays import ground_projection_polyline, lift_ball
 
@@ -291,6 +302,8 @@ def cmd_overlay(args) -> int:
 
 # ------------------------------------------------------------------------------- export
 def cmd_export(args) -> int:
+    from court_specs import load_spec
+    from courtstudio.project import load_project
     fmt = args.format or {".glb": "glb", ".yaml": "opencv-yaml", ".yml": "opencv-yaml"}.get(
         Path(args.output).suffix.lower())
     src = Path(args.source)
@@ -333,6 +346,7 @@ def _export_folder_options(sp) -> None:
 
 # -------------------------------------------------------------------------------- zone
 def cmd_zone(args) -> int:
+    from court_specs import load_spec
     spec = load_spec(args.sport)
     z = spec.zone_at([args.x, args.y])
     out = {"zone": None if z is None else z.name, "label": None if z is None else z.label,
@@ -346,6 +360,7 @@ def cmd_zone(args) -> int:
 
 # -------------------------------------------------------------------------- reconstruct
 def cmd_reconstruct(args) -> int:
+    from courtstudio.project import load_project
     from courtstudio.reconstruct import SAMPLE_PROJECT, reconstruct_project
     if args.sample == (args.project is not None):
         raise CliError("give a PROJECT folder or --sample (not both)")
@@ -362,6 +377,7 @@ def cmd_reconstruct(args) -> int:
 
 # -------------------------------------------------------------------------------- synth
 def cmd_synth(args) -> int:
+    from court_specs import load_spec
     from courtstudio.synthetic_project import write_synthetic_project
     for s in args.sports:
         load_spec(s)
@@ -439,6 +455,10 @@ def _video_result(args):
 
 # ---------------------------------------------------------------------------- propagate
 def cmd_batch_propagate(args) -> int:
+    from court_specs import load_spec
+    from courtstudio.points_file import load_points_file
+    from courtstudio.project import load_project
+    from exporters.atomic import write_json_atomic
     from courtstudio.propagate import (Reference, VideoFrames, VideoSource, print_progress,
                                        propagate, summary)
     spec = load_spec(args.sport)
@@ -490,6 +510,8 @@ def cmd_batch_propagate(args) -> int:
 
 
 def cmd_synth_clip(args) -> int:
+    from court_specs import load_spec
+    from exporters.atomic import write_json_atomic
     from courtstudio.synthetic_clip import make_clip, write_video
     spec = load_spec(args.sport)
     n = args.frames
@@ -542,8 +564,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="courtstudio", formatter_class=fmt,
         description="Metric 3D scenes from broadcast frames of court sports.",
-        epilog=_examples("courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
-                         "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+        epilog=_examples(
+            "courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
+            "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
     p.add_argument("--max-megapixels", type=_positive, metavar="MP",
                    help="refuse images and video frames larger than this (default "
                         "100 megapixels; read from the file header before decoding)")
@@ -826,13 +849,14 @@ def main(argv=None) -> int:
     """Run one command. Bad input (a usage mistake, a malformed or unreadable file, an
     unwritable output) exits with code 2 and exactly one line on stderr, never a traceback.
     A command that writes into a project holds the project's lock while it runs."""
-    from courtstudio.project_lock import hold_projects
-    from exporters.images import set_max_pixels
     try:
         with warnings.catch_warnings():
             # numpy's floating-point RuntimeWarnings are not for the user: results are checked
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
+            # after parsing: --help and usage errors import nothing heavy
+            from courtstudio.project_lock import hold_projects
+            from exporters.images import set_max_pixels
             set_max_pixels(None if args.max_megapixels is None
                            else int(args.max_megapixels * 1e6))
             with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
@@ -851,7 +875,8 @@ def main(argv=None) -> int:
               "please report it", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
-        set_max_pixels(None)
+        if "exporters.images" in sys.modules:  # set by this run (after parsing): reset it
+            sys.modules["exporters.images"].set_max_pixels(None)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from exporters.validation import read_json_file
-
 
 def _examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {ln}" for ln in lines)
@@ -15,6 +13,7 @@ def _examples(*lines: str) -> str:
 
 def cmd_qa_score(args) -> int:
     from qa.score import ScoreError, extract_answer, score_items
+    from exporters.validation import read_json_file  # lazily: jsonschema is slow to import
     items = read_json_file(Path(args.predictions), ValueError, "prediction file")
     if args.extract and isinstance(items, list):
         items = [{**it, "vlm_answer": extract_answer(it.get("vlm_answer"), it.get("answer"))}

@@ -1,7 +1,9 @@
 """Frame sources: image files and videos, decoded with OpenCV behind a small LRU cache.
 
 Video seeking is frame-accurate: a request for the next frame reads on; any other request
-seeks with CAP_PROP_POS_FRAMES and verifies the position OpenCV reports.
+seeks with CAP_PROP_POS_FRAMES and verifies the position OpenCV reports after the seek. When the
+seek fails or lands elsewhere (containers without a usable index), the video is reopened and
+read sequentially up to the frame.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ class VideoReader:
     def read(self, index: int) -> np.ndarray:
         if not 0 <= index < self.frame_count:
             raise ProjectError(f"{self.path}: frame {index} is outside 0..{self.frame_count - 1}")
-        if index != self._next:
-            self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
+        if index != self._next and not self._seek(index):
+            self._read_up_to(index)
         try:
             ok, frame = self._cap.read()
         except cv2.error:
@@ -43,6 +45,27 @@ class VideoReader:
             raise ProjectError(f"{self.path}: cannot decode frame {index}")
         self._next = index + 1
         return frame
+
+    def _seek(self, index: int) -> bool:
+        """Seek by frame number; True only when OpenCV then reports exactly that position."""
+        try:
+            ok = self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
+            return bool(ok) and round(self._cap.get(cv2.CAP_PROP_POS_FRAMES)) == index
+        except cv2.error:
+            return False
+
+    def _read_up_to(self, index: int) -> None:
+        """Reopen the video and decode frames 0..index-1, so the next read is frame ``index``
+        (slow, but right where the container's seek is not)."""
+        self._cap.release()
+        self._cap = cv2.VideoCapture(str(self.path))
+        for i in range(index):
+            try:
+                ok = self._cap.grab()
+            except cv2.error:
+                ok = False
+            if not ok:
+                raise ProjectError(f"{self.path}: cannot decode frame {i} (reading up to {index})")
 
     def close(self) -> None:
         self._cap.release()

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from courtstudio.document import AnnotationDocument
 from courtstudio.export_scenes import FrameSummary, export_coco, export_frames
+from courtstudio.package_data import sample_project_dir
 from courtstudio.project import Project
 
-SAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "samples" / "sample_project"
+SAMPLE_PROJECT = sample_project_dir()
 
 
 def reconstruct_project(project: Project, out_dir, log=print, force: bool = False,

@@ -2,7 +2,8 @@
 
 Cameras sit elevated behind the near baseline (x > L), or for side-view sports
 (``spec.broadcast_view == 'side'``) beyond the near sideline (y < 0) near the halfway line
-(docs/frames.md), look at the middle of the court with a small roll, and zoom so the paper's six keypoints (or, without a net, the corners and rings)
+(docs/frames.md), look at the middle of the court with a small roll, and zoom so the paper's six
+keypoints (or, without a net, the corners and rings)
 fill most of the frame, as broadcast framing does. Images show the surround, the court
 surface, painted lines with their real widths, the net and the ball, drawn with sub-pixel
 anti-aliasing from the spec, so a click on a rendered corner is a click on the true corner.

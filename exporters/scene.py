@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
+from importlib import metadata, resources
 from pathlib import Path
 
 import h5py
@@ -25,8 +26,19 @@ SCENE_FORMAT = "courtstudio.scene"
 SCENE_FORMAT_VERSION = 1
 FRAME_CONVENTION = "courtsi-v1"
 JOINT_NAMES = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
-SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "scene.schema.json"
-TOOL_VERSION = "0.1.0"
+# a file of the package (pyproject.toml package-data), found the way an installed wheel has it
+SCHEMA_PATH = Path(str(resources.files("exporters").joinpath("schema", "scene.schema.json")))
+
+
+def _tool_version() -> str:
+    """The installed package's version (pyproject.toml), for the files' provenance."""
+    try:
+        return metadata.version("courtstudio")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+TOOL_VERSION = _tool_version()
 MAX_MESH_VERTICES = 2_000_000  # per player, checked from the HDF5 dataset shape before reading
 MAX_MESH_FACES = 4_000_000
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 from geometry.camera import Camera
@@ -39,12 +40,13 @@ class BallFlight:
     def rms_m(self) -> float:
         return float(np.sqrt(np.mean(self.residuals_m ** 2))) if len(self.residuals_m) else 0.0
 
-    def position(self, times_s) -> np.ndarray:
+    def position(self, times_s: ArrayLike) -> np.ndarray:
         """(N, 3) world positions at times (N,) seconds."""
         dt = np.asarray(times_s, float).reshape(-1, 1) - self.t0
         return self.p0 + self.v0 * dt + 0.5 * self.a * dt ** 2
 
-    def reprojection_px(self, cameras: list[Camera], times_s, uv) -> np.ndarray:
+    def reprojection_px(self, cameras: list[Camera], times_s: ArrayLike, uv: ArrayLike
+                        ) -> np.ndarray:
         """(N,) px: distance between each clicked ball pixel uv (N, 2) and the fitted ball
         projected by that frame's camera; the fit's residual against per-frame clicks."""
         P = self.position(times_s)
@@ -53,7 +55,7 @@ class BallFlight:
                          for c, p, q in zip(cameras, P, uv)])
 
 
-def fit_flight(times_s, points_world) -> BallFlight:
+def fit_flight(times_s: ArrayLike, points_world: ArrayLike) -> BallFlight:
     """Fit a constant-acceleration flight to N >= 3 points (N, 3) at distinct times (N,).
 
     Raises GeometryError for fewer than 3 points or repeated times."""

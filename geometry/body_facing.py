@@ -23,4 +23,5 @@ def facing_from_joints(joints: dict[str, np.ndarray]) -> np.ndarray | None:
     if norm[0, 0] < MIN_FACING_SPREAD_M:
         return None
     f = np.cross(left / np.maximum(norm, 1e-12), np.array([0.0, 0.0, 1.0]))
-    return f / np.maximum(np.linalg.norm(f, axis=-1, keepdims=True), 1e-12)
+    facing: np.ndarray = f / np.maximum(np.linalg.norm(f, axis=-1, keepdims=True), 1e-12)
+    return facing

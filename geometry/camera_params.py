@@ -38,7 +38,7 @@ class ParamModel:
     name: str
     radial: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.name not in MODEL_NAMES:
             raise GeometryError(f"model: expected one of {', '.join(MODEL_NAMES)}, "
                                 f"got {self.name!r}")
@@ -73,7 +73,8 @@ class ParamModel:
     def size(self) -> int:
         return len(self.names)
 
-    def intrinsics(self, theta: np.ndarray, image_size: tuple[int, int]):
+    def intrinsics(self, theta: np.ndarray, image_size: tuple[int, int]
+                   ) -> tuple[np.ndarray, np.ndarray]:
         """theta (P,) -> K (3, 3), dist (5,). No validation: the solver's hot path."""
         if self.one_focal:
             c = image_centre_uv(image_size)

@@ -1,7 +1,9 @@
 """A small Levenberg-Marquardt loop for camera fits (a handful of parameters, tens of points).
 
-scipy.optimize.least_squares would do the same job; at this size its per-call overhead is larger
-than the whole fit, and the solver runs on every drag of a keypoint in the app.
+scipy.optimize.least_squares and cv2.calibrateCamera reach the same optimum, but from the same
+start take 0.57 and 0.54 ms CPU against this loop's 0.23 ms (median over 700 synthetic cameras,
+bench/solver_vs_opencv.py; docs/solver.md), and the solver runs on every drag of a keypoint in
+the app.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def refine(model: ParamModel, theta0: np.ndarray, points_world: np.ndarray, uv: 
     lam = 1e-3
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
         JtJ = J.T @ J
         g = J.T @ r
         D = np.diag(np.maximum(np.diag(JtJ), 1e-12))

@@ -47,8 +47,9 @@ def _ridge(g: np.ndarray, centre, normal, radius: float):
     """Sub-pixel offset along normal of the brightest point within +-radius, or None."""
     offs = np.arange(-radius, radius + 0.5, 0.5)
     pts = centre + offs[:, None] * normal
-    vals = cv2.remap(g, pts[:, 0].astype(np.float32)[:, None], pts[:, 1].astype(np.float32)[:, None],
-                     cv2.INTER_LINEAR).ravel()
+    map_x = pts[:, 0].astype(np.float32)[:, None]
+    map_y = pts[:, 1].astype(np.float32)[:, None]
+    vals = cv2.remap(g, map_x, map_y, cv2.INTER_LINEAR).ravel()
     k = int(np.argmax(vals))
     if k == 0 or k == len(vals) - 1 or vals[k] - np.min(vals) < MIN_CONTRAST:
         return None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 
 
-def points_in_polygon(points_xy, polygon_xy) -> np.ndarray:
+def points_in_polygon(points_xy: ArrayLike, polygon_xy: ArrayLike) -> np.ndarray:
     """(N,) bool: which of points_xy (N, 2) lie inside polygon_xy (M, 2) (even-odd rule).
 
     Points on an edge count as inside, so adjacent zones have no gaps.
@@ -26,4 +27,5 @@ def points_in_polygon(points_xy, polygon_xy) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         x_cross = ax + (y - ay) * (bx - ax) / (by - ay)
     crossings = straddle & (x < x_cross)
-    return (np.sum(crossings, axis=1) % 2 == 1) | np.any(on_edge, axis=1)
+    inside: np.ndarray = (np.sum(crossings, axis=1) % 2 == 1) | np.any(on_edge, axis=1)
+    return inside

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 from geometry.camera import Camera
@@ -10,7 +13,7 @@ from geometry.camera import Camera
 NEAR_M = 0.05
 
 
-def densify(points_world, max_step_m: float) -> np.ndarray:
+def densify(points_world: ArrayLike, max_step_m: float) -> np.ndarray:
     """Insert points so no segment of the (N, 3) polyline is longer than max_step_m."""
     P = as_array("points_world", points_world, (None, 3))
     out = [P[:1]]
@@ -21,7 +24,8 @@ def densify(points_world, max_step_m: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def project_polyline(camera: Camera, points_world, max_step_m: float = 0.25) -> list[np.ndarray]:
+def project_polyline(camera: Camera, points_world: ArrayLike, max_step_m: float = 0.25
+                     ) -> list[np.ndarray]:
     """Image of a world polyline: a list of (M, 2) pixel runs (split where it passes behind the
     camera). Densified so lens distortion bends long lines correctly."""
     P = densify(points_world, max_step_m)
@@ -58,7 +62,8 @@ def clip_polygon_to_front(points_cam: np.ndarray, near_m: float = NEAR_M) -> np.
     return np.array(out) if out else np.zeros((0, 3))
 
 
-def project_polygon(camera: Camera, polygon_world, max_step_m: float = 0.5) -> np.ndarray:
+def project_polygon(camera: Camera, polygon_world: ArrayLike, max_step_m: float = 0.5
+                    ) -> np.ndarray:
     """Image of a planar world polygon (N, 3), clipped at the camera plane: (M, 2) pixels,
     empty when it is wholly behind the camera. Edges densified for lens distortion."""
     P = as_array("polygon_world", polygon_world, (None, 3))
@@ -70,7 +75,8 @@ def project_polygon(camera: Camera, polygon_world, max_step_m: float = 0.5) -> n
     return camera.project(camera.cam_to_world(clipped))
 
 
-def densify_all(polylines, max_step_m: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+def densify_all(polylines: Iterable[ArrayLike], max_step_m: float = 0.25
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Densify many (M_i, 3) polylines at once: points (P, 3) and the start index of each
     polyline (K + 1,), for project_polylines. Compute once per court and reuse."""
     dense = [densify(pl, max_step_m) for pl in polylines]

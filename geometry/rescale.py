@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 from geometry.errors import GeometryError
@@ -27,17 +28,20 @@ class Rescaled:
 
     @property
     def lowest_vertex_world(self) -> np.ndarray:
-        return self.vertices_world[self.lowest_vertex_index]
+        lowest: np.ndarray = self.vertices_world[self.lowest_vertex_index]
+        return lowest
 
 
-def scale_about_centre(points_world, camera_centre_world, scale: float) -> np.ndarray:
+def scale_about_centre(points_world: ArrayLike, camera_centre_world: ArrayLike, scale: float
+                       ) -> np.ndarray:
     """X' = s X + (1 - s) C for points_world (N, 3) metres; returns (N, 3)."""
     X = as_array("points_world", points_world, (None, 3))
     C = as_array("camera_centre_world", camera_centre_world, (3,))
     return scale * X + (1.0 - scale) * C
 
 
-def rescale_to_lowest_vertex_height(vertices_world, joints_world, camera_centre_world,
+def rescale_to_lowest_vertex_height(vertices_world: ArrayLike, joints_world: ArrayLike,
+                                    camera_centre_world: ArrayLike,
                                     lowest_vertex_height_m: float,
                                     plane_z: float = 0.0) -> Rescaled:
     """Scale a mesh about the camera centre so its lowest vertex sits at the given height.

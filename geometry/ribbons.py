@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 
 
-def ribbon_quads(polyline_world, width_m: float, extend_ends: bool = False
+def ribbon_quads(polyline_world: ArrayLike, width_m: float, extend_ends: bool = False
                  ) -> Iterator[np.ndarray]:
     """Yield one (4, 3) quad per segment of a (M, 3) polyline, width_m wide in the x-y plane,
     at the segment's own heights. extend_ends lengthens each quad by half a width at both ends

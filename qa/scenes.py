@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from court_specs import CourtSpec, load_spec
 from exporters.scene import Scene, load_scene
 
-WORDING_PATH = Path(__file__).resolve().parent / "data" / "wording.json"
+WORDING_PATH = Path(str(resources.files("qa").joinpath("data", "wording.json")))
 DEFAULT_MARGINS = {"left_right_m": 0.30, "nearest_m": 0.30, "zone_m": 0.25, "height_m": 0.10}
 
 

@@ -15,7 +15,8 @@ and near-identical frames are skipped before questions are asked (qa/generate.py
 
 Balancing: greedy, per image, always taking the least-used category of the sport, then the
 least-used template of that category, then the least-used answer bin (log-binned distances, or
-the correct letter); the correct option's letter is the least-used letter of the category for that many options.
+the correct letter); the correct option's letter is the least-used letter of the category for
+that many options.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Fields filled in per question: {ball} {surface} {ground} (the sport's nouns, qa/data/wording.json),
 {p} {q} ("Player 2"), {part} {part2} (body parts), {line}, {half}, {h}, {r}, {frame} (the
 scene's frame phrase) and {near} {far}: the names of the halves beyond and before the net,
-"near"/"far" in the end-on world frame, "right"/"left" in the side-on one (docs/frames.md). A template id is ``<kind>.<n>``; each wording is one template.
+"near"/"far" in the end-on world frame, "right"/"left" in the side-on one (docs/frames.md).
+A template id is ``<kind>.<n>``; each wording is one template.
 """
 
 from __future__ import annotations

@@ -44,3 +44,64 @@ def true_clicks(spec, camera, names=PAPER_SIX):
 @pytest.fixture
 def tennis_camera(tennis):
     return sample_broadcast_camera(tennis, IMAGE_SIZE, np.random.default_rng(7))
+
+
+# -- the suite never writes into the source tree --------------------------------------------------
+_SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NOT_SOURCE = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+               ".import_linter_cache",
+               "build", "dist", "out", ".hypothesis"}
+
+
+def _source_tree_entries() -> set[str]:
+    """Every file and folder under the repository, minus caches and build output."""
+    found = set()
+    for folder, dirs, files in os.walk(_SOURCE_ROOT):
+        dirs[:] = [d for d in dirs if d not in _NOT_SOURCE and not d.endswith(".egg-info")]
+        rel = os.path.relpath(folder, _SOURCE_ROOT)
+        found.update(os.path.join(rel, name) for name in dirs + files)
+    return found
+
+
+# Tests that take several seconds each (measured with --durations on 2 cores; the Anny module
+# builds its body model once, ~35 s the first time). They still run in `make test` and CI;
+# `make test-fast` (-m "not slow") leaves them out. Listed here rather than decorated in place
+# while other branches edit those files; the package restructure moves them into the files.
+SLOW_TESTS = (
+    "tests/test_anny.py::",
+    "tests/test_wheel.py::",
+    "tests/test_click_noise.py::test_clean_frames_at_real_click_noise_have_no_suspects",
+    "tests/test_click_noise.py::test_noise_estimate_tracks_the_true_noise_within_its_bounds",
+    "tests/test_cli.py::test_reconstruct_sample_and_export",
+    "tests/test_export_manifest.py::test_non_empty_folder_that_is_not_an_export_is_refused",
+    "tests/test_gui.py::test_screenshot_command",
+    "tests/test_journal.py::test_an_edit_journals_only_the_frame_it_changed",
+    "tests/test_journal.py::test_kill_9_harness_loses_no_acknowledged_edit",
+    "tests/test_uncertainty_and_rescale.py::test_ball_sigma_matches_monte_carlo",
+    "tests/test_propagation.py::test_two_references_and_resume",
+    "tests/test_propagation.py::test_pan_tilt_zoom_from_one_reference",
+    "tests/test_gui_trust.py::test_headless_bad_project_exits_2_with_one_line",
+    "tests/test_qa_generate.py::",
+    "tests/test_labelling.py::test_full_model_on_correct_clicks_suggests_no_relabelling",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        session.config._source_before = _source_tree_entries()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "_source_before", None)
+    if before is None:
+        return
+    new = sorted(_source_tree_entries() - before)
+    if new:
+        print(f"\nFAILED: the tests wrote into the source tree: {new[:10]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

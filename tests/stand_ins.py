@@ -18,7 +18,8 @@ def stand_in_player(camera, foot_xy, stature_m=1.8, lift_m=0.0, depth_scale=1.0)
     body = trimesh.creation.capsule(height=stature_m - 2 * r, radius=r, count=[12, 12])
     V = np.asarray(body.vertices) + [foot_xy[0], foot_xy[1], stature_m / 2 + lift_m]
     x, y = foot_xy
-    joints = {"pelvis": [x, y, lift_m + 0.53 * stature_m], "head": [x, y, lift_m + 0.93 * stature_m],
+    joints = {"pelvis": [x, y, lift_m + 0.53 * stature_m],
+              "head": [x, y, lift_m + 0.93 * stature_m],
               "left_hand": [x, y - 0.3, lift_m + 0.5 * stature_m],
               "right_hand": [x, y + 0.3, lift_m + 0.5 * stature_m],
               "left_foot": [x, y - 0.1, lift_m + 0.05], "right_foot": [x, y + 0.1, lift_m + 0.05]}

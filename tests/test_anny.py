@@ -7,6 +7,10 @@ from courtstudio.players import world_player
 from hmr.anny_body import POSES, AnnyBody, place_on_court
 from hmr.person_mesh import MeshError, PersonMesh
 
+# one worker builds the body model once (module fixture) and fills its on-disk cache; split
+# across workers, each would build it and both would write the cache
+pytestmark = pytest.mark.xdist_group("anny")
+
 
 @pytest.fixture(scope="module")
 def body():

@@ -45,7 +45,8 @@ def test_annotation_validates_against_its_spec(path):
     assert re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", src["repo"])
     assert re.fullmatch(r"[0-9a-f]{40}", src["commit"])
     assert src["path"] and src["licence"]
-    assert src["frame_index"] is None or (isinstance(src["frame_index"], int) and src["frame_index"] >= 0)
+    assert src["frame_index"] is None or (isinstance(src["frame_index"], int)
+                                          and src["frame_index"] >= 0)
 
 
 def test_manifest_lists_exactly_the_annotated_frames():
@@ -80,15 +81,16 @@ def mirror(tmp_path):
     subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
     env_args = ["-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={work}", "add", "."], check=True)
-    subprocess.run(["git", *env_args, f"--git-dir={git_dir}", f"--work-tree={work}", "commit", "-qm",
-                    "clips"], check=True)
+    subprocess.run(["git", *env_args, f"--git-dir={git_dir}", f"--work-tree={work}", "commit",
+                    "-qm", "clips"], check=True)
     commit = _git(git_dir, "rev-parse", "HEAD")
     return git_dir, commit, work
 
 
 def _entry(id_, commit, path, frame_index, work, image):
     return {"id": id_, "repo": "someone/clips", "commit": commit, "path": path,
-            "frame_index": frame_index, "file": id_ + (".png" if frame_index is not None else ".png"),
+            "frame_index": frame_index,
+            "file": id_ + (".png" if frame_index is not None else ".png"),
             "image_size": [image.shape[1], image.shape[0]],
             "source_sha256": hashlib.sha256((work / path).read_bytes()).hexdigest(),
             "frame_sha256": devset_extract.pixels_sha256(image)}
@@ -112,10 +114,12 @@ def test_extract_rebuilds_images_and_video_frames(mirror, tmp_path):
     assert not np.array_equal(rebuilt, frames[2])
 
 
-def test_extract_refuses_a_changed_blob_a_missing_mirror_and_a_missing_frame(mirror, tmp_path, capsys):
+def test_extract_refuses_a_changed_blob_a_missing_mirror_and_a_missing_frame(mirror, tmp_path,
+                                                                              capsys):
     git_dir, commit, work = mirror
     still = cv2.imread(str(work / "still.png"))
-    bad_digest = dict(_entry("digest", commit, "still.png", None, work, still), source_sha256="0" * 64)
+    bad_digest = dict(_entry("digest", commit, "still.png", None, work, still),
+                      source_sha256="0" * 64)
     other_repo = dict(_entry("norepo", commit, "still.png", None, work, still), repo="nobody/else")
     past_end = dict(_entry("late", commit, "clip.avi", None, work, still), frame_index=99)
     (tmp_path / "m.json").write_text(json.dumps({"frames": [bad_digest, other_repo, past_end]}))

@@ -76,7 +76,8 @@ def test_broadcast_cameras_frame_the_court_from_the_near_side(sport):
     spec = load_spec(sport)
     for seed in range(10):
         cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(seed))
-        if spec.broadcast_view in ("side", "auto"):  # beyond the near (y = 0) sideline, docs/frames.md
+        # beyond the near (y = 0) sideline, docs/frames.md
+        if spec.broadcast_view in ("side", "auto"):
             assert cam.camera_centre_world[1] < 0
         else:
             assert cam.camera_centre_world[0] > spec.length_m

@@ -24,7 +24,7 @@ FRAMES = [(0, (20, 3), (15, 6, 2)), (5, (21, 3), (13, 5.9, 2.2)), (10, (21, 7), 
 
 def _clip(folder):
     paths = []
-    for k, (idx, (px, py), ball) in enumerate(FRAMES):
+    for _k, (idx, (px, py), ball) in enumerate(FRAMES):
         paths.append(make_scene(folder, name=f"f{idx}", match="m", clip="rally1",
                                 players=[(7, moved(NEAR, px, py)), (3, FAR)], ball_world=ball,
                                 frame_index=idx, time_s=idx / 25))

@@ -24,6 +24,8 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_p
     real_cov = ball_mod.lifted_ball_covariance
     monkeypatch.setattr(ball_mod, "lifted_ball_covariance",
                         lambda *a, **k: covariances.append(1) or real_cov(*a, **k))
+    # the lifted-ball cache is process-wide: another test in this worker may have filled it
+    monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})
     win = MainWindow()
     qtbot.addWidget(win)
     win.ask = lambda *a: "Discard"

@@ -83,8 +83,9 @@ def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Pat
         raise ValueError(f"{entry['id']}: no mirror given for {entry['repo']}")
     try:
         blob = read_blob(git_dir, entry["commit"], entry["path"])
-    except subprocess.CalledProcessError:
-        raise ValueError(f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} is not in {git_dir}")
+    except subprocess.CalledProcessError as err:
+        raise ValueError(f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} "
+                         f"is not in {git_dir}") from err
     warnings = []
     if entry.get("source_sha256") and hashlib.sha256(blob).hexdigest() != entry["source_sha256"]:
         raise ValueError(f"{entry['id']}: source blob digest differs from the manifest")
@@ -101,9 +102,11 @@ def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Pat
         if not cv2.imwrite(str(target), image):
             raise ValueError(f"{entry['id']}: cannot write {target}")
     if list(image.shape[1::-1]) != list(entry["image_size"]):
-        raise ValueError(f"{entry['id']}: decoded size {image.shape[1::-1]} != {entry['image_size']}")
+        raise ValueError(f"{entry['id']}: decoded size {image.shape[1::-1]} "
+                         f"!= {entry['image_size']}")
     if entry.get("frame_sha256") and pixels_sha256(image) != entry["frame_sha256"]:
-        warnings.append(f"{entry['id']}: decoded pixels differ from the manifest's (another decoder?)")
+        warnings.append(f"{entry['id']}: decoded pixels differ from the manifest's "
+                        "(another decoder?)")
     return target, warnings
 
 

@@ -39,8 +39,8 @@ def main():
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"vertices": torch.tensor(np.stack([m.vertices_cam for m in meshes]),
                                          dtype=torch.float32),
-                "body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam) for m in meshes]),
-                                            dtype=torch.float32),
+                "body_joints": torch.tensor(
+                    np.stack([named_to_body25(m.joints_cam) for m in meshes]), dtype=torch.float32),
                 "cam_int": torch.tensor(Kp, dtype=torch.float32)[None]}, out)
     print(f"wrote {out} ({len(meshes)} people)")
 

@@ -1,0 +1,41 @@
+"""`courtstudio --help` and usage errors import no heavy library (issue 9 §7; the time itself is
+measured by bench/cli_startup.py, not here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("numpy", "cv2", "jsonschema", "h5py", "scipy", "trimesh", "PIL", "PySide6", "torch")
+
+PROBE = """
+import sys
+from courtstudio.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("HEAVY:", *sorted(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def _heavy_modules_after(*argv: str) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("HEAVY:")]
+    return line.split()[1:]
+
+
+def test_help_imports_no_heavy_library():
+    assert _heavy_modules_after("--help") == []
+    assert _heavy_modules_after("calibrate", "--help") == []
+    assert _heavy_modules_after("qa", "--help") == []
+
+
+def test_a_usage_error_imports_no_heavy_library():
+    assert _heavy_modules_after("calibrate", "--no-such-option") == []
+
+
+def test_a_command_still_loads_what_it_needs():
+    assert "numpy" in _heavy_modules_after("specs")
