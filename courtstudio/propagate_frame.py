@@ -1,0 +1,330 @@
+"""One frame of a propagation run: register, recover, recalibrate, verify (docs/propagation.md).
+
+A frame is registered to its reference, predicted by the last frame registered to it. When
+that fails, or the resulting camera is not supported by the frame's own painted lines, the
+frame is retried: directly against its reference (no prediction), against every other
+reference, and against the last good frames (composing their homography to their reference).
+Only when every attempt fails is the frame flagged, with the reason of the best attempt.
+
+Verification uses the frame's own evidence only: its line support and line residual
+(geometry.line_support.line_evidence), and its recalibration residual *beyond* the
+reference's (a reference whose clicks fit badly is reported once, in its own record, instead
+of flagging every frame it reaches).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from court_specs import CourtSpec
+from courtstudio.calibration import calibrate_court
+from geometry.camera import Camera
+from geometry.camera_params import ParamModel
+from geometry.line_snap import snap_keypoints
+from geometry.line_support import line_evidence
+from geometry.plane_motion import (Prepared, is_identity, prepare, register_to_reference,
+                                   transfer_points)
+from geometry.projection import densify_all, project_polygon
+from geometry.screen_fixed import ScreenFixedDetector
+
+MIN_POINTS_IN_VIEW = 4
+SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
+MIN_LINE_SAMPLES = 10
+COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
+RECENT_GOOD = 3
+RECENT_SPACING = 5  # frames between the kept recent good frames
+
+
+@dataclass
+class FrameCamera:
+    frame: int
+    status: str
+    camera: Camera | None = None
+    rms_px: float | None = None
+    reason: str = ""
+    reference: int | None = None
+    H: np.ndarray | None = None  # reference -> frame
+    cut: bool = False  # a shot cut just before this frame
+    points: dict | None = None  # the keypoints it was calibrated from, px
+    evidence: dict | None = None  # line_evidence of this frame's camera on this frame
+    registration: dict | None = None
+
+    def to_json(self) -> dict:
+        d = {"frame": self.frame, "status": self.status,
+             "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4)}
+        if self.camera is not None:
+            d.update({"K": self.camera.K.tolist(), "R": self.camera.R.tolist(),
+                      "t": self.camera.t.tolist(), "image_size": list(self.camera.image_size),
+                      "dist": self.camera.dist.tolist()})
+        if self.reason:
+            d["reason"] = self.reason
+        if self.reference is not None:
+            d["reference"] = self.reference
+        if self.H is not None:
+            d["H_from_reference"] = self.H.tolist()
+        if self.cut:
+            d["cut"] = True
+        if self.points:
+            d["points"] = {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
+                           for k, v in self.points.items()}
+        if self.evidence is not None:
+            d["line_support"] = _num(self.evidence["support"])
+            d["line_residual_px"] = _num(self.evidence["residual_px"])
+        if self.registration:
+            d["registration"] = self.registration
+        return d
+
+
+def _num(x):
+    return None if x is None or not np.isfinite(x) else round(float(x), 4)
+
+
+@dataclass(frozen=True)
+class Reference:
+    frame: int
+    points: dict  # {keypoint: (u, v)}
+
+
+@dataclass
+class Options:
+    """flag_rms_px: a frame's recalibration RMS beyond its reference's that flags it; snap:
+    snap transferred line crossings onto painted lines; masks: [x0, y0, x1, y1] full-res
+    pixel boxes never used for registration (user masks); detect_graphics: find and mask
+    screen-fixed graphics; line_refiner: optional hook (image, camera, spec) -> camera that
+    refines each frame's camera on the painted lines before verification."""
+
+    flag_rms_px: float = 3.0
+    snap: bool = False
+    masks: tuple = ()
+    detect_graphics: bool = True
+    line_refiner: Callable | None = None
+
+
+@dataclass
+class RefState:
+    ref: Reference
+    camera: Camera
+    rms_px: float
+    prepared: Prepared
+    image_mask: np.ndarray | None  # the reference's own (players) mask, reduced
+    court_mask: np.ndarray  # reduced: the court and its surround
+    names: list
+    uv: np.ndarray  # (N, 2) clicked keypoints
+    evidence: dict
+    last_H: np.ndarray | None = None
+    last_frame: int | None = None
+    theta: np.ndarray | None = None
+
+    def quality(self) -> dict:
+        return {"frame": self.ref.frame, "rms_px": _num(self.rms_px),
+                "line_support": _num(self.evidence["support"]),
+                "line_residual_px": _num(self.evidence["residual_px"])}
+
+
+def ground_lines(spec: CourtSpec) -> list:
+    return [pl for pl in spec.lines.values() if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
+
+
+def court_region(spec: CourtSpec, camera: Camera, p: Prepared, margin_m: float) -> np.ndarray:
+    """Reduced uint8 mask: 255 inside the court rectangle grown by margin_m, as camera sees it."""
+    z = spec.plane_z()
+    L, W, m = spec.length_m, spec.width_m, margin_m
+    quad = np.array([[-m, -m, z], [L + m, -m, z], [L + m, W + m, z], [-m, W + m, z]])
+    uv = project_polygon(camera, quad)
+    h, w = p.gray.shape[:2]
+    out = np.zeros((h, w), np.uint8)
+    if len(uv) >= 3:
+        cv2.fillPoly(out, [np.round(uv * p.scale * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+    return out
+
+
+def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask,
+                   dense) -> RefState:
+    cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
+    p = prepare(image, corners=True)
+    dense = dense if dense is not None else densify_all(ground_lines(spec), 0.25)
+    names = list(ref.points)
+    return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
+                    _reduce(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
+                    names, np.array([ref.points[n] for n in names], float),
+                    line_evidence(image, cal.camera, [], dense=dense),
+                    theta=ParamModel("simple").from_camera(cal.camera))
+
+
+def _reduce(mask, p: Prepared):
+    if mask is None:
+        return None
+    h, w = p.gray.shape[:2]
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)
+
+
+def _and(*masks):
+    out = None
+    for m in masks:
+        if m is not None:
+            out = m if out is None else cv2.bitwise_and(out, m)
+    return out
+
+
+@dataclass
+class _Good:
+    frame: int
+    prepared: Prepared
+    H: np.ndarray  # reference -> this frame
+    state: RefState
+
+
+@dataclass
+class Tracker:
+    """Per-run state: references, the screen-fixed graphics detector, recent good frames."""
+
+    spec: CourtSpec
+    size: tuple
+    states: dict  # {reference frame: RefState}
+    options: Options
+    dense: tuple = field(default=None)
+    detector: ScreenFixedDetector | None = None
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_GOOD))
+    _prev: tuple | None = None  # (frame, reduced gray, H, reference) of the last frame
+
+    def __post_init__(self):
+        self.dense = self.dense or densify_all(ground_lines(self.spec), 0.25)
+        self.user_mask = None
+        if self.options.masks:
+            w, h = self.size
+            m = np.full((h, w), 255, np.uint8)
+            for x0, y0, x1, y1 in self.options.masks:
+                m[max(0, int(y0)):max(0, int(y1)), max(0, int(x0)):max(0, int(x1))] = 0
+            self.user_mask = m
+
+    # ---------------------------------------------------------------- masks
+    def _screen_mask(self, p: Prepared):
+        graphics = self.detector.mask() if self.detector is not None else None
+        return _and(_reduce(self.user_mask, p), graphics)
+
+    def graphics_boxes(self) -> list:
+        if self.detector is None:
+            return []
+        any_state = next(iter(self.states.values()))
+        return self.detector.boxes_px(any_state.prepared.scale)
+
+    def reset_motion(self):
+        """After a cut: no prediction carries over."""
+        for st in self.states.values():
+            st.last_H, st.last_frame = None, None
+        self.recent.clear()
+        self._prev = None
+
+    # ---------------------------------------------------------------- one frame
+    def process(self, i: int, image: np.ndarray, frame_mask, st: RefState) -> FrameCamera:
+        p = prepare(image)
+        if self.options.detect_graphics and self.detector is None:
+            self.detector = ScreenFixedDetector(p.gray.shape[:2])
+        screen = self._screen_mask(p)
+        m_frame = _and(_reduce(frame_mask, p), screen)
+        best: FrameCamera | None = None
+        for label, target, H_pred, meth, via in self._attempts(st, i):
+            m_ref = _and(target.image_mask if via is None else None, screen,
+                         target.court_mask if via is None else None)
+            src = target.prepared if via is None else via.prepared
+            reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
+            if not reg.ok and via is None and meth == "auto":  # court region too small
+                reg = register_to_reference(src, p, H_pred, _and(target.image_mask, screen),
+                                            m_frame, method="match")
+            if not reg.ok:
+                rec = FrameCamera(i, "flagged", reason=f"registration failed ({reg.reason})",
+                                  reference=target.ref.frame)
+            else:
+                H = reg.H if via is None else reg.H @ via.H
+                rec = self._evaluate(i, image, target, H)
+                rec.registration = {"inliers": reg.inliers, "rms_px": _num(reg.rms_px),
+                                    "spread": round(reg.spread, 4), "method": reg.method,
+                                    "attempt": label}
+            if rec.status != "flagged":
+                self._remember(i, p, rec, target)
+                return rec
+            best = best or rec
+            if rec.H is not None and best.H is None:
+                best = rec
+        self._prev = None
+        return best
+
+    def _attempts(self, st: RefState, i: int):
+        """(label, reference state, prediction, method, via good frame) in the order tried."""
+        if st.last_H is not None and st.last_frame is not None and abs(i - st.last_frame) <= 3:
+            yield "predicted", st, st.last_H, "auto", None
+        yield "reference", st, np.eye(3), "auto", None
+        for other in sorted(self.states.values(), key=lambda s: abs(s.ref.frame - i)):
+            if other is not st:
+                yield f"reference {other.ref.frame}", other, np.eye(3), "match", None
+        for g in reversed(self.recent):
+            yield f"frame {g.frame}", g.state, np.eye(3), "match", g
+
+    def _remember(self, i, p: Prepared, rec: FrameCamera, st: RefState):
+        st.last_H, st.last_frame = rec.H, i
+        if self.detector is not None and self._prev is not None:
+            j, g_prev, H_prev, ref_prev = self._prev
+            if ref_prev == st.ref.frame and j == i - 1:
+                S = np.diag([p.scale, p.scale, 1.0])
+                M = S @ rec.H @ np.linalg.inv(H_prev) @ np.linalg.inv(S)
+                self.detector.update(g_prev, p.gray, M)
+        self._prev = (i, p.gray, rec.H, st.ref.frame)
+        if not self.recent or i - self.recent[-1].frame >= RECENT_SPACING:
+            self.recent.append(_Good(i, p, rec.H, st))
+
+    def _evaluate(self, i: int, image, st: RefState, H: np.ndarray) -> FrameCamera:
+        """The camera of frame i from the homography H (reference -> frame), verified."""
+        opt, size = self.options, self.size
+        w, h = size
+        if is_identity(H, size):
+            cam, rms, pts, status = st.camera, st.rms_px, None, "static"
+        else:
+            uv = transfer_points(H, st.uv)
+            inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
+            if inside.sum() < MIN_POINTS_IN_VIEW:
+                return FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints "
+                                   "in view", reference=st.ref.frame, H=H)
+            pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
+            theta0 = st.theta if st.theta is not None else ParamModel("simple").from_camera(
+                st.camera)
+            if opt.snap:
+                ground = {n: v for n, v in pts.items()
+                          if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9}
+                snapped, _ = snap_keypoints(image, ParamModel("simple").to_camera(theta0, size),
+                                            ground, self.spec.keypoints, ground_lines(self.spec))
+                pts.update(snapped)
+            try:
+                cal = calibrate_court(self.spec, size, pts, diagnose=False, theta0=theta0)
+            except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
+                return FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
+                                   reference=st.ref.frame, H=H)
+            cam, rms, status = cal.camera, float(cal.fit.rms_px), "ok"
+            if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
+                cam = opt.line_refiner(image, cam, self.spec)
+        ev = line_evidence(image, cam, [], dense=self.dense)
+        reason = self._problem(st, rms, ev)
+        rec = FrameCamera(i, "flagged" if reason else status, cam, rms, reason, st.ref.frame,
+                          H, points=pts, evidence=ev)
+        if not reason and status == "ok":
+            st.theta = ParamModel("simple").from_camera(cam)
+        return rec
+
+    def _problem(self, st: RefState, rms: float, ev: dict) -> str:
+        """Why this frame's own evidence rejects its camera ("" when it does not)."""
+        excess = rms - st.rms_px
+        if excess > self.options.flag_rms_px:
+            return f"residual {rms:.1f} px ({excess:.1f} px above the reference's)"
+        ref_ev = st.evidence
+        if (ref_ev["samples"] >= MIN_LINE_SAMPLES and np.isfinite(ref_ev["support"])
+                and ref_ev["support"] > 0):
+            if ev["samples"] < MIN_LINE_SAMPLES:
+                return "court lines out of view"
+            if ev["support"] < SUPPORT_RATIO * ref_ev["support"]:
+                return (f"court lines do not match the image (support {ev['support']:.2f}, "
+                        f"reference {ref_ev['support']:.2f})")
+        return ""
