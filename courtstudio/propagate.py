@@ -34,7 +34,7 @@ from courtstudio.propagate_frame import (FrameCamera, Options, Reference, RefSta
 
 __all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summary"]
 from geometry.camera import Camera
-from geometry.plane_motion import cut_signature, is_cut_between
+from geometry.plane_motion import cut_signature, is_cut_between, prepare, same_view
 
 FLAG_RMS_PX = 3.0
 
@@ -97,10 +97,11 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
                       options)
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
-    prev_sig = None
+    prev_sig = prev_p = None
     if lo > 0:
         img = _read(frames, lo - 1)
         prev_sig = None if img is None else cut_signature(img)
+        prev_p = None if img is None else prepare(img)
         rec = done.get(lo - 1)
         if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
             st = tracker.states[rec["reference"]]
@@ -109,11 +110,18 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
     for i in range(lo, hi):
         img = _read(frames, i)
         sig = None if img is None else cut_signature(img)
+        p = None if img is None else prepare(img)
         cut = prev_sig is not None and sig is not None and is_cut_between(prev_sig, sig)
+        if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
+            cut = False
         prev_sig = sig
         if cut:
             shot_start = i
             tracker.reset_motion()
+        elif p is not None and tracker.observe(prev_p, p):
+            for rec in tracker.retry_pending():
+                emit(rec, bool(done.get(rec.frame, {}).get("cut")))
+        prev_p = p
         if i in done:
             rec = done[i]
             if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
@@ -138,7 +146,7 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
                              + (" (starts at a cut)" if cut else "")), cut)
             continue
         r = a if b is None or (a is not None and i - a <= b - i) else b
-        emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r]), cut)
+        emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
     return tracker.graphics_boxes()
 
 

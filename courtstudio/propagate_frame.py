@@ -35,9 +35,12 @@ from geometry.screen_fixed import ScreenFixedDetector
 MIN_POINTS_IN_VIEW = 4
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
 MIN_LINE_SAMPLES = 10
+LINE_STEP_M = 0.5  # line evidence samples every this many metres of painted line
 COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
+GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
+PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 
 
 @dataclass
@@ -147,7 +150,7 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
                    dense) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
     p = prepare(image, corners=True)
-    dense = dense if dense is not None else densify_all(ground_lines(spec), 0.25)
+    dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
                     _reduce(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
@@ -190,10 +193,11 @@ class Tracker:
     dense: tuple = field(default=None)
     detector: ScreenFixedDetector | None = None
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_GOOD))
-    _prev: tuple | None = None  # (frame, reduced gray, H, reference) of the last frame
+    pending: deque = field(default_factory=lambda: deque(maxlen=PENDING))
+    history: deque = field(default_factory=lambda: deque(maxlen=GRAPHICS_LAG + 1))
 
     def __post_init__(self):
-        self.dense = self.dense or densify_all(ground_lines(self.spec), 0.25)
+        self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
         self.user_mask = None
         if self.options.masks:
             w, h = self.size
@@ -218,13 +222,37 @@ class Tracker:
         for st in self.states.values():
             st.last_H, st.last_frame = None, None
         self.recent.clear()
-        self._prev = None
+        self.pending.clear()
+        self.history.clear()
 
     # ---------------------------------------------------------------- one frame
-    def process(self, i: int, image: np.ndarray, frame_mask, st: RefState) -> FrameCamera:
-        p = prepare(image)
-        if self.options.detect_graphics and self.detector is None:
+    def observe(self, prev: Prepared | None, p: Prepared) -> bool:
+        """Feed a consecutive pair (same shot) to the graphics detector; True when its mask
+        changed (then the pending flagged frames deserve another try)."""
+        if not self.options.detect_graphics or prev is None:
+            return False
+        if self.detector is None:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
+        self.history.append(p.gray)
+        if len(self.history) < self.history.maxlen:
+            return False
+        before = self.detector.mask()
+        self.detector.update(self.history[0], p.gray)
+        after = self.detector.mask()
+        return after is not None and (before is None or not np.array_equal(before, after))
+
+    def retry_pending(self):
+        """Flagged frames kept since the last cut, processed again (the graphics mask
+        changed); yields the records that now pass."""
+        pending, self.pending = list(self.pending), deque(maxlen=PENDING)
+        for i, image, mask, st, p in pending:
+            rec = self.process(i, image, mask, st, p)
+            if rec.status != "flagged":
+                yield rec
+
+    def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
+                p: Prepared | None = None) -> FrameCamera:
+        p = p if p is not None else prepare(image)
         screen = self._screen_mask(p)
         m_frame = _and(_reduce(frame_mask, p), screen)
         best: FrameCamera | None = None
@@ -251,7 +279,7 @@ class Tracker:
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
-        self._prev = None
+        self.pending.append((i, image, frame_mask, st, p))
         return best
 
     def _attempts(self, st: RefState, i: int):
@@ -263,17 +291,16 @@ class Tracker:
             if other is not st:
                 yield f"reference {other.ref.frame}", other, np.eye(3), "match", None
         for g in reversed(self.recent):
-            yield f"frame {g.frame}", g.state, np.eye(3), "match", g
+            if g.prepared.corners is None:  # trackable from now on
+                g.prepared = prepare(g.prepared.gray, corners=True, scale=g.prepared.scale,
+                                     size=g.prepared.size)
+            last = g.state.last_H
+            pred = np.eye(3) if last is None else last @ np.linalg.inv(g.H)
+            yield f"frame {g.frame}", g.state, pred / pred[2, 2], "auto", g
 
     def _remember(self, i, p: Prepared, rec: FrameCamera, st: RefState):
-        st.last_H, st.last_frame = rec.H, i
-        if self.detector is not None and self._prev is not None:
-            j, g_prev, H_prev, ref_prev = self._prev
-            if ref_prev == st.ref.frame and j == i - 1:
-                S = np.diag([p.scale, p.scale, 1.0])
-                M = S @ rec.H @ np.linalg.inv(H_prev) @ np.linalg.inv(S)
-                self.detector.update(g_prev, p.gray, M)
-        self._prev = (i, p.gray, rec.H, st.ref.frame)
+        if st.last_frame is None or i >= st.last_frame:
+            st.last_H, st.last_frame = rec.H, i
         if not self.recent or i - self.recent[-1].frame >= RECENT_SPACING:
             self.recent.append(_Good(i, p, rec.H, st))
 

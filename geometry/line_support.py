@@ -59,7 +59,6 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
     dense: densify_all(polylines, step_m), precomputed once per court (optional).
     image: (h, w) or (h, w, 3) uint8; polylines: (M, 3) metres, world frame."""
     g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    g = cv2.GaussianBlur(g, (3, 3), 0).astype(np.float32)
     h, w = g.shape
     dense = dense if dense is not None else densify_all(list(polylines), step_m)
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)
@@ -78,7 +77,7 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
         k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)])
         q = p[:, None, :] + k[None, :, None] * nn[:, None, :]  # (N, (1 + 2D) K, 2)
         vals = cv2.remap(g, q[..., 0].astype(np.float32), q[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR)
+                         cv2.INTER_LINEAR).astype(np.float32)
         K = len(offs)
         side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
         resp = (vals[:, None, :K] - side).max(axis=1)  # (N, K)

@@ -23,6 +23,7 @@ RANSAC_PX = 2.0  # full-resolution pixels
 MIN_SPREAD = 0.04  # inlier convex hull / image area
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
+MAX_TRACKED = 400
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
 _ORB = None
 
@@ -65,15 +66,19 @@ def gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = False
-            ) -> Prepared:
+def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = False,
+            scale: float | None = None, size=None) -> Prepared:
     """Reduce a frame (BGR or gray, (h, w[, 3]) uint8) for registration; corners=True also
-    detects trackable corners (for a reference)."""
+    detects trackable corners (for a reference). With scale and size (w, h) given, image is
+    already reduced (a Prepared's gray) and is used as it is."""
     g = gray(image)
-    h, w = g.shape[:2]
-    s = min(1.0, work_width / float(w))
-    small = g if s == 1.0 else cv2.resize(g, (max(1, round(w * s)), max(1, round(h * s))),
-                                          interpolation=cv2.INTER_AREA)
+    if scale is not None:
+        s, (w, h), small = float(scale), tuple(size), g
+    else:
+        h, w = g.shape[:2]
+        s = min(1.0, work_width / float(w))
+        small = g if s == 1.0 else cv2.resize(g, (max(1, round(w * s)), max(1, round(h * s))),
+                                              interpolation=cv2.INTER_AREA)
     pts = None
     if corners:
         c = cv2.goodFeaturesToTrack(small, 1500, 0.0005, 7, blockSize=5)
@@ -130,7 +135,7 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers."""
     if len(pa) < 8:
         return None
-    H, inl = cv2.findHomography(pa, pb, cv2.RANSAC, ransac_px, maxIters=2000,
+    H, inl = cv2.findHomography(pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000,
                                 confidence=0.999)
     if H is None or inl is None:
         return None
@@ -151,10 +156,12 @@ def _track(warped, b, corners, valid):
     c, pts = c[keep], corners[keep]
     if valid is not None and len(c):
         pts = pts[valid[c[:, 1], c[:, 0]] > 0]
+    if len(pts) > MAX_TRACKED:  # evenly thinned (the corners are spread already)
+        pts = pts[np.linspace(0, len(pts) - 1, MAX_TRACKED).astype(int)]
     if len(pts) < 8:
         return None
     p0 = pts.reshape(-1, 1, 2).astype(np.float32)
-    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(21, 21), maxLevel=3,
+    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(15, 15), maxLevel=3,
                                            criteria=(cv2.TERM_CRITERIA_COUNT
                                                      | cv2.TERM_CRITERIA_EPS, 20, 0.01))
     if p1 is None:
@@ -308,6 +315,25 @@ def cut_signature(image: np.ndarray):
 def is_cut_between(sig_a, sig_b) -> bool:
     """is_cut on two cut_signature results."""
     return is_cut(sig_a, sig_b)
+
+
+MAX_FRAME_MOTION = 0.1  # of the image width: the most one frame's camera motion moves a corner
+
+
+def same_view(a: Prepared | None, b: Prepared | None) -> bool:
+    """Two consecutive frames that is_cut separates but that one frame's camera motion maps
+    onto each other (a fast zoom or pan, not a cut): a checked homography that moves the
+    image corners by more than 2 px (an identity found across a cut is the screen-fixed
+    graphics) and less than MAX_FRAME_MOTION (another camera seeing the same court)."""
+    if a is None or b is None:
+        return False
+    reg = register_to_reference(a, b, np.eye(3), method="match")
+    if not reg.ok:
+        return False
+    w, h = b.size
+    c = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], float)
+    move = np.max(np.linalg.norm(transfer_points(reg.H, c) - c, axis=1))
+    return 2.0 < move < MAX_FRAME_MOTION * w
 
 
 def is_identity(H: np.ndarray, image_size: tuple[int, int], tol_px: float = 0.5) -> bool:
