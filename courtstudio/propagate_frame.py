@@ -27,8 +27,8 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
-from geometry.plane_motion import (Prepared, is_identity, prepare, register_to_reference,
-                                   transfer_points)
+from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare,
+                                   register_to_reference, transfer_points)
 from geometry.projection import densify_all, project_polygon
 from geometry.screen_fixed import ScreenFixedDetector
 
@@ -40,7 +40,9 @@ COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surroun
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
-PENDING = 12  # flagged frames kept for another try when the graphics mask changes
+PENDING = 12
+FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
+VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count  # flagged frames kept for another try when the graphics mask changes
 
 
 @dataclass
@@ -122,11 +124,25 @@ class RefState:
     last_H: np.ndarray | None = None
     last_frame: int | None = None
     theta: np.ndarray | None = None
+    fine: Prepared | None = None  # the reference at twice the frames' scale
+
+    def source(self, H_pred) -> Prepared:
+        """The reference image to register with: the finer one when H_pred zooms in."""
+        return self.fine if self.fine is not None and zoom_of(H_pred, self.prepared.size
+                                                              ) >= FINE_ZOOM else self.prepared
 
     def quality(self) -> dict:
         return {"frame": self.ref.frame, "rms_px": _num(self.rms_px),
                 "line_support": _num(self.evidence["support"]),
                 "line_residual_px": _num(self.evidence["residual_px"])}
+
+
+def zoom_of(H, size) -> float:
+    """Linear magnification of the homography H (3, 3) over an image of size (w, h)."""
+    w, h = size
+    c = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    q = transfer_points(H, c)
+    return float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32))) / (w * h)))
 
 
 def ground_lines(spec: CourtSpec) -> list:
@@ -150,19 +166,24 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
                    dense) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
     p = prepare(image, corners=True)
+    fine = prepare(image, 2 * WORK_WIDTH, corners=True)  # for frames zoomed in on it
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
                     _reduce(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
                     names, np.array([ref.points[n] for n in names], float),
                     line_evidence(image, cal.camera, [], dense=dense),
-                    theta=ParamModel("simple").from_camera(cal.camera))
+                    theta=ParamModel("simple").from_camera(cal.camera),
+                    fine=fine if fine.scale > p.scale else None)
 
 
 def _reduce(mask, p: Prepared):
+    """A uint8 mask of any resolution at p's size (None stays None)."""
     if mask is None:
         return None
     h, w = p.gray.shape[:2]
+    if mask.shape[:2] == (h, w):
+        return mask
     return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
@@ -214,8 +235,7 @@ class Tracker:
     def graphics_boxes(self) -> list:
         if self.detector is None:
             return []
-        any_state = next(iter(self.states.values()))
-        return self.detector.boxes_px(any_state.prepared.scale)
+        return self.detector.boxes_px(self.frame_scale)
 
     def reset_motion(self):
         """After a cut: no prediction carries over."""
@@ -233,6 +253,7 @@ class Tracker:
             return False
         if self.detector is None:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
+            self.frame_scale = p.scale
         self.history.append(p.gray)
         if len(self.history) < self.history.maxlen:
             return False
@@ -257,12 +278,15 @@ class Tracker:
         m_frame = _and(_reduce(frame_mask, p), screen)
         best: FrameCamera | None = None
         for label, target, H_pred, meth, via in self._attempts(st, i):
-            m_ref = _and(target.image_mask if via is None else None, screen,
-                         target.court_mask if via is None else None)
-            src = target.prepared if via is None else via.prepared
+            src = target.source(H_pred) if via is None else via.prepared
+            m_ref = _and(_reduce(target.image_mask, src) if via is None else None,
+                         _reduce(screen, src),
+                         _reduce(target.court_mask, src) if via is None else None)
             reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
             if not reg.ok and via is None and meth == "auto":  # court region too small
-                reg = register_to_reference(src, p, H_pred, _and(target.image_mask, screen),
+                reg = register_to_reference(src, p, H_pred,
+                                            _and(_reduce(target.image_mask, src),
+                                                 _reduce(screen, src)),
                                             m_frame, method="match")
             if not reg.ok:
                 rec = FrameCamera(i, "flagged", reason=f"registration failed ({reg.reason})",

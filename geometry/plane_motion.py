@@ -81,7 +81,8 @@ def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = Fal
                                               interpolation=cv2.INTER_AREA)
     pts = None
     if corners:
-        c = cv2.goodFeaturesToTrack(small, 1500, 0.0005, 7, blockSize=5)
+        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, max(7, round(7 / s)) if s < 1
+                                    else 7, blockSize=5)
         pts = np.zeros((0, 2), np.float32) if c is None else c.reshape(-1, 2)
     return Prepared(small, s, (w, h), pts)
 
@@ -202,9 +203,9 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
-    s = pb_.scale
-    S = np.diag([s, s, 1.0])
-    Hs = S @ H_pred @ np.linalg.inv(S)
+    Sa = np.diag([pa_.scale, pa_.scale, 1.0])  # reference may be kept at a finer scale
+    S = np.diag([pb_.scale, pb_.scale, 1.0])
+    Hs = S @ H_pred @ np.linalg.inv(Sa)  # reference (its scale) -> frame (reduced)
     h, w = pb_.gray.shape[:2]
     warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
     m_a = reduce_mask(mask_reference, pa_)
@@ -224,7 +225,7 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
             pairs = _track(warped, pb_.gray, c, m_both)
         else:
             pairs = _match(warped, pb_.gray, valid, m_both)
-        reg = _finish(pairs, Hs, S, pb_, H_pred, meth)
+        reg = _finish(pairs, Hs, Sa, S, pb_, H_pred, meth)
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
             fine = register_to_reference(pa_, pb_, reg.H, mask_reference, mask_frame, "track")
             if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
@@ -237,7 +238,7 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
     return best
 
 
-def _finish(pairs, Hs, S, pb_: Prepared, H_pred, meth: str) -> Registration:
+def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str) -> Registration:
     if pairs is None:
         return Registration(H_pred, 0, np.inf, False, "too few features", method=meth)
     pa, pb = pairs
@@ -247,7 +248,7 @@ def _finish(pairs, Hs, S, pb_: Prepared, H_pred, meth: str) -> Registration:
     H_res, inl = fit
     proj = cv2.perspectiveTransform(pa[inl][None].astype(np.float64), H_res)[0]
     rms = float(np.sqrt(np.mean(np.sum((proj - pb[inl]) ** 2, axis=1)))) / pb_.scale
-    H = np.linalg.inv(S) @ H_res @ Hs @ S
+    H = np.linalg.inv(S) @ H_res @ Hs @ Sa
     H = H / H[2, 2]
     n = int(inl.sum())
     small = (pb_.gray.shape[1], pb_.gray.shape[0])
