@@ -141,9 +141,13 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
         after = [f for f in ref_frames if f > i]
         a = before[-1] if before else None
         b = after[0] if after else None
-        if a is None and b is None:
-            emit(FrameCamera(i, "flagged", reason="no reference in this shot"
-                             + (" (starts at a cut)" if cut else "")), cut)
+        if a is None and b is None:  # the view may still be a reference's (after a replay)
+            r = min(ref_frames, key=lambda f: abs(f - i))
+            rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
+            if rec.status == "flagged":
+                rec.reason = ("no reference in this shot" + (" (starts at a cut)" if cut else "")
+                              + f"; {rec.reason}")
+            emit(rec, cut)
             continue
         r = a if b is None or (a is not None and i - a <= b - i) else b
         emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
@@ -158,15 +162,16 @@ def _shots(records: dict, n: int) -> list[tuple[int, int]]:
 
 def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
     """Blocks (lo, hi, in-shot references) of frames whose record used a reference outside
-    their shot, or found none while their shot has one."""
+    their shot, or found none, while their shot has one of its own."""
     out = []
     for s0, s1 in shots:
         in_shot = [r for r in refs if s0 <= r.frame < s1]
+        if not in_shot:  # its frames were registered to any reference, and verified
+            continue
         bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != "reference"
                and ((records.get(i, {}).get("reference") is not None
                      and not s0 <= records[i]["reference"] < s1)
-                    or (in_shot and records.get(i, {}).get("reason", "").startswith(
-                        "no reference")))]
+                    or records.get(i, {}).get("reason", "").startswith("no reference"))]
         if bad:
             out.append((bad[0], bad[-1] + 1, in_shot))
     return out
