@@ -371,13 +371,17 @@ class VideoSource:
 
 
 def summary(records: list[dict]) -> dict:
+    """Counts, cuts, flagged frames with reasons; the last run's reference quality (each
+    reference's own residual and line evidence: a bad reference is reported here once) and
+    the screen-fixed graphics it masked."""
     counts: dict[str, int] = {}
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
                if r["status"] == "flagged"]
     cuts = [r["frame"] for r in records if r.get("cut")]
-    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged}
+    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
+            **propagate.last_extras}
 
 
 class VideoFrames:
@@ -409,6 +413,23 @@ def print_progress(done: int, total: int) -> None:
     if done == total or done % 10 == 0:
         print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
               file=sys.stderr, flush=True)
+
+
+class ProgressBar:
+    """A tqdm progress bar with ETA as a propagate progress callback (close when done)."""
+
+    def __init__(self, total: int | None = None):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit="frame", desc="propagating", file=sys.stderr,
+                        dynamic_ncols=True)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 class ProjectFrames:
@@ -451,10 +472,50 @@ def project_references(project, annotation_of=None) -> list[Reference]:
     return refs
 
 
+def project_masks(project) -> list[list[float]]:
+    """The project's registration masks: PROJECT/propagation/masks.json,
+    {"masks": [[x0, y0, x1, y1], ...]} in full-resolution pixels (untrusted: checked)."""
+    path = project.root / "propagation" / "masks.json"
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        boxes = [[float(v) for v in m] for m in data["masks"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: expected {{\"masks\": [[x0, y0, x1, y1], ...]}} ({exc})"
+                         ) from None
+    if any(len(b) != 4 or not all(np.isfinite(b)) or b[2] <= b[0] or b[3] <= b[1]
+           for b in boxes):
+        raise ValueError(f"{path}: each mask is [x0, y0, x1, y1] with x1 > x0 and y1 > y0")
+    return boxes
+
+
+def save_project_masks(project, masks) -> None:
+    """Store registration masks with the project (atomic)."""
+    from exporters.atomic import write_json_atomic
+    (project.root / "propagation").mkdir(parents=True, exist_ok=True)
+    write_json_atomic(project.root / "propagation" / "masks.json",
+                      {"masks": [[float(v) for v in m] for m in masks]})
+
+
+@dataclass(frozen=True)
+class ProjectSource:
+    """A picklable way to open a project's frames in another process."""
+
+    root: str
+
+    def __call__(self) -> "ProjectFrames":
+        from courtstudio.project import load_project
+        return ProjectFrames(load_project(Path(self.root)))
+
+
 def propagate_project(project, references=None, store=None, progress=None,
-                      annotation_of=None) -> list[dict]:
+                      annotation_of=None, flag_rms_px: float = FLAG_RMS_PX, masks=(),
+                      workers: int = 1, snap: bool = False) -> list[dict]:
     """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
-    summary.json. A run with other references than the saved one starts afresh."""
+    summary.json; the app's Frame > Propagate and `batch-propagate PROJECT` both call this.
+    masks: extra boxes besides the project's (masks.json). A run with other references or
+    masks than the saved one starts afresh."""
     from court_specs import load_spec
     from exporters.atomic import write_json_atomic
     sports = {f.sport for f in project.frames}
@@ -465,9 +526,12 @@ def propagate_project(project, references=None, store=None, progress=None,
                                                                          annotation_of)
     if not refs:
         raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
+    all_masks = project_masks(project) + [list(map(float, m)) for m in masks]
     out = project.root / "propagation"
     fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
                                     for k, v in r.points.items())] for r in refs]
+    if all_masks:
+        fingerprint.append(["masks", all_masks])
     summary_path = out / "summary.json"
     if summary_path.exists():
         try:
@@ -476,8 +540,13 @@ def propagate_project(project, references=None, store=None, progress=None,
             old = None
         if old != fingerprint and (out / "cameras.jsonl").exists():
             (out / "cameras.jsonl").unlink()
+    elif (out / "cameras.jsonl").exists() and references is not None:
+        (out / "cameras.jsonl").unlink()  # results of unknown references
     records = propagate(ProjectFrames(project, store, annotation_of), load_spec(sports.pop()),
-                        refs, out, progress=progress)
+                        refs, out, flag_rms_px=flag_rms_px, progress=progress,
+                        workers=workers, frames_source=ProjectSource(str(project.root))
+                        if annotation_of is None and store is None else None,
+                        snap=snap, masks=all_masks)
     rep = summary(records)
     rep["references"] = fingerprint
     write_json_atomic(summary_path, rep)

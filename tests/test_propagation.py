@@ -308,3 +308,33 @@ def test_a_bad_reference_is_reported_not_every_frame(tennis, tmp_path):
     q = prop.last_extras["reference_quality"][0]
     assert q["rms_px"] > 3.0
     assert sum(r["status"] == "flagged" for r in recs) <= 1
+
+
+def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, capsys):
+    """`batch-propagate PROJECT` calls propagate_project: summary.json with the reference
+    fingerprint, results reset when the references change, user masks checked."""
+    from courtstudio.project import FrameAnnotation, load_project
+    from courtstudio.project_new import new_project_from_video
+    clip = make_clip(tennis, 12, (640, 360), seed=25, pan_deg=1, tilt_deg=0.5, zoom=0.03)
+    video = tmp_path / "clip.avi"
+    write_video(video, clip.frames)
+    p = new_project_from_video(tmp_path / "vp", video, "tennis")
+    p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360),
+                                      points=clicks(tennis, clip.cameras[0])))
+    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--quiet",
+                 "--mask", "0,0,60,40"]) == 0
+    out = p.root / "propagation"
+    rep = json.loads((out / "summary.json").read_text())
+    assert rep["frames"] == 12 and rep["references"][0][0] == 0
+    assert rep["references"][-1] == ["masks", [[0.0, 0.0, 60.0, 40.0]]]
+    assert len((out / "cameras.jsonl").read_text().splitlines()) == 12
+    # other references: the stale results are not reused
+    p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360), points={
+        k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()}))
+    from courtstudio.propagate import propagate_project
+    recs = propagate_project(load_project(p.root), masks=[[0, 0, 60, 40]])
+    assert recs[0]["points"]["far_left_corner"][0] == pytest.approx(
+        clicks(tennis, clip.cameras[0])["far_left_corner"][0] + 0.5, abs=1e-3)
+    capsys.readouterr()
+    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--mask", "1,2,3"]) == 2
+    assert "expected x0,y0,x1,y1" in capsys.readouterr().err
