@@ -49,8 +49,8 @@ MAX_RECENT = 8
 WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag frame for review",
                    "Ball not visible", "Propagate court keypoints",
                    "Copy previous frame's keypoints", "Keypoint occluded / estimated")
-HOVER_PX = 10.0
-SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)  # screen px: a keypoint this close to the cursor is labelled
+HOVER_PX = 10.0  # screen px: a keypoint this close to the cursor is labelled
+SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)
 
 
 class MainWindow(QMainWindow):

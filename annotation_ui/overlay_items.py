@@ -109,7 +109,7 @@ class OverlayLayer:
         w, h = fm.horizontalAdvance(text) + 2, fm.height()
         ax, ay = float(uv[0]) * self.screen_scale, float(uv[1]) * self.screen_scale
         spots = label_spots(w, h)
-        for i, (dx, dy) in enumerate(spots):
+        for i, (dx, dy) in enumerate(spots):  # noqa: B007 - i is read after the loop
             box = QRectF(ax + dx, ay + dy, w, h)
             if not any(box.intersects(b) for b in self._placed):
                 break

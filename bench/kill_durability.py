@@ -110,7 +110,6 @@ def _recovered_state(project_dir: Path) -> dict:
 
     project = load_project(project_dir)
     doc = AnnotationDocument(project)
-    from exporters.atomic import is_temp_name
     for p in (project_dir / "annotations").glob("*.json"):
         if is_temp_name(p.name):
             continue  # a killed writer's temp file (cleaned at the next start), not a saved file

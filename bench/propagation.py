@@ -10,9 +10,15 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   (each frame registered to the previous one and the homographies multiplied);
 - flagged-frame precision and recall on a clip with injected failures (a 20-frame insert from
   another camera = two cuts, and five heavily blurred frames), references at both ends;
-- frames per second of the whole run (cut scan, registration, recalibration) on this machine.
+- frames per second of the whole run (cut scan, registration, recalibration) on this machine;
+- issue 11: one row per broadcast hazard (screen-fixed graphics, clay, hard court, crowd,
+  motion blur, JPEG, a 2.2x zoom, all of them), with the frames flagged and the unflagged
+  frames above 10 px; and batch-propagate's wall time on an MJPG video as a ratio to the time
+  OpenCV needs just to decode the same video, measured in the same run (720p and 1080p, one
+  worker), with the peak memory of each run for two clip lengths (flat = streaming).
 
-Run: ``python bench/propagation.py`` (fixed seeds; about a minute).
+Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
+``python bench/propagation.py hazards`` or ``speed`` for one part.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
 from courtstudio.calibration import calibrate_court  # noqa: E402
 from courtstudio.propagate import Reference, propagate, summary  # noqa: E402
-from courtstudio.synthetic_clip import ClipFrames, make_clip  # noqa: E402
+from courtstudio.synthetic_clip import (ClipFrames, Hazards, iter_clip,  # noqa: E402
+                                        make_clip, write_clip)
 from geometry.camera import Camera  # noqa: E402
 from geometry.plane_motion import register_to_reference, transfer_points  # noqa: E402
 
@@ -98,6 +105,84 @@ def by_distance(errs, refs, n):
     return rows
 
 
+def hazard_rows(n: int = 300):
+    """Accuracy per broadcast hazard (1280x720, one reference at frame 0 with every ground
+    keypoint in view)."""
+    print("\n| hazard (1280x720, 300 frames, 1 reference) | frames ok / flagged | keypoint px "
+          "median (p90, max) of unflagged frames | unflagged frames > 10 px | graphics boxes "
+          "found | fps |")
+    print("|---|---|---|---|---|---|")
+    cases = [("none", Hazards(), 0.15), ("screen-fixed graphics (11.6 % of the frame)",
+                                          Hazards(graphics=True), 0.15),
+             ("clay + graphics", Hazards(graphics=True, surface="clay"), 0.15),
+             ("hard court (low texture)", Hazards(surface="hard"), 0.15),
+             ("textured crowd", Hazards(crowd=True), 0.15),
+             ("motion blur", Hazards(motion_blur=True), 0.15),
+             ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
+             ("zoom to 2.2x", Hazards(), 1.2),
+             ("all of them", Hazards(True, "clay", True, True, 40), 1.2)]
+    import courtstudio.propagate as prop_mod
+    for label, hz, zoom in cases:
+        clip = make_clip(SPEC, n, (1280, 720), seed=1, hazards=hz, zoom=zoom)
+        cam = clip.cameras[0]
+        uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
+        ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 1278 and 2 <= v[1] < 718}
+        recs, est, fps = run_ours(clip, [Reference(0, ref)])
+        P_all = np.array([SPEC.keypoints[k] for k in ref])
+        errs = [float(np.median(np.linalg.norm(e.project(P_all) - clip.cameras[i].project(
+            P_all), axis=1))) for i, e in est.items() if clip.cameras[i] is not None]
+        a = np.array(errs)
+        flagged = sum(r["status"] == "flagged" for r in recs)
+        print(f"| {label} | {len(recs) - flagged} / {flagged} | {np.median(a):.2f} "
+              f"({np.percentile(a, 90):.2f}, {a.max():.2f}) | {int((a > 10).sum())} | "
+              f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |")
+
+
+def _decode_seconds(path) -> float:
+    import cv2
+    t0 = time.perf_counter()
+    cap = cv2.VideoCapture(str(path))
+    while cap.read()[0]:
+        pass
+    cap.release()
+    return time.perf_counter() - t0
+
+
+def speed_rows(lengths=(150, 300)):
+    """batch-propagate wall time / OpenCV decode time of the same video, one worker, and
+    the peak memory of the batch-propagate process."""
+    import json
+    import resource
+    import subprocess
+    print("\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
+          "| peak memory MB |")
+    print("|---|---|---|---|---|---|")
+    root = Path(__file__).resolve().parents[1]
+    for size in ((1280, 720), (1920, 1080)):
+        for n in lengths:
+            with tempfile.TemporaryDirectory() as d:
+                video = Path(d) / "clip.avi"
+                cams, _ = write_clip(video, iter_clip(SPEC, n, size, seed=5,
+                                                      hazards=Hazards(graphics=True)))
+                pts = Path(d) / "ref.json"
+                pts.write_text(json.dumps({"image_size": list(size), "points": {
+                    k: [float(c) for c in v] for k, v in clicks(cams[0]).items()}}))
+                dec = _decode_seconds(video)
+                before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "courtstudio", "batch-propagate",
+                                str(video), "--sport", "tennis", "--reference", f"0:{pts}",
+                                "--out", str(Path(d) / "out"), "--quiet"], check=True,
+                               cwd=root, env={**__import__("os").environ,
+                                              "PYTHONPATH": str(root)},
+                               stdout=subprocess.DEVNULL)
+                wall = time.perf_counter() - t0
+                peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            mem = f"{peak / 1024:.0f}" if peak > before else f"<= {before / 1024:.0f}"
+            print(f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
+                  f"| {mem} |")
+
+
 def main():
     print("| clip | method | keypoint px / focal %, median, by distance from the nearest "
           "reference: 0-49 | 50-149 | 150-299 | all frames: median kp px (p90) | median "
@@ -145,4 +230,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    part = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if part in ("all", "accuracy"):
+        main()
+    if part in ("all", "hazards"):
+        hazard_rows()
+    if part in ("all", "speed"):
+        speed_rows()

@@ -459,22 +459,24 @@ def cmd_batch_propagate(args) -> int:
     from courtstudio.points_file import load_points_file
     from courtstudio.project import load_project
     from exporters.atomic import write_json_atomic
-    from courtstudio.propagate import (Reference, VideoFrames, VideoSource, print_progress,
-                                       propagate, summary)
+    from courtstudio.propagate import (ProgressBar, Reference, VideoFrames, VideoSource,
+                                       propagate, propagate_project, summary)
     spec = load_spec(args.sport)
     src = Path(args.source)
+    masks = [_mask_box(m) for m in args.mask]
     if src.is_dir():
-        from courtstudio.propagate import ProjectFrames, project_references
         project = load_project(src)
         if any(f.sport != spec.id for f in project.frames):
             raise CliError(f"{src}: the project's frames are not all {spec.id}")
-        frames = ProjectFrames(project)
-        default_refs = project_references(project)
-        source = None
+        if not project.frames:
+            raise CliError(f"{src}: the project has no frames")
+        from courtstudio.frames import FrameStore
+        size = FrameStore(project).image_size(project.frames[0])
     elif src.is_file():
+        if not args.out:
+            raise CliError("--out is required for a video")
         frames = VideoFrames(src)
-        default_refs = []
-        source = VideoSource(str(src))
+        size = frames.size
     else:
         raise CliError(f"{src}: no such video or project")
     refs = []
@@ -482,37 +484,71 @@ def cmd_batch_propagate(args) -> int:
         frame_s, _, pts = item.partition(":")
         if not frame_s.isdigit() or not pts:
             raise CliError(f"--reference {item!r}: expected FRAME:POINTS.json")
-        size, points = load_points_file(pts)
-        if tuple(size) != tuple(frames.size):
-            raise CliError(f"{pts}: image_size {size[0]}x{size[1]} but the video is "
-                           f"{frames.size[0]}x{frames.size[1]}")
+        psize, points = load_points_file(pts)
+        if tuple(psize) != tuple(size):
+            raise CliError(f"{pts}: image_size {psize[0]}x{psize[1]} but the frames are "
+                           f"{size[0]}x{size[1]}")
         refs.append(Reference(int(frame_s), points))
-    refs = refs or default_refs
-    if not refs:
-        raise CliError("no reference: give --reference FRAME:POINTS.json (for a project, "
-                       "annotate a frame's court keypoints)")
-    records = propagate(frames, spec, refs, args.out, flag_rms_px=args.flag_px,
-                        progress=None if args.quiet else print_progress,
-                        workers=max(1, args.workers), frames_source=source, snap=args.snap)
-    if src.is_dir():  # the project variant: the app shows these
-        from courtstudio.propagate import write_jsonl_atomic
-        write_jsonl_atomic(src / "propagation" / "cameras.jsonl", records)
-    rep = summary(records)
-    write_json_atomic(Path(args.out) / "summary.json", rep)
+    bar = None if args.quiet else ProgressBar()
+    try:
+        if src.is_dir():  # the same function as the app's Frame > Propagate
+            try:
+                records = propagate_project(project, refs or None, progress=bar,
+                                            flag_rms_px=args.flag_px, masks=masks,
+                                            workers=max(1, args.workers), snap=args.snap)
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
+            out = Path(args.out) if args.out else src / "propagation"
+            if out.resolve() != (src / "propagation").resolve():
+                from courtstudio.propagate import write_jsonl_atomic
+                write_jsonl_atomic(out / "cameras.jsonl", records)
+                write_json_atomic(out / "summary.json", json.loads(
+                    (src / "propagation" / "summary.json").read_text()))
+            rep = summary(records)
+        else:
+            if not refs:
+                raise CliError("no reference: give --reference FRAME:POINTS.json (for a "
+                               "project, annotate a frame's court keypoints)")
+            out = Path(args.out)
+            records = propagate(frames, spec, refs, out, flag_rms_px=args.flag_px,
+                                progress=bar, workers=max(1, args.workers),
+                                frames_source=VideoSource(str(src)), snap=args.snap,
+                                masks=masks)
+            rep = summary(records)
+            write_json_atomic(out / "summary.json", rep)
+    finally:
+        if bar is not None:
+            bar.close()
     c = rep["counts"]
     print(f"{rep['frames']} frames: " + ", ".join(f"{v} {k}" for k, v in sorted(c.items()))
           + (f"; cuts before frames {rep['cuts']}" if rep["cuts"] else ""))
+    if rep.get("graphics_boxes"):
+        print(f"screen-fixed graphics masked: {rep['graphics_boxes']}")
+    for q in rep.get("reference_quality", []):
+        if (q["rms_px"] or 0) > args.flag_px:
+            print(f"  reference frame {q['frame']}: its clicks fit to {q['rms_px']:.1f} px "
+                  "(check them)")
     for f in rep["flagged"][:20]:
         print(f"  flagged frame {f['frame']}: {f['reason']}")
     if len(rep["flagged"]) > 20:
-        print(f"  ... {len(rep['flagged']) - 20} more in {Path(args.out) / 'summary.json'}")
+        print(f"  ... {len(rep['flagged']) - 20} more in {out / 'summary.json'}")
     return 0
+
+
+def _mask_box(text: str) -> list[float]:
+    try:
+        box = [float(v) for v in text.split(",")]
+    except ValueError:
+        box = []
+    if len(box) != 4 or box[2] <= box[0] or box[3] <= box[1]:
+        raise CliError(f"--mask {text!r}: expected x0,y0,x1,y1 pixels with x1 > x0, y1 > y0")
+    return box
 
 
 def cmd_synth_clip(args) -> int:
     from court_specs import load_spec
     from exporters.atomic import write_json_atomic
-    from courtstudio.synthetic_clip import make_clip, write_video
+    from courtstudio.synthetic_clip import Hazards, iter_clip, write_clip
     spec = load_spec(args.sport)
     n = args.frames
     for name, frames in (("--reference-frame", [args.reference_frame]), ("--cut-at", args.cut_at),
@@ -521,12 +557,17 @@ def cmd_synth_clip(args) -> int:
         if bad:
             raise CliError(f"{name} {bad[0]}: outside the clip's frames 0..{n - 1}")
     _check_image_size(args.size, "--size")
-    clip = make_clip(spec, args.frames, tuple(args.size), seed=args.seed,
-                     cut_at=tuple(args.cut_at), blur_frames=tuple(args.blur))
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_video(out, clip.frames)
-    cam = clip.cameras[args.reference_frame]
+    try:
+        hazards = Hazards(args.graphics, args.surface, args.crowd, args.motion_blur,
+                          args.jpeg_quality)
+        out = Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cams, cuts = write_clip(out, iter_clip(  # streamed: one frame in memory
+            spec, args.frames, tuple(args.size), seed=args.seed, cut_at=tuple(args.cut_at),
+            blur_frames=tuple(args.blur), zoom=args.zoom, hazards=hazards))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    cam = cams[args.reference_frame]
     if cam is None:
         raise CliError(f"frame {args.reference_frame} is inside an inserted cut")
     names = spec.minimal_keypoints
@@ -534,7 +575,7 @@ def cmd_synth_clip(args) -> int:
         n: [round(float(c), 3) for c in cam.project(spec.keypoints[n][None])[0]]
         for n in names}})
     write_json_atomic(out.with_suffix(".truth.json"), {"cameras": [
-        None if c is None else c.to_dict() for c in clip.cameras], "cuts": clip.cuts})
+        None if c is None else c.to_dict() for c in cams], "cuts": cuts})
     print(f"wrote {out} ({args.frames} frames), reference points of frame "
           f"{args.reference_frame} in {args.points}")
     return 0
@@ -715,12 +756,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sport", required=True)
     sp.add_argument("--reference", action="append", default=[], metavar="FRAME:POINTS.json",
                     help="an annotated frame (points file as for calibrate); repeatable")
-    sp.add_argument("--out", required=True)
+    sp.add_argument("--out", help="output folder (required for a video; a project writes "
+                                   "PROJECT/propagation)")
+    sp.add_argument("--mask", action="append", default=[], metavar="x0,y0,x1,y1",
+                    help="pixels never used for registration (graphics); repeatable")
     sp.add_argument("--workers", type=_int_in(1, 64), default=1,
-                    help="processes for the propagation runs (one per reference and "
-                         "direction; video files)")
-    sp.add_argument("--flag-px", type=_positive, default=3.0, help="flag frames whose "
-                                                               "recalibration RMS exceeds this")
+                    help="processes, each a contiguous part of the clip (records stream "
+                         "to cameras.jsonl from all of them)")
+    sp.add_argument("--flag-px", type=_positive, default=3.0,
+                    help="flag frames whose recalibration RMS exceeds their reference's by this")
     sp.add_argument("--snap", action="store_true",
                     help="snap transferred keypoints onto the painted line crossings first")
     sp.add_argument("--quiet", action="store_true", help="no progress line")
@@ -743,6 +787,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--blur", nargs="*", type=_int_in(0, 100_000), default=[],
                     help="heavily blurred frames")
     sp.add_argument("--reference-frame", type=_int_in(0, 100_000), default=0)
+    sp.add_argument("--zoom", type=_positive, default=0.15,
+                    help="the focal length reaches 1 + ZOOM times its start (1.0: a 2x zoom)")
+    sp.add_argument("--graphics", action="store_true",
+                    help="screen-fixed logo, score bug, clock and ticker (over 8 %% of the frame)")
+    sp.add_argument("--surface", default="grass", choices=["grass", "clay", "hard"])
+    sp.add_argument("--crowd", action="store_true", help="textured stands around the court")
+    sp.add_argument("--motion-blur", action="store_true", help="blur along the image motion")
+    sp.add_argument("--jpeg-quality", type=_int_in(0, 100), default=0,
+                    help="compress every frame (0: no)")
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
                     help="write the reference frame's true keypoints here (a points file)")

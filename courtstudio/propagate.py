@@ -21,23 +21,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
+import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.calibration import calibrate_court
+from courtstudio.propagate_frame import (FrameCamera, Options, Reference, RefState, Tracker,
+                                         make_ref_state)
+
+__all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summary"]
+from courtstudio.propagate_sources import (ProjectFrames, ProjectSource,  # noqa: F401
+                                           VideoFrames, VideoSource, project_masks,
+                                           save_project_masks)
 from geometry.camera import Camera
-from geometry.camera_params import ParamModel
-from geometry.line_snap import snap_keypoints
-from geometry.line_support import line_support
-from geometry.plane_motion import is_cut, is_identity, register_to_reference, transfer_points
+from geometry.plane_motion import cut_signature, is_cut_between, prepare, same_view
 
 FLAG_RMS_PX = 3.0
-MIN_LINE_SUPPORT = 0.5  # fraction of projected line samples on painted lines
-MIN_POINTS_IN_VIEW = 4
 
 
 class Frames(Protocol):
@@ -53,56 +54,6 @@ class Frames(Protocol):
 def frame_mask(frames, index: int):
     fn = getattr(frames, "mask", None)
     return fn(index) if fn is not None else None
-
-
-@dataclass
-class FrameCamera:
-    frame: int
-    status: str
-    camera: Camera | None = None
-    rms_px: float | None = None
-    reason: str = ""
-    reference: int | None = None
-    H: np.ndarray | None = None  # reference -> frame
-    cut: bool = False  # a shot cut just before this frame
-    points: dict | None = None  # the keypoints it was calibrated from, px
-
-    def to_json(self) -> dict:
-        d = {"frame": self.frame, "status": self.status,
-             "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4)}
-        if self.camera is not None:
-            d.update({"K": self.camera.K.tolist(), "R": self.camera.R.tolist(),
-                      "t": self.camera.t.tolist(), "image_size": list(self.camera.image_size),
-                      "dist": self.camera.dist.tolist()})
-        if self.reason:
-            d["reason"] = self.reason
-        if self.reference is not None:
-            d["reference"] = self.reference
-        if self.H is not None:
-            d["H_from_reference"] = self.H.tolist()
-        if self.cut:
-            d["cut"] = True
-        if self.points:
-            d["points"] = {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
-                           for k, v in self.points.items()}
-        return d
-
-
-@dataclass(frozen=True)
-class Reference:
-    frame: int
-    points: dict  # {keypoint: (u, v)}
-
-
-def find_cuts(frames: Frames) -> list[int]:
-    """Frames that start a new shot (index i: a cut between i - 1 and i)."""
-    cuts, prev = [], None
-    for i in range(frames.count):
-        img = frames.image(i)
-        if prev is not None and is_cut(prev, img):
-            cuts.append(i)
-        prev = img
-    return cuts
 
 
 MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
@@ -176,16 +127,130 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
     return done
 
 
+def _read(frames, i: int):
+    """Frame i, or None when it cannot be decoded (flagged, never fatal)."""
+    try:
+        img = frames.image(i)
+    except (OSError, ValueError, cv2.error):
+        return None
+    return img if isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size else None
+
+
+def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefState]:
+    states = {}
+    for r in refs:
+        img = _read(frames, r.frame)
+        if img is None:
+            raise ValueError(f"reference frame {r.frame} cannot be read")
+        states[r.frame] = make_ref_state(spec, r, img, frame_mask(frames, r.frame), dense)
+    return states
+
+
+def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emit,
+          options: Options, states=None) -> list:
+    """One decode pass over frames lo..hi - 1 (in order): the cut scan, and every frame not
+    in done registered, recalibrated and verified; each record goes to emit as soon as it is
+    made. A frame takes the nearest reference in its shot as far as the pass knows it (a cut
+    found later is repaired by propagate). Returns the screen-fixed graphics boxes found."""
+    tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None),
+                      options)
+    by_frame = {r.frame: r for r in refs}
+    ref_frames = sorted(by_frame)
+    prev_sig = prev_p = None
+    if lo > 0:
+        img = _read(frames, lo - 1)
+        prev_sig = None if img is None else cut_signature(img)
+        prev_p = None if img is None else prepare(img)
+        rec = done.get(lo - 1)
+        if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
+            st = tracker.states[rec["reference"]]
+            st.last_H, st.last_frame = np.array(rec["H_from_reference"]), lo - 1
+    shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
+    for i in range(lo, hi):
+        img = _read(frames, i)
+        sig = None if img is None else cut_signature(img)
+        p = None if img is None else prepare(img)
+        cut = prev_sig is not None and sig is not None and is_cut_between(prev_sig, sig)
+        if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
+            cut = False
+        prev_sig = sig
+        if cut:
+            shot_start = i
+            tracker.reset_motion()
+        elif p is not None and tracker.observe(prev_p, p):
+            for rec in tracker.retry_pending():
+                emit(rec, bool(done.get(rec.frame, {}).get("cut")))
+        prev_p = p
+        if i in done:
+            rec = done[i]
+            if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
+                st = tracker.states[rec["reference"]]
+                st.last_H, st.last_frame = np.array(rec["H_from_reference"]), i
+            continue
+        if i in by_frame:
+            st = tracker.states[i]
+            st.last_H, st.last_frame = np.eye(3), i
+            emit(FrameCamera(i, "reference", st.camera, st.rms_px, reference=i, H=np.eye(3),
+                             points=by_frame[i].points, evidence=st.evidence), cut)
+            continue
+        if img is None:
+            emit(FrameCamera(i, "flagged", reason="the frame cannot be decoded"), cut)
+            continue
+        before = [f for f in ref_frames if shot_start <= f <= i]
+        after = [f for f in ref_frames if f > i]
+        a = before[-1] if before else None
+        b = after[0] if after else None
+        if a is None and b is None:  # the view may still be a reference's (after a replay)
+            r = min(ref_frames, key=lambda f: abs(f - i))
+            rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
+            if rec.status == "flagged":
+                rec.reason = ("no reference in this shot" + (" (starts at a cut)" if cut else "")
+                              + f"; {rec.reason}")
+            emit(rec, cut)
+            continue
+        r = a if b is None or (a is not None and i - a <= b - i) else b
+        emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
+    return tracker.graphics_boxes()
+
+
+def _shots(records: dict, n: int) -> list[tuple[int, int]]:
+    cuts = [i for i in range(1, n) if records.get(i, {}).get("cut")]
+    bounds = [0] + cuts + [n]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
+    """Blocks (lo, hi, in-shot references) of frames whose record used a reference outside
+    their shot, or found none, while their shot has one of its own."""
+    out = []
+    for s0, s1 in shots:
+        in_shot = [r for r in refs if s0 <= r.frame < s1]
+        if not in_shot:  # its frames were registered to any reference, and verified
+            continue
+        bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != "reference"
+               and ((records.get(i, {}).get("reference") is not None
+                     and not s0 <= records[i]["reference"] < s1)
+                    or records.get(i, {}).get("reason", "").startswith("no reference"))]
+        if bad:
+            out.append((bad[0], bad[-1] + 1, in_shot))
+    return out
+
+
 def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
               flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
               progress: Callable[[int, int], None] | None = None, workers: int = 1,
-              frames_source=None, snap: bool = False) -> list[dict]:
+              frames_source=None, snap: bool = False, masks=(), detect_graphics: bool = True,
+              line_refiner=None) -> list[dict]:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
 
-    workers > 1 runs the propagation runs (one per reference and direction) in that many
-    processes; frames_source (picklable, called to open the frames in a worker, e.g.
-    VideoSource) is then required. snap: refine the transferred keypoints that are line
-    crossings on the painted lines (geometry.line_snap) before recalibrating."""
+    One decode pass (the cut scan folded in); every record is appended to
+    OUT/cameras.jsonl as soon as it is made, with any number of workers (workers > 1 split
+    the clip into contiguous ranges, one process each, which send their records to this
+    one; frames_source, picklable and called to open the frames in a worker, is then
+    required). A killed run resumes: frames already recorded are not redone. masks: user
+    boxes [x0, y0, x1, y1] (full-resolution px) never used for registration.
+    line_refiner: see Options. Returns records; the summary's extras (reference quality,
+    graphics boxes) are in propagate.last_extras."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "cameras.jsonl"
@@ -195,63 +260,118 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
     for r in refs:
         if not 0 <= r.frame < n:
             raise ValueError(f"reference frame {r.frame} is outside the clip (0..{n - 1})")
-    cuts = find_cuts(frames)
-    cut_set = set(cuts)
-    bounds = [0] + cuts + [n]
-    shots = list(zip(bounds[:-1], bounds[1:]))
-    ref_cams = {}
-    for r in refs:
-        cal = calibrate_court(spec, frames.size, r.points, diagnose=False)
-        ref_cams[r.frame] = cal
+    options = Options(flag_rms_px, snap, tuple(tuple(m) for m in masks), detect_graphics,
+                      line_refiner)
+    states = _references(frames, spec, refs, None)
     finished = len(done)
-    jobs = []
+    graphics: list = []
     with open(path, "a") as fh:
-        def emit(rec: FrameCamera):
+        def emit(rec: FrameCamera, cut: bool = False):
             nonlocal finished
-            rec.cut = rec.frame in cut_set
-            d = rec.to_json()
+            if isinstance(rec, FrameCamera):
+                rec.cut = rec.cut or cut
+                d = rec.to_json()
+            else:
+                d = rec
             fh.write(json.dumps(d) + "\n")
             fh.flush()
-            done[rec.frame] = d
-            finished += 1
+            if d["frame"] not in done:
+                finished += 1
+            done[d["frame"]] = d
             if progress:
-                progress(finished, n)
+                progress(min(finished, n), n)
 
-        for s0, s1 in shots:
-            in_shot = [r for r in refs if s0 <= r.frame < s1]
-            if not in_shot:
-                for i in range(s0, s1):
-                    if i not in done:
-                        emit(FrameCamera(i, "flagged", reason="no reference in this shot"
-                                         + (" (starts at a cut)" if i == s0 and s0 else "")))
-                continue
-            for k, r in enumerate(in_shot):
-                lo = s0 if k == 0 else (in_shot[k - 1].frame + r.frame) // 2 + 1
-                hi = s1 - 1 if k == len(in_shot) - 1 else (r.frame + in_shot[k + 1].frame) // 2
-                if r.frame not in done:
-                    cal = ref_cams[r.frame]
-                    emit(FrameCamera(r.frame, "reference", cal.camera, cal.fit.rms_px,
-                                     reference=r.frame, H=np.eye(3), points=r.points))
-                for direction, stop in ((1, hi), (-1, lo)):
-                    jobs.append((r, ref_cams[r.frame].camera, direction, stop))
-        if workers > 1 and frames_source is not None and len(jobs) > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(_job, frames_source, spec.source or spec.id, job,
-                                       dict(done), flag_rms_px, snap)
-                           for job in jobs]
-                for fut in futures:
-                    for rec in fut.result():
-                        emit(rec)
+        ranges = _ranges(refs, n, workers)
+        if workers > 1 and frames_source is not None and len(ranges) > 1:
+            graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit)
         else:
-            for ref, cam, direction, stop in jobs:
-                _run(frames, spec, ref, cam, direction, stop, done, emit, flag_rms_px, snap)
+            graphics = _pass(frames, spec, refs, 0, n, dict(done), emit, options, states)
+        shots = _shots(done, n)
+        for lo, hi, in_shot in _misassigned(done, shots, refs):
+            if not in_shot:
+                for i in range(lo, hi):
+                    emit(FrameCamera(i, "flagged", reason="no reference in this shot",
+                                     cut=bool(done[i].get("cut"))))
+                continue
+            redo = {k: v for k, v in done.items() if not lo <= k < hi}
+            _pass(frames, spec, in_shot, lo, hi, redo, emit, options,
+                  {r.frame: states[r.frame] for r in in_shot})
     records = [done[i] for i in sorted(done)]
     if shared_centre:
-        for s0, s1 in shots:
+        for s0, s1 in _shots(done, n):
             share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
-        write_jsonl_atomic(path, records)
+    write_jsonl_atomic(path, records)  # one record per frame, in frame order
+    propagate.last_extras = {"reference_quality": [states[r.frame].quality() for r in refs],
+                             "graphics_boxes": graphics, "masks": [list(m) for m in masks]}
     return records
+
+
+propagate.last_extras = {}
+
+
+def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous frame ranges, one per worker: the references split into groups, the
+    boundaries half-way between groups."""
+    k = max(1, min(workers, len(refs)))
+    groups = [g for g in np.array_split(np.arange(len(refs)), k) if len(g)]
+    bounds = [0]
+    for g0, g1 in zip(groups[:-1], groups[1:]):
+        bounds.append((refs[g0[-1]].frame + refs[g1[0]].frame) // 2 + 1)
+    bounds.append(n)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None:
+    """A worker process: one pass over lo..hi - 1, every record sent to the parent at once."""
+    try:
+        from court_specs import load_spec
+        frames = frames_source()
+        boxes = _pass(frames, load_spec(spec_ref), refs, lo, hi, done,
+                      lambda rec, cut=False: queue.put(("record", rec.to_json() | (
+                          {"cut": True} if cut or rec.cut else {}))), options)
+        queue.put(("done", boxes))
+    except Exception as exc:  # reported to the parent, which raises it
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list:
+    import multiprocessing as mp
+    import queue as queue_mod
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    procs = []
+    for lo, hi in ranges:
+        sub = {k: v for k, v in done.items() if lo - 1 <= k < hi}
+        procs.append(ctx.Process(target=_worker, args=(frames_source, spec.source or spec.id,
+                                                       refs, lo, hi, sub, options, q),
+                                 daemon=True))
+    for p in procs:
+        p.start()
+    running, boxes, error = len(procs), [], None
+    try:
+        while running:
+            try:
+                kind, payload = q.get(timeout=1.0)
+            except queue_mod.Empty:
+                if not any(p.is_alive() for p in procs):
+                    error = error or "a worker died"
+                    break
+                continue
+            if kind == "record":
+                emit(payload)
+            elif kind == "done":
+                boxes += payload
+                running -= 1
+            else:
+                error, running = payload, running - 1
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+    if error:
+        raise RuntimeError(f"propagation worker failed: {error}")
+    return boxes
 
 
 SHARED_TOL_PX = 0.5
@@ -299,134 +419,20 @@ def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
     write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
 
 
-def _camera_from_theta(theta, size) -> Camera:
-    return ParamModel("simple").to_camera(theta, size)
-
-
-def _run(frames: Frames, spec, ref: Reference, ref_cam: Camera, direction: int, stop: int,
-         done: dict, emit, flag_rms_px: float, snap: bool = False) -> None:
-    """Frames ref.frame + direction ... stop (inclusive), registered to the reference."""
-    ref_img = frames.image(ref.frame)
-    ref_mask = frame_mask(frames, ref.frame)
-    ground_lines = [pl for pl in spec.lines.values()
-                    if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
-    names = list(ref.points)
-    ref_uv = np.array([ref.points[n] for n in names], float)
-    H_prev = np.eye(3)
-    theta = ParamModel("simple").from_camera(ref_cam)
-    # the reference's lens: a pinhole stays a pinhole; a distorted one lets each frame choose
-    lens_model = "auto" if ref_cam.has_distortion else "simple"
-    i = ref.frame + direction
-    while (direction > 0 and i <= stop) or (direction < 0 and i >= stop):
-        if i in done:  # resuming: continue from the recorded homography
-            H_rec = done[i].get("H_from_reference")
-            if H_rec is not None:
-                H_prev = np.array(H_rec)
-            i += direction
-            continue
-        img = frames.image(i)
-        reg = register_to_reference(ref_img, img, H_prev, ref_mask, frame_mask(frames, i))
-        if not reg.ok:
-            emit(FrameCamera(i, "flagged", reason=f"registration failed ({reg.inliers} "
-                                                  "inliers): blur, a cut or occlusion",
-                             reference=ref.frame))
-            i += direction
-            continue
-        H_prev = reg.H
-        if is_identity(reg.H, frames.size):
-            emit(FrameCamera(i, "static", ref_cam, 0.0, reference=ref.frame, H=reg.H))
-            i += direction
-            continue
-        uv = transfer_points(reg.H, ref_uv)
-        w, h = frames.size
-        inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
-        if inside.sum() < MIN_POINTS_IN_VIEW:
-            emit(FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints in view",
-                             reference=ref.frame, H=reg.H))
-            i += direction
-            continue
-        pts = {n: tuple(p) for n, p, ok in zip(names, uv, inside) if ok}
-        if snap:
-            ground = {n: v for n, v in pts.items()
-                      if abs(spec.keypoints[n][2] - spec.plane_z()) < 1e-9}
-            snapped, _ = snap_keypoints(img, _camera_from_theta(theta, frames.size), ground,
-                                        spec.keypoints, ground_lines)
-            pts.update(snapped)
-        try:
-            cal = calibrate_court(spec, frames.size, pts, diagnose=False, theta0=theta,
-                                  model=lens_model)
-        except ValueError as exc:
-            emit(FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
-                             reference=ref.frame, H=reg.H))
-            i += direction
-            continue
-        theta = ParamModel("simple").from_camera(cal.camera)
-        status, reason = "ok", ""
-        support = line_support(img, cal.camera, ground_lines)
-        if cal.fit.rms_px > flag_rms_px:
-            status, reason = "flagged", f"residual {cal.fit.rms_px:.1f} px"
-        elif support < MIN_LINE_SUPPORT:
-            status, reason = "flagged", (f"court lines do not match the image (support "
-                                         f"{support:.2f})")
-        emit(FrameCamera(i, status, cal.camera, cal.fit.rms_px, reason, ref.frame, reg.H,
-                         points=pts))
-        i += direction
-
-
-def _job(frames_source, spec_ref, job, done, flag_rms_px, snap=False) -> list[FrameCamera]:
-    """One propagation run in a worker process; returns its records."""
-    from court_specs import load_spec
-    frames = frames_source()
-    spec = load_spec(spec_ref)
-    out: list[FrameCamera] = []
-    ref, cam, direction, stop = job
-    _run(frames, spec, ref, cam, direction, stop, dict(done), out.append, flag_rms_px, snap)
-    return out
-
-
-@dataclass(frozen=True)
-class VideoSource:
-    """A picklable way to open a video's frames in another process."""
-
-    path: str
-
-    def __call__(self) -> "VideoFrames":
-        return VideoFrames(self.path)
 
 
 def summary(records: list[dict]) -> dict:
+    """Counts, cuts, flagged frames with reasons; the last run's reference quality (each
+    reference's own residual and line evidence: a bad reference is reported here once) and
+    the screen-fixed graphics it masked."""
     counts: dict[str, int] = {}
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
                if r["status"] == "flagged"]
     cuts = [r["frame"] for r in records if r.get("cut")]
-    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged}
-
-
-class VideoFrames:
-    """Frames of a video file, decoded in order with a small cache (propagation reads each
-    frame a few times, mostly in sequence)."""
-
-    def __init__(self, path, cache: int = 64):
-        from courtstudio.frames import VideoReader
-        self.reader = VideoReader(path)
-        self.count = self.reader.frame_count
-        self.size = self.reader.size
-        self._cache: dict[int, np.ndarray] = {}
-        self._order: list[int] = []
-        self.cache = cache
-
-    def image(self, index: int) -> np.ndarray:
-        hit = self._cache.get(index)
-        if hit is not None:
-            return hit
-        img = self.reader.read(index)
-        self._cache[index] = img
-        self._order.append(index)
-        if len(self._order) > self.cache:
-            self._cache.pop(self._order.pop(0), None)
-        return img
+    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
+            **propagate.last_extras}
 
 
 def print_progress(done: int, total: int) -> None:
@@ -435,34 +441,21 @@ def print_progress(done: int, total: int) -> None:
               file=sys.stderr, flush=True)
 
 
-class ProjectFrames:
-    """A project's frames (images or video) as propagation input; annotated player boxes are
-    masked so players do not drive the camera motion."""
+class ProgressBar:
+    """A tqdm progress bar with ETA as a propagate progress callback (close when done)."""
 
-    BOX_PAD = 0.1
+    def __init__(self, total: int | None = None):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit="frame", desc="propagating", file=sys.stderr,
+                        dynamic_ncols=True)
 
-    def __init__(self, project, store=None, annotation_of=None):
-        from courtstudio.frames import FrameStore
-        self.project = project
-        self.store = store or FrameStore(project)
-        self.count = len(project.frames)
-        self.size = self.store.image_size(project.frames[0]) if project.frames else (0, 0)
-        self.annotation_of = annotation_of or project.load_annotation
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
 
-    def image(self, index: int) -> np.ndarray:
-        return self.store.image(self.project.frames[index])
-
-    def mask(self, index: int):
-        ann = self.annotation_of(self.project.frames[index].id)
-        if ann is None or not ann.players:
-            return None
-        w, h = self.size
-        m = np.full((h, w), 255, np.uint8)
-        for p in ann.players:
-            x0, y0, x1, y1 = p.box_xyxy
-            px, py = self.BOX_PAD * (x1 - x0), self.BOX_PAD * (y1 - y0)
-            m[max(0, int(y0 - py)):int(y1 + py) + 1, max(0, int(x0 - px)):int(x1 + px) + 1] = 0
-        return m
+    def close(self) -> None:
+        self.bar.close()
 
 
 def project_references(project, annotation_of=None) -> list[Reference]:
@@ -476,9 +469,12 @@ def project_references(project, annotation_of=None) -> list[Reference]:
 
 
 def propagate_project(project, references=None, store=None, progress=None,
-                      annotation_of=None) -> list[dict]:
+                      annotation_of=None, flag_rms_px: float = FLAG_RMS_PX, masks=(),
+                      workers: int = 1, snap: bool = False) -> list[dict]:
     """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
-    summary.json. A run with other references than the saved one starts afresh."""
+    summary.json; the app's Frame > Propagate and `batch-propagate PROJECT` both call this.
+    masks: extra boxes besides the project's (masks.json). A run with other references or
+    masks than the saved one starts afresh."""
     from court_specs import load_spec
     from exporters.atomic import write_json_atomic
     sports = {f.sport for f in project.frames}
@@ -489,9 +485,12 @@ def propagate_project(project, references=None, store=None, progress=None,
                                                                          annotation_of)
     if not refs:
         raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
+    all_masks = project_masks(project) + [list(map(float, m)) for m in masks]
     out = project.root / "propagation"
     fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
                                     for k, v in r.points.items())] for r in refs]
+    if all_masks:
+        fingerprint.append(["masks", all_masks])
     summary_path = out / "summary.json"
     if summary_path.exists():
         try:
@@ -500,8 +499,13 @@ def propagate_project(project, references=None, store=None, progress=None,
             old = None
         if old != fingerprint and (out / "cameras.jsonl").exists():
             (out / "cameras.jsonl").unlink()
+    elif (out / "cameras.jsonl").exists() and references is not None:
+        (out / "cameras.jsonl").unlink()  # results of unknown references
     records = propagate(ProjectFrames(project, store, annotation_of), load_spec(sports.pop()),
-                        refs, out, progress=progress)
+                        refs, out, flag_rms_px=flag_rms_px, progress=progress,
+                        workers=workers, frames_source=ProjectSource(str(project.root))
+                        if annotation_of is None and store is None else None,
+                        snap=snap, masks=all_masks)
     rep = summary(records)
     rep["references"] = fingerprint
     write_json_atomic(summary_path, rep)

@@ -19,25 +19,46 @@ import numpy as np
 from geometry.arrays import as_array
 
 MIN_INLIERS = 40
-RANSAC_PX = 2.0
+RANSAC_PX = 2.0  # full-resolution pixels
+MIN_SPREAD = 0.04  # inlier convex hull / image area
+MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
+MAX_CONDITION = 1e6
+MAX_TRACKED = 400
+WORK_WIDTH = 640  # registration runs on images scaled to at most this width
 _ORB = None
 
 
 @dataclass(frozen=True)
 class Registration:
-    """H (3, 3) maps reference pixels to frame pixels; inliers: RANSAC inlier count;
-    rms_px: inlier reprojection RMS; ok: enough inliers."""
+    """H (3, 3) maps reference pixels to frame pixels (full resolution); inliers: RANSAC
+    inlier count; rms_px: inlier reprojection RMS (full-resolution px); spread: the inliers'
+    convex hull area / image area; ok: H passed every check; reason: why not ("" when ok);
+    method: "track" (KLT from the prediction) or "match" (ORB features)."""
 
     H: np.ndarray
     inliers: int
     rms_px: float
     ok: bool
+    reason: str = ""
+    spread: float = 0.0
+    method: str = ""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A frame reduced for registration: gray (h', w') uint8, scale = w' / w, size (w, h) of
+    the full image, and (for references) corners (N, 2) in reduced pixels."""
+
+    gray: np.ndarray
+    scale: float
+    size: tuple
+    corners: np.ndarray | None = None
 
 
 def _orb():
     global _ORB
     if _ORB is None:
-        _ORB = cv2.ORB_create(nfeatures=3000, scaleFactor=1.2, nlevels=6, fastThreshold=10)
+        _ORB = cv2.ORB_create(nfeatures=1500, scaleFactor=1.2, nlevels=6, fastThreshold=10)
     return _ORB
 
 
@@ -45,47 +66,199 @@ def gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def _estimate(a: np.ndarray, b: np.ndarray, mask_a=None, mask_b=None):
-    """Homography a -> b from ORB matches (ratio test) and RANSAC; None when too few."""
+def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = False,
+            scale: float | None = None, size=None) -> Prepared:
+    """Reduce a frame (BGR or gray, (h, w[, 3]) uint8) for registration; corners=True also
+    detects trackable corners (for a reference). With scale and size (w, h) given, image is
+    already reduced (a Prepared's gray) and is used as it is."""
+    g = gray(image)
+    if scale is not None:
+        s, (w, h), small = float(scale), tuple(size), g
+    else:
+        h, w = g.shape[:2]
+        s = min(1.0, work_width / float(w))
+        small = g if s == 1.0 else cv2.resize(g, (max(1, round(w * s)), max(1, round(h * s))),
+                                              interpolation=cv2.INTER_AREA)
+    pts = None
+    if corners:
+        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, max(7, round(7 / s)) if s < 1
+                                    else 7, blockSize=5)
+        pts = np.zeros((0, 2), np.float32) if c is None else c.reshape(-1, 2)
+    return Prepared(small, s, (w, h), pts)
+
+
+def reduce_mask(mask, p: Prepared):
+    """A full-resolution uint8 mask (0 = ignore) at p's reduced size (None stays None)."""
+    if mask is None:
+        return None
+    hh, ww = p.gray.shape[:2]
+    if mask.shape[:2] == (hh, ww):
+        return mask
+    return cv2.resize(mask, (ww, hh), interpolation=cv2.INTER_NEAREST)
+
+
+def homography_problem(H, image_size) -> str:
+    """Why the homography H (3, 3), mapping an image of image_size (w, h) into one of the same
+    size, cannot be a camera's pan/tilt/zoom ("" when it can): not finite, singular or badly
+    conditioned, mirroring or folding the image, or implying more than MAX_SCALE_CHANGE."""
+    H = np.asarray(H, float)
+    if H.shape != (3, 3) or not np.all(np.isfinite(H)) or abs(H[2, 2]) < 1e-12:
+        return "not a finite homography"
+    w, h = image_size
+    T = np.array([[w, 0, 0], [0, h, 0], [0, 0, 1.0]])  # unit square -> pixels
+    Hn = np.linalg.inv(T) @ (H / H[2, 2]) @ T
+    sv = np.linalg.svd(Hn, compute_uv=False)
+    if sv[-1] < 1e-12 or sv[0] / sv[-1] > MAX_CONDITION:
+        return f"singular homography (condition {sv[0] / max(sv[-1], 1e-300):.1e})"
+    c = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], float)
+    m = c @ (H / H[2, 2]).T
+    if np.any(m[:, 2] <= 1e-9):
+        return "the image corners map behind the camera"
+    q = m[:, :2] / m[:, 2:]
+    e = [q[(k + 1) % 4] - q[k] for k in range(4)]
+    cross = [e[k][0] * e[(k + 1) % 4][1] - e[k][1] * e[(k + 1) % 4][0] for k in range(4)]
+    if not all(x > 0 for x in cross):
+        return "the homography folds or mirrors the image"
+    area = abs(cv2.contourArea(q.astype(np.float32))) / float(w * h)
+    if not 1 / MAX_SCALE_CHANGE <= area <= MAX_SCALE_CHANGE:
+        return f"implausible zoom (image area ratio {area:.3g})"
+    return ""
+
+
+def _spread(pts: np.ndarray, size) -> float:
+    if len(pts) < 3:
+        return 0.0
+    hull = cv2.convexHull(pts.astype(np.float32))
+    return float(cv2.contourArea(hull)) / float(size[0] * size[1])
+
+
+def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
+    """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers."""
+    if len(pa) < 8:
+        return None
+    H, inl = cv2.findHomography(pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000,
+                                confidence=0.999)
+    if H is None or inl is None:
+        return None
+    inl = inl.ravel().astype(bool)
+    if inl.sum() < 8:  # zero or too few inliers: nothing to trust
+        return None
+    H2, _ = cv2.findHomography(pa[inl], pb[inl], 0)
+    if H2 is not None and np.all(np.isfinite(H2)):
+        H = H2
+    return H, inl
+
+
+def _track(warped, b, corners, valid):
+    """Corners (N, 2) of the warped reference tracked into b (KLT): (pa, pb) float32."""
+    h, w = warped.shape[:2]
+    c = np.round(corners).astype(int)
+    keep = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+    c, pts = c[keep], corners[keep]
+    if valid is not None and len(c):
+        pts = pts[valid[c[:, 1], c[:, 0]] > 0]
+    if len(pts) > MAX_TRACKED:  # evenly thinned (the corners are spread already)
+        pts = pts[np.linspace(0, len(pts) - 1, MAX_TRACKED).astype(int)]
+    if len(pts) < 8:
+        return None
+    p0 = pts.reshape(-1, 1, 2).astype(np.float32)
+    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(15, 15), maxLevel=3,
+                                           criteria=(cv2.TERM_CRITERIA_COUNT
+                                                     | cv2.TERM_CRITERIA_EPS, 20, 0.01))
+    if p1 is None:
+        return None
+    ok = st.ravel() == 1
+    return p0.reshape(-1, 2)[ok], p1.reshape(-1, 2)[ok]
+
+
+def _match(a, b, mask_a, mask_b):
+    """ORB features matched with an LSH index and the ratio test: (pa, pb) float32."""
     orb = _orb()
     ka, da = orb.detectAndCompute(a, mask_a)
     kb, db = orb.detectAndCompute(b, mask_b)
     if da is None or db is None or len(ka) < 8 or len(kb) < 8:
         return None
-    matches = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(da, db, k=2)
-    good = [m for m, *rest in matches if rest and m.distance < 0.8 * rest[0].distance]
+    index = cv2.FlannBasedMatcher(dict(algorithm=6, table_number=6, key_size=12,
+                                       multi_probe_level=1), dict(checks=32))
+    matches = index.knnMatch(da, db, k=2)
+    good = [m[0] for m in matches if len(m) == 2 and m[0].distance < 0.8 * m[1].distance]
     if len(good) < 8:
         return None
-    pa = np.float32([ka[m.queryIdx].pt for m in good])
-    pb = np.float32([kb[m.trainIdx].pt for m in good])
-    H, inl = cv2.findHomography(pa, pb, cv2.RANSAC, RANSAC_PX, maxIters=2000, confidence=0.999)
-    if H is None:
-        return None
-    inl = inl.ravel().astype(bool)
-    proj = cv2.perspectiveTransform(pa[inl][None], H)[0]
-    rms = float(np.sqrt(np.mean(np.sum((proj - pb[inl]) ** 2, axis=1)))) if inl.any() else 0.0
-    return H, int(inl.sum()), rms
+    return (np.float32([ka[m.queryIdx].pt for m in good]),
+            np.float32([kb[m.trainIdx].pt for m in good]))
 
 
-def register_to_reference(reference: np.ndarray, frame: np.ndarray, H_pred: np.ndarray,
-                          mask_reference=None, mask_frame=None) -> Registration:
-    """Homography reference -> frame, starting from the prediction H_pred (3, 3).
+def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=None,
+                          mask_frame=None, method: str = "auto") -> Registration:
+    """Homography reference -> frame (full-resolution pixels), starting from the prediction
+    H_pred (3, 3).
 
-    reference, frame: images (BGR or gray) of the same size; masks: uint8, 0 = ignore."""
+    reference, frame: images (BGR or gray) of the same size, or Prepared (from prepare; a
+    reference prepared with corners=True can be tracked); masks: full-resolution uint8,
+    0 = ignore (players, graphics). The reference is warped by the prediction and the small
+    residual motion is measured at reduced resolution: by KLT tracking of the reference's
+    corners (method "track"), or by ORB matching (method "match", any motion the features
+    survive); "auto" tracks and matches when tracking fails. Every result is checked:
+    enough inliers, spread over the image, a plausible homography."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
-    a, b = gray(reference), gray(frame)
-    h, w = b.shape[:2]
-    warped = cv2.warpPerspective(a, H_pred, (w, h), flags=cv2.INTER_LINEAR)
-    valid = cv2.warpPerspective(np.full(a.shape[:2], 255, np.uint8) if mask_reference is None
-                                else mask_reference, H_pred, (w, h), flags=cv2.INTER_NEAREST)
+    pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
+    pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
+    Sa = np.diag([pa_.scale, pa_.scale, 1.0])  # reference may be kept at a finer scale
+    S = np.diag([pb_.scale, pb_.scale, 1.0])
+    Hs = S @ H_pred @ np.linalg.inv(Sa)  # reference (its scale) -> frame (reduced)
+    h, w = pb_.gray.shape[:2]
+    warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
+    m_a = reduce_mask(mask_reference, pa_)
+    valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
+                                else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
     valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
-    m_b = valid if mask_frame is None else cv2.bitwise_and(valid, mask_frame)
-    est = _estimate(warped, b, valid, m_b)
-    if est is None:
-        return Registration(H_pred, 0, np.inf, False)
-    H_res, n, rms = est
-    H = H_res @ H_pred
-    return Registration(H / H[2, 2], n, rms, n >= MIN_INLIERS)
+    m_b = reduce_mask(mask_frame, pb_)
+    m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
+    best = Registration(H_pred, 0, np.inf, False, "no features to register")
+    methods = ["track", "match"] if method == "auto" else [method]
+    for meth in methods:
+        if meth == "track":
+            if pa_.corners is None or not len(pa_.corners):
+                continue
+            c = cv2.perspectiveTransform(pa_.corners.reshape(-1, 1, 2).astype(np.float64),
+                                         Hs).reshape(-1, 2)
+            pairs = _track(warped, pb_.gray, c, m_both)
+        else:
+            pairs = _match(warped, pb_.gray, valid, m_both)
+        reg = _finish(pairs, Hs, Sa, S, pb_, H_pred, meth)
+        if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
+            fine = register_to_reference(pa_, pb_, reg.H, mask_reference, mask_frame, "track")
+            if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
+                return Registration(fine.H, fine.inliers, fine.rms_px, True, "", fine.spread,
+                                    "match+track")
+        if reg.ok:
+            return reg
+        if reg.inliers >= best.inliers:
+            best = reg
+    return best
+
+
+def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str) -> Registration:
+    if pairs is None:
+        return Registration(H_pred, 0, np.inf, False, "too few features", method=meth)
+    pa, pb = pairs
+    fit = _fit(pa, pb, RANSAC_PX * pb_.scale)
+    if fit is None:
+        return Registration(H_pred, 0, np.inf, False, "no consistent motion", method=meth)
+    H_res, inl = fit
+    proj = cv2.perspectiveTransform(pa[inl][None].astype(np.float64), H_res)[0]
+    rms = float(np.sqrt(np.mean(np.sum((proj - pb[inl]) ** 2, axis=1)))) / pb_.scale
+    H = np.linalg.inv(S) @ H_res @ Hs @ Sa
+    H = H / H[2, 2]
+    n = int(inl.sum())
+    small = (pb_.gray.shape[1], pb_.gray.shape[0])
+    spread = _spread(pb[inl], small)
+    reason = homography_problem(H, pb_.size)
+    if not reason and n < MIN_INLIERS:
+        reason = f"{n} inliers"
+    if not reason and spread < MIN_SPREAD:
+        reason = f"inliers bunched in {100 * spread:.1f} % of the image"
+    return Registration(H if not reason else H_pred, n, rms, not reason, reason, spread, meth)
 
 
 def transfer_points(H: np.ndarray, uv) -> np.ndarray:
@@ -132,6 +305,36 @@ def layout_change(a: np.ndarray, b: np.ndarray) -> float:
 def is_cut(a: np.ndarray, b: np.ndarray) -> bool:
     """A shot cut between consecutive frames a and b: the colours or the layout jump."""
     return histogram_change(a, b) > CUT_HIST or layout_change(a, b) > CUT_LAYOUT
+
+
+def cut_signature(image: np.ndarray):
+    """What the cut test needs of a frame (BGR (h, w, 3) uint8): a small image kept instead
+    of the frame, so a single pass holds no full frame."""
+    return cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA)
+
+
+def is_cut_between(sig_a, sig_b) -> bool:
+    """is_cut on two cut_signature results."""
+    return is_cut(sig_a, sig_b)
+
+
+MAX_FRAME_MOTION = 0.1  # of the image width: the most one frame's camera motion moves a corner
+
+
+def same_view(a: Prepared | None, b: Prepared | None) -> bool:
+    """Two consecutive frames that is_cut separates but that one frame's camera motion maps
+    onto each other (a fast zoom or pan, not a cut): a checked homography that moves the
+    image corners by more than 2 px (an identity found across a cut is the screen-fixed
+    graphics) and less than MAX_FRAME_MOTION (another camera seeing the same court)."""
+    if a is None or b is None:
+        return False
+    reg = register_to_reference(a, b, np.eye(3), method="match")
+    if not reg.ok:
+        return False
+    w, h = b.size
+    c = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], float)
+    move = np.max(np.linalg.norm(transfer_points(reg.H, c) - c, axis=1))
+    return 2.0 < move < MAX_FRAME_MOTION * w
 
 
 def is_identity(H: np.ndarray, image_size: tuple[int, int], tol_px: float = 0.5) -> bool:

@@ -1,0 +1,109 @@
+"""Screen-fixed graphics (channel logos, score bugs, clocks, tickers) found from motion.
+
+While the camera pans, tilts or zooms, everything filmed moves by the global homography;
+broadcast graphics stay where they are on the screen. A textured pixel whose brightness is
+explained by zero motion (|I_t - I_{t-1}| small) is screen-fixed. Without a motion model: a
+frame pair counts when most textured pixels changed (the camera moved), and then every
+textured pixel that did not change votes. Pixels that vote in most such pairs are graphics;
+their connected regions, as boxes grown by a margin, are masked out of registration. Works on
+reduced gray frames (plane_motion.prepare).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+MIN_MOVING_FRACTION = 0.5  # of textured grid cells that changed, for a pair to count
+MAX_BOX_FRACTION = 0.3  # a larger region is not a graphic
+STILL_DIFF = 6.0  # gray levels
+MIN_GRADIENT = 20.0
+VOTE_FRACTION = 0.8
+MIN_FRAMES = 4  # moving frame pairs before a mask is produced
+MIN_AREA_FRACTION = 0.0005  # smaller regions are noise
+GROW = 0.01  # margin around a region, fraction of the image width
+
+
+def _camera_moved(tex: np.ndarray, still: np.ndarray, cells: int = 6) -> bool:
+    """True when, in at least MIN_MOVING_FRACTION of the grid cells with texture, most
+    textured pixels changed."""
+    h, w = tex.shape
+    moving = textured = 0
+    for r in range(cells):
+        for c in range(cells):
+            sl = (slice(r * h // cells, (r + 1) * h // cells),
+                  slice(c * w // cells, (c + 1) * w // cells))
+            t = tex[sl]
+            nt = int(t.sum())
+            if nt < 20:
+                continue
+            textured += 1
+            moving += np.mean(~still[sl][t]) > 0.5
+    return textured > 0 and moving >= MIN_MOVING_FRACTION * textured
+
+
+class ScreenFixedDetector:
+    """Accumulates votes over consecutive reduced frames; mask() is uint8 (h', w'), 0 over
+    screen-fixed graphics, 255 elsewhere (None before MIN_FRAMES moving pairs or with no
+    graphics found)."""
+
+    def __init__(self, shape_hw):
+        self.votes = np.zeros(shape_hw, np.float32)
+        self.textured = np.zeros(shape_hw, np.float32)
+        self.pairs = 0
+        self._mask = None
+        self._dirty = False
+
+    def update(self, prev_gray: np.ndarray, cur_gray: np.ndarray) -> None:
+        """prev_gray, cur_gray: (h', w') uint8 reduced frames of one shot, a few frames apart. The
+        pair counts when the textured pixels changed in most textured parts of the image (the
+        camera moved, not only the players); then every textured pixel that did not change
+        votes."""
+        if prev_gray.shape != cur_gray.shape:
+            return
+        a = cv2.GaussianBlur(prev_gray, (3, 3), 0).astype(np.float32)
+        b = cv2.GaussianBlur(cur_gray, (3, 3), 0).astype(np.float32)
+        gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+        tex = (np.abs(gx) + np.abs(gy)) > MIN_GRADIENT * 4
+        if tex.sum() < 50:
+            return
+        still = np.abs(b - a) < STILL_DIFF
+        if not _camera_moved(tex, still):
+            return
+        self.votes += tex & still
+        self.textured += tex
+        self.pairs += 1
+        self._dirty = True
+
+    def mask(self):
+        if self.pairs < MIN_FRAMES:
+            return None
+        if not self._dirty or (self._mask is not None and self.pairs % 5):
+            return self._mask
+        self._dirty = False
+        frac = self.votes / np.maximum(self.textured, 1.0)
+        voted = ((frac > VOTE_FRACTION) & (self.textured >= MIN_FRAMES)).astype(np.uint8)
+        h, w = voted.shape
+        closed = cv2.morphologyEx(voted, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(closed)
+        m = np.full((h, w), 255, np.uint8)
+        g = int(round(GROW * w)) + 1
+        found = False
+        for x, y, bw, bh, area in stats[1:n]:
+            if area < MIN_AREA_FRACTION * w * h or bw * bh > MAX_BOX_FRACTION * w * h:
+                continue
+            m[max(0, y - g):y + bh + g, max(0, x - g):x + bw + g] = 0
+            found = True
+        self._mask = m if found else None
+        return self._mask
+
+    def boxes_px(self, scale: float) -> list[list[int]]:
+        """The masked regions as [x0, y0, x1, y1] boxes in full-resolution pixels
+        (scale: reduced / full)."""
+        m = self.mask()
+        if m is None:
+            return []
+        n, _, stats, _ = cv2.connectedComponentsWithStats((m == 0).astype(np.uint8))
+        return [[int(x / scale), int(y / scale), int((x + bw) / scale), int((y + bh) / scale)]
+                for x, y, bw, bh, _ in stats[1:n]]
