@@ -16,6 +16,7 @@ from courtstudio.ball import lift_ball_with_uncertainty
 from courtstudio.calibration import calibrate_court
 from courtstudio.points_file import InputError, load_points_file, read_json
 from courtstudio.project import load_project
+from courtstudio.project_lock import hold_projects
 from exporters.atomic import write_json_atomic
 from exporters.scene import SceneError
 from geometry.camera import Camera
@@ -630,7 +631,6 @@ def _written_paths(args) -> list:
 
 
 def main(argv=None) -> int:
-    from courtstudio.project_lock import hold_projects
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
