@@ -308,5 +308,9 @@ def hold_projects(paths, tool: str):
             roots.append(root)
     with contextlib.ExitStack() as stack:
         for root in roots:
-            stack.enter_context(acquire(root, tool))
+            try:
+                stack.enter_context(acquire(root, tool))
+            except ProjectLockedError as exc:
+                raise ProjectLockedError(f"{exc}; {tool} writes into it: close it there first",
+                                         exc.holder) from None
         yield roots

@@ -219,3 +219,31 @@ def test_read_only_banner_screenshot(qtbot, proj, tmp_path):
     assert second.banner.isVisible() and second.banner.geometry().height() > 10
     assert second.banner.geometry().top() < second.view.mapTo(second, second.view.rect()
                                                               .topLeft()).y()
+
+
+def test_crafted_project_is_named_in_a_dialog_and_nothing_written(qtbot, proj):
+    path = proj / "annotations" / "badminton_0001.json"
+    ann = json.loads(path.read_text())
+    ann["frame_id"] = "/tmp/x"
+    path.write_text(json.dumps(ann))
+    before = snapshot(proj.parent)
+    win = new_window(qtbot)
+    said = []
+    win.ask = lambda title, text, buttons: said.append((title, text)) or "OK"
+    assert not win.open_project(proj)
+    assert said[0][0] == "Cannot open project"
+    assert str(path) in said[0][1] and "field frame_id" in said[0][1]
+    assert snapshot(proj.parent) == before and win.doc is None
+
+
+def test_unwritable_project_folder_opens_read_only(qtbot, proj, monkeypatch, capsys):
+    def refuse(*a):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr("courtstudio.project_lock._create", refuse)
+    win = new_window(qtbot)
+    assert win.open_project(proj, recover=False)
+    assert win.read_only_reason and "not writable" in win.banner.text()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "read-only" in err[0]
+    with pytest.raises(ReadOnlyError):
+        win.doc.toggle_flag(win.doc.current_frame.id)
