@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 from court_specs import SpecError, available_specs, load_spec
+from courtstudio import cli_qa
 from courtstudio.ball import lift_ball_with_uncertainty
 from courtstudio.calibration import calibrate_court
 from courtstudio.points_file import InputError, load_points_file, read_json
@@ -613,6 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "PromptHMR meshes (needs the anny package)")
     sp.add_argument("-o", "--output", required=True)
     sp.set_defaults(func=cmd_synth)
+    cli_qa.register(sub)  # the qa command group
     return p
 
 

@@ -1,0 +1,98 @@
+"""``courtstudio qa``: generate spatial QA from scenes, and score predictions (docs/qa.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {ln}" for ln in lines)
+
+
+def _read_json(path: str, what: str):
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read {what} ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: {what} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}: {what} is not valid JSON (line {exc.lineno}: {exc.msg})") \
+            from None
+
+
+def cmd_qa_score(args) -> int:
+    from qa.score import ScoreError, extract_answer, score_items
+    items = _read_json(args.predictions, "prediction file")
+    if args.extract and isinstance(items, list):
+        items = [{**it, "vlm_answer": extract_answer(it.get("vlm_answer"), it.get("answer"))}
+                 if isinstance(it, dict) and "answer" in it else it for it in items]
+    try:
+        report = score_items(items)
+    except ScoreError as exc:
+        raise ValueError(f"{args.predictions}: {exc}") from None
+    if args.json:
+        print(json.dumps({**report.to_dict(), "counts": report.counts,
+                          "n_items": report.n_items}, indent=1))
+        return 0
+    width = max([len(c) for c in report.per_category] + [7])
+    for cat, acc in report.per_category.items():
+        print(f"{cat:<{width}}  {acc:6.2f}  (n={report.counts[cat]})")
+    print(f"{'overall':<{width}}  {report.overall:6.2f}  (n={report.n_items})")
+    return 0
+
+
+def cmd_qa_generate(args) -> int:
+    from qa.generate import GenerateOptions, generate
+    opts = GenerateOptions(seed=args.seed, per_image=args.per_image, split_by=args.split_by,
+                           bench_fraction=args.bench_fraction, samples=args.samples)
+    summary = generate(args.sources, Path(args.output), opts)
+    print(f"wrote {summary['n_bench']} bench and {summary['n_train']} train items from "
+          f"{summary['n_images']} images to {args.output}")
+    return 0
+
+
+def register(sub) -> None:
+    """Add the ``qa`` command group to the top-level subparsers."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    sp = sub.add_parser("qa", help="spatial question-answer pairs (CourtSI) and their scorer",
+                        formatter_class=fmt)
+    qsub = sp.add_subparsers(dest="qa_command", required=True)
+
+    sc = qsub.add_parser(
+        "score", formatter_class=fmt,
+        help="score a CourtSI-Bench prediction file (bench items with vlm_answer)",
+        epilog=_examples("courtstudio qa score preds.json",
+                         "courtstudio qa score preds.json --json",
+                         "courtstudio qa score free_form_preds.json --extract"))
+    sc.add_argument("predictions", help="JSON list of {category, answer, vlm_answer, ...}")
+    sc.add_argument("--json", action="store_true",
+                    help="print {category: accuracy x100, overall, counts, n_items}")
+    sc.add_argument("--extract", action="store_true",
+                    help="take the last answer-shaped span of free-form replies first "
+                         "(not part of CourtSI's protocol)")
+    sc.set_defaults(func=cmd_qa_score)
+
+    g = qsub.add_parser(
+        "generate", formatter_class=fmt,
+        help="generate bench.json, train.json (LLaMA-Factory sharegpt) and marked images",
+        epilog=_examples("courtstudio qa generate samples/sample_project -o out/qa",
+                         "courtstudio qa generate exports/ project2/ -o out/qa --seed 3 "
+                         "--per-image 20 --split-by match"))
+    g.add_argument("sources", nargs="+", help="project folders or folders of scene files")
+    g.add_argument("-o", "--output", required=True)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--per-image", type=int, default=30, metavar="N",
+                   help="at most N questions per image (default 30)")
+    g.add_argument("--split-by", choices=["match", "clip", "frame"], default="match",
+                   help="unit kept whole on one side of the train/bench split")
+    g.add_argument("--bench-fraction", type=float, default=0.2, metavar="F",
+                   help="fraction of split units that go to the benchmark (default 0.2)")
+    g.add_argument("--samples", type=int, default=64, metavar="S",
+                   help="Monte-Carlo samples of the calibration per scene (default 64)")
+    g.set_defaults(func=cmd_qa_generate)
