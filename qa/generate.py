@@ -1,0 +1,214 @@
+"""``qa generate``: scene files in, CourtSI-format benchmark and training set out.
+
+Writes into the output folder:
+  bench.json          [{"image_id", "question", "answer", "category"}]   (CourtSI-Bench)
+  train.json          LLaMA-Factory sharegpt records, one QA pair each
+  dataset_info.json   registers train.json for LLaMA-Factory
+  images/             the frames with numbered player boxes
+  items.jsonl         provenance per item (scene, frame, spec, template, 3D quantities,
+                      margin, uncertainty, split)
+  summary.json        counts per split/sport/category, answer distributions, filter counts
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from court_specs import SpecError
+from exporters.atomic import write_json_atomic, write_text_atomic
+from exporters.scene import SceneError
+from qa.entities import build_entities
+from qa.images import FrameReadError, read_scene_frame, thumbnail, write_marked
+from qa.questions import candidates
+from qa.scenes import QAScene, QASourceError, find_scene_files, player_boxes, qa_scene
+from qa.select import Balancer, FilterStats, rejection, render, uncertainty
+
+DATASET_NAME = "courtstudio_qa"
+NEAR_DUPLICATE_GREY = 2.0  # mean |difference| of 32x18 grey thumbnails (0..255) within a clip
+
+
+@dataclass
+class GenerateOptions:
+    seed: int = 0
+    per_image: int = 30
+    split_by: str = "match"  # match | clip | frame
+    bench_fraction: float = 0.2
+    samples: int = 64  # Monte-Carlo draws per scene (0: no uncertainty filter)
+    near_duplicate_grey: float = NEAR_DUPLICATE_GREY
+
+
+def split_units(units: list[str], fraction: float, seed: int) -> set[str]:
+    """The units (matches, clips or frames) that go to the benchmark: a seeded hash order,
+    round(fraction * N) of them, at least one and at most N - 1 when there are two or more."""
+    uniq = sorted(set(units))
+    if not uniq:
+        return set()
+    order = sorted(uniq, key=lambda u: zlib.crc32(f"{seed}:{u}".encode()))
+    k = int(round(fraction * len(uniq)))
+    if len(uniq) >= 2:
+        k = min(max(k, 1), len(uniq) - 1)
+    return set(order[:k])
+
+
+def _unit(qs: QAScene, split_by: str) -> str:
+    if split_by == "match":
+        return qs.match_id
+    if split_by == "clip":
+        return f"{qs.match_id}/{qs.clip_id}"
+    return f"{qs.match_id}/{qs.clip_id}/{qs.frame_index}/{qs.scene.frame_id}"
+
+
+def image_name(qs: QAScene, taken: set) -> str:
+    """``{sport}_{match}_frame_{clip}_{frame:04d}.jpg`` (CourtSI's naming), made unique."""
+    base = f"{qs.sport}_{qs.match_id}_frame_{qs.clip_id}_{qs.frame_index:04d}"
+    name, k = f"{base}.jpg", 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}.jpg"
+    taken.add(name)
+    return name
+
+
+def load_sources(sources) -> tuple[list[QAScene], list[dict]]:
+    """QA scenes of every scene file under the sources, and the files skipped (with why)."""
+    scenes, skipped = [], []
+    for src in sources:
+        files = find_scene_files(src)
+        if not files:
+            raise QASourceError(f"{src}: holds no scene files (courtstudio.scene JSON)")
+        for f in files:
+            try:
+                scenes.append(qa_scene(f))
+            except (SceneError, SpecError, ValueError) as exc:
+                skipped.append({"scene": str(f), "reason": " ".join(str(exc).split())})
+    return scenes, skipped
+
+
+def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
+    """Generate the datasets from scene sources (scene files or folders of them)."""
+    opts = opts or GenerateOptions()
+    if opts.per_image < 1 or opts.samples < 0 or not 0.0 <= opts.bench_fraction <= 1.0:
+        raise ValueError("need --per-image >= 1, --samples >= 0 and 0 <= --bench-fraction <= 1")
+    t0 = time.perf_counter()
+    out_dir = Path(out_dir)
+    scenes, skipped = load_sources(sources)
+    if not scenes:
+        raise QASourceError("no usable scene: " + "; ".join(s["reason"] for s in skipped[:3]))
+    bench_units = split_units([_unit(q, opts.split_by) for q in scenes], opts.bench_fraction,
+                              opts.seed)
+    balancer = Balancer(np.random.default_rng(opts.seed))
+    stats = FilterStats()
+    bench, train, items, taken = [], [], [], set()
+    thumbs: dict[str, list[np.ndarray]] = defaultdict(list)
+    n_images = 0
+    for qs in scenes:
+        try:
+            frame = read_scene_frame(qs.path, qs.image_path)
+        except FrameReadError as exc:
+            skipped.append({"scene": str(qs.path), "reason": str(exc)})
+            continue
+        thumb = thumbnail(frame)
+        clip_key = f"{qs.match_id}/{qs.clip_id}"
+        if any(float(np.mean(np.abs(thumb - t))) < opts.near_duplicate_grey
+               for t in thumbs[clip_key]):
+            stats.removed["near_duplicate_frame"] += 1
+            continue
+        thumbs[clip_key].append(thumb)
+        rng = np.random.default_rng([opts.seed, zlib.crc32(str(qs.path).encode())])
+        ents = build_entities(qs, opts.samples, rng)
+        pool = []
+        cands = candidates(qs, ents)
+        stats.candidates += len(cands)
+        for c in cands:
+            why = rejection(c, qs.wording.margins)
+            if why:
+                stats.removed[why] += 1
+            else:
+                pool.append(c)
+        picked = balancer.pick(pool, qs.sport, opts.per_image)
+        stats.removed["quota"] += len(pool) - len(picked)
+        if not picked:
+            continue
+        name = image_name(qs, taken)
+        write_marked(out_dir / "images" / name, frame, player_boxes(qs))
+        n_images += 1
+        split = "bench" if _unit(qs, opts.split_by) in bench_units else "train"
+        image_id = f"images/{name}"
+        for c, tid in picked:
+            question, answer, options = render(c, tid, balancer)
+            if split == "bench":
+                bench.append({"image_id": image_id, "question": question, "answer": answer,
+                              "category": c.category})
+            else:
+                train.append({"messages": [{"role": "user", "content": "<image>" + question},
+                                           {"role": "assistant", "content": answer}],
+                              "images": [image_id]})
+            items.append(_provenance(qs, c, tid, split, image_id, question, answer, options))
+    stats.kept = len(items)
+    write_json_atomic(out_dir / "bench.json", bench)
+    write_json_atomic(out_dir / "train.json", train)
+    write_json_atomic(out_dir / "dataset_info.json", {DATASET_NAME: {
+        "file_name": "train.json", "formatting": "sharegpt",
+        "columns": {"messages": "messages", "images": "images"},
+        "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
+                 "assistant_tag": "assistant"}}})
+    write_text_atomic(out_dir / "items.jsonl",
+                      "".join(json.dumps(it, allow_nan=False) + "\n" for it in items))
+    summary = _summary(items, stats, skipped, n_images, time.perf_counter() - t0, opts)
+    write_json_atomic(out_dir / "summary.json", summary)
+    return summary
+
+
+def _provenance(qs, c, tid, split, image_id, question, answer, options) -> dict:
+    v0 = c.values[0]
+    value = [float(x) for x in v0] if np.ndim(v0) else float(v0)
+    return {"split": split, "image_id": image_id, "question": question, "answer": answer,
+            "category": c.category, "kind": c.kind, "template_id": tid,
+            "answer_type": c.answer_type, "options": options,
+            "scene_file": str(qs.path), "frame_id": qs.scene.frame_id,
+            "frame_index": qs.frame_index, "match_id": qs.match_id, "clip_id": qs.clip_id,
+            "sport": qs.sport, "spec_id": qs.spec.id,
+            "spec_version": qs.scene.raw.get("court", {}).get(
+                "spec_version", qs.spec.raw.get("format_version")),
+            "player_ids": {str(i + 1): p.id for i, p in enumerate(qs.athletes)},
+            "value": value, "points": c.points,
+            "margin_m": None if c.margin_key is None else round(c.margin_m, 4),
+            "margin_required_m": None if c.margin_key is None
+            else qs.wording.margins[c.margin_key],
+            "uncertainty": uncertainty(c)}
+
+
+def _summary(items, stats, skipped, n_images, seconds, opts) -> dict:
+    per = defaultdict(Counter)
+    answers = defaultdict(Counter)
+    for it in items:
+        per[it["split"]][it["category"]] += 1
+        per["sport:" + it["split"]][it["sport"]] += 1
+        if it["answer_type"] == "choice":
+            answers[it["category"]][it["answer"]] += 1
+        elif it["answer_type"] == "int":
+            answers[it["category"]][f"n={it['answer']}"] += 1
+        elif it["answer_type"] == "float":
+            v = float(it["answer"])
+            edges = [0.25, 0.5, 1, 2, 4, 8, 16, 32]
+            lo = max([0] + [e for e in edges if v >= e])
+            answers[it["category"]][f">={lo}m"] += 1
+        else:
+            answers[it["category"]]["xyz"] += 1
+    return {"n_images": n_images, "n_items": len(items),
+            "n_bench": sum(1 for it in items if it["split"] == "bench"),
+            "n_train": sum(1 for it in items if it["split"] == "train"),
+            "seconds": round(seconds, 3), "filters": stats.to_dict(),
+            "per_split": {k: dict(v) for k, v in per.items()},
+            "answer_distribution": {k: dict(sorted(v.items())) for k, v in answers.items()},
+            "skipped_scenes": skipped,
+            "options": {"seed": opts.seed, "per_image": opts.per_image,
+                        "split_by": opts.split_by, "bench_fraction": opts.bench_fraction,
+                        "samples": opts.samples}}
