@@ -47,11 +47,33 @@ def cmd_qa_score(args) -> int:
     return 0
 
 
+def scene_sources(sources: list[str], out_dir: Path, log=print) -> list[Path]:
+    """Folders of scene files for the generator: a project folder is exported first, through
+    the regular export (``export --format scenes``), to OUT/scenes/<project name>/."""
+    from courtstudio.project import PROJECT_FILE, load_project
+    from courtstudio.reconstruct import reconstruct_project
+    out = []
+    for src in sources:
+        p = Path(src)
+        if (p / PROJECT_FILE).is_file():
+            project = load_project(p)
+            dest = out_dir / "scenes" / project.name
+            log(f"exporting project {p} to {dest}")
+            reconstruct_project(project, dest, log=lambda line: None)
+            out.append(dest)
+        elif p.exists():
+            out.append(p)
+        else:
+            raise ValueError(f"{p}: no such project, scene file or folder")
+    return out
+
+
 def cmd_qa_generate(args) -> int:
     from qa.generate import GenerateOptions, generate
     opts = GenerateOptions(seed=args.seed, per_image=args.per_image, split_by=args.split_by,
                            bench_fraction=args.bench_fraction, samples=args.samples)
-    summary = generate(args.sources, Path(args.output), opts)
+    out_dir = Path(args.output)
+    summary = generate(scene_sources(args.sources, out_dir), out_dir, opts)
     print(f"wrote {summary['n_bench']} bench and {summary['n_train']} train items from "
           f"{summary['n_images']} images to {args.output}")
     return 0

@@ -28,6 +28,7 @@ from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
 from exporters.scene import BallRecord, PlayerRecord, Scene, save_scene
 from geometry.rays import ground_projection_polyline
+from qa.entities import facing_from_joints
 
 
 @dataclass
@@ -85,6 +86,7 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
                               ground_uv=ball.uv_ground_snapped, world=ball.world,
                               height_m=ball.height_m, sigma_world_m=ball.sigma_world_m,
                               plane=ball.plane)
+    ball_rec.status = _ball_status(ann, ball_rec)
     players = [_player_record(doc, camera, spec, p) for p in ann.players]
     if frame.image is not None:
         image_ref = os.path.relpath(doc.project.image_path(frame).resolve(), fdir.resolve())
@@ -94,7 +96,9 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     scene = Scene(frame_id=frame.id, image=image_ref, image_size=ann.image_size,
                   spec_id=spec.id, camera=camera, camera_info=cam_doc, ball=ball_rec,
                   players=players, frame_index=frame.index, frame_phrase=spec.frame_phrase,
-                  provenance={"project": doc.project.name})
+                  provenance={"project": doc.project.name}, match_id=doc.project.name,
+                  clip_id=Path(frame.video).stem if frame.video else None,
+                  spec_version=spec.raw.get("version", spec.raw.get("format_version")))
     save_scene(scene, fdir / "scene.json")
     if glb:
         write_glb(scene, spec, fdir / "scene.glb")
@@ -132,19 +136,30 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     return s
 
 
+def _ball_status(ann, rec: BallRecord) -> str:
+    """not_annotated | not_visible | image_only (clicked, no 3D) | 3d (scene.json ball.status)."""
+    if rec.visible:
+        return "3d"
+    if ann.ball is None:
+        return "not_annotated"
+    return "image_only" if ann.ball.visible and ann.ball.uv is not None else "not_visible"
+
+
 def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
     """A player for the scene file: its box's foot point on the plane players stand on, and
     with a mesh the rescaled mesh, joints, scale and lowest-vertex height."""
     plane_z = spec.player_plane_z()
     rec = PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
                        ground_world=box_ground_point(camera, p.box_xyxy, plane_z),
-                       source="box")
+                       source="box", role=getattr(p, "role", None) or "athlete")
     if p.mesh is None:
         return rec
     mesh = doc.player_mesh(p.mesh)
     w = world_player(camera, mesh, p.lowest_vertex_height_m, plane_z)
     rec.vertices_world, rec.faces, rec.scale = w.vertices_world, mesh.faces, w.scale
     rec.joints_world = w.joints_world if mesh.has_body_joints else {}
+    facing = facing_from_joints({k: np.asarray(v)[None] for k, v in w.joints_world.items()})
+    rec.facing_world = None if facing is None else facing[0]
     rec.lowest_vertex_height_m = float(w.lowest_vertex_world[2] - plane_z)
     rec.source = mesh.source
     return rec

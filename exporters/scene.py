@@ -44,6 +44,7 @@ class BallRecord:
     sigma_world_m: np.ndarray | None = None
     plane: str = "court"
     method: str = "ray_ground_projection"
+    status: str | None = None  # optional: not_annotated | not_visible | image_only | 3d
 
 
 @dataclass
@@ -61,6 +62,8 @@ class PlayerRecord:
     scale: float | None = None
     lowest_vertex_height_m: float | None = None
     source: str = ""
+    role: str | None = None  # optional: athlete | other
+    facing_world: np.ndarray | None = None  # optional (3,) unit horizontal vector
 
 
 @dataclass
@@ -78,6 +81,9 @@ class Scene:
     frame_index: int | None = None
     frame_phrase: str = ""
     provenance: dict = field(default_factory=dict)
+    match_id: str | None = None  # optional ids (QA splits), and the spec's version
+    clip_id: str | None = None
+    spec_version: int | str | None = None
     raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
 
 
@@ -107,6 +113,8 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             ball["ground_uv"] = _vec(b.ground_uv)
         if b.sigma_world_m is not None:
             ball["sigma_world_m"] = _vec(b.sigma_world_m)
+    if b.status is not None:
+        ball["status"] = b.status
     players_raw = {p.get("id"): p for p in scene.raw.get("players", []) if isinstance(p, dict)}
     players = []
     for p in scene.players:
@@ -124,6 +132,10 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
             rec["scale"] = float(p.scale)
         if p.lowest_vertex_height_m is not None:
             rec["lowest_vertex_height_m"] = float(p.lowest_vertex_height_m)
+        if p.role is not None:
+            rec["role"] = p.role
+        if p.facing_world is not None:
+            rec["facing_world"] = _vec(p.facing_world)
         players.append(_merge(players_raw.get(p.id, {}), rec))
     prov = {"tool": "courtstudio", "version": TOOL_VERSION,
             "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -131,12 +143,15 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
     frame = {"id": scene.frame_id, "image": scene.image, "image_size": list(scene.image_size)}
     if scene.frame_index is not None:
         frame["frame_index"] = int(scene.frame_index)
+    frame.update({k: str(v) for k, v in (("match_id", scene.match_id),
+                                         ("clip_id", scene.clip_id)) if v is not None})
     fresh = {
         "format": SCENE_FORMAT,
         "format_version": SCENE_FORMAT_VERSION,
         "frame": frame,
         "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
-                  "frame_phrase": scene.frame_phrase},
+                  "frame_phrase": scene.frame_phrase,
+                  **({} if scene.spec_version is None else {"spec_version": scene.spec_version})},
         "camera": cam,
         "ball": ball,
         "players": players,
@@ -194,14 +209,15 @@ def load_scene(json_path) -> Scene:
         raise SceneError(f"{json_path}: field {exc}") from None
     fr = data["frame"]
     b = data["ball"]
-    ball = BallRecord(visible=b["visible"])
+    ball = BallRecord(visible=b["visible"], status=b.get("status"))
     if b["visible"]:
         ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
                           ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
                           world=np.array(b["world"], float), height_m=float(b["height_m"]),
                           sigma_world_m=np.array(b["sigma_world_m"], float)
                           if "sigma_world_m" in b else None,
-                          plane=b.get("plane", "court"), method=b["method"])
+                          plane=b.get("plane", "court"), method=b["method"],
+                          status=b.get("status"))
     players = []
     ids = set()
     for i, p in enumerate(data["players"]):
@@ -217,11 +233,15 @@ def load_scene(json_path) -> Scene:
             joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
             ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
             vertices_world=V, faces=F, scale=p.get("scale"),
-            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", "")))
+            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", ""),
+            role=p.get("role"), facing_world=np.array(p["facing_world"], float)
+            if "facing_world" in p else None))
     return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),
                  spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
                  ball=ball, players=players, frame_index=fr.get("frame_index"),
                  frame_phrase=data["court"].get("frame_phrase", ""),
+                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"),
+                 spec_version=data["court"].get("spec_version"),
                  provenance={k: v for k, v in data["provenance"].items()
                              if k not in ("tool", "version", "created_utc")},
                  raw=data)
