@@ -53,7 +53,7 @@ def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray
     for i, (x0, y0, x1, y1) in enumerate(np.asarray(boxes_xyxy, float).reshape(-1, 4)):
         bgr = BOX_COLOURS_BGR[i % len(BOX_COLOURS_BGR)]
         p0 = (int(round(x0)), int(round(y0)))
-        cv2.rectangle(image, p0, (int(round(x1)), int(round(y1))), bgr, thick, cv2.LINE_AA)
+        cv2.rectangle(image, p0, (int(round(x1)), int(round(y1))), bgr, thick, cv2.LINE_8)
         label = str(i + 1)
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick + 1)
         ty = p0[1] - 4 if p0[1] - 4 - th >= 0 else p0[1] + th + 4
