@@ -6,6 +6,7 @@ above the box's top-left corner in the same colour, as the CourtSI images have.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -45,6 +46,11 @@ def read_scene_frame(scene_path: Path, image_ref: str) -> np.ndarray:
     return img
 
 
+@lru_cache(maxsize=256)
+def _text_size(label: str, scale: float, thickness: int):
+    return cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+
+
 def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
     """Draw boxes (N, 4) xyxy px with numbers 1..N above their top-left corners (in place)."""
     h, w = image.shape[:2]
@@ -55,7 +61,7 @@ def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray
         p0 = (int(round(x0)), int(round(y0)))
         cv2.rectangle(image, p0, (int(round(x1)), int(round(y1))), bgr, thick, cv2.LINE_8)
         label = str(i + 1)
-        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick + 1)
+        (tw, th), _ = _text_size(label, scale, thick + 1)
         ty = p0[1] - 4 if p0[1] - 4 - th >= 0 else p0[1] + th + 4
         tx = min(max(p0[0], 0), max(w - tw, 0))
         cv2.putText(image, label, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, bgr, thick + 1,
