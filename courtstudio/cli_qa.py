@@ -6,29 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
+from exporters.validation import read_json_file
+
 
 def _examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {ln}" for ln in lines)
 
 
-def _read_json(path: str, what: str):
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot read {what} ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{p}: {what} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: {what} is not valid JSON (line {exc.lineno}: {exc.msg})") \
-            from None
-
-
 def cmd_qa_score(args) -> int:
     from qa.score import ScoreError, extract_answer, score_items
-    items = _read_json(args.predictions, "prediction file")
+    items = read_json_file(Path(args.predictions), ValueError, "prediction file")
     if args.extract and isinstance(items, list):
         items = [{**it, "vlm_answer": extract_answer(it.get("vlm_answer"), it.get("answer"))}
                  if isinstance(it, dict) and "answer" in it else it for it in items]
@@ -79,6 +66,17 @@ def cmd_qa_generate(args) -> int:
     return 0
 
 
+def cmd_qa_review(args) -> int:
+    from qa.review import apply_vetoes, write_review
+    if args.apply:
+        counts = apply_vetoes(Path(args.qa_dir), args.apply)
+        print(f"removed {counts['removed']} vetoed items; {counts['bench']} bench and "
+              f"{counts['train']} train items remain")
+        return 0
+    print(f"wrote {write_review(Path(args.qa_dir))}")
+    return 0
+
+
 def register(sub) -> None:
     """Add the ``qa`` command group to the top-level subparsers."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -118,3 +116,13 @@ def register(sub) -> None:
     g.add_argument("--samples", type=int, default=64, metavar="S",
                    help="Monte-Carlo samples of the calibration per scene (default 64)")
     g.set_defaults(func=cmd_qa_generate)
+
+    r = qsub.add_parser(
+        "review", formatter_class=fmt,
+        help="write an HTML contact sheet to veto items, or apply reviewers' veto files",
+        epilog=_examples("courtstudio qa review out/qa            # writes out/qa/review.html",
+                         "courtstudio qa review out/qa --apply vetoes_ann.json vetoes_bob.json"))
+    r.add_argument("qa_dir", help="a folder written by qa generate")
+    r.add_argument("--apply", nargs="+", metavar="VETOES",
+                   help="veto files saved from the sheet: remove every vetoed item")
+    r.set_defaults(func=cmd_qa_review)

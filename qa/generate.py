@@ -105,7 +105,7 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
                               opts.seed)
     balancer = Balancer(np.random.default_rng(opts.seed))
     stats = FilterStats()
-    bench, train, items, taken = [], [], [], set()
+    items, taken = [], set()
     thumbs: dict[str, list[np.ndarray]] = defaultdict(list)
     n_images = 0
     for qs in scenes:
@@ -143,17 +143,10 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
         image_id = f"images/{name}"
         for c, tid in picked:
             question, answer, options = render(c, tid, balancer)
-            if split == "bench":
-                bench.append({"image_id": image_id, "question": question, "answer": answer,
-                              "category": c.category})
-            else:
-                train.append({"messages": [{"role": "user", "content": "<image>" + question},
-                                           {"role": "assistant", "content": answer}],
-                              "images": [image_id]})
             items.append(_provenance(qs, c, tid, split, image_id, question, answer, options))
+            items[-1]["item_id"] = f"q{len(items):06d}"
     stats.kept = len(items)
-    write_json_atomic(out_dir / "bench.json", bench)
-    write_json_atomic(out_dir / "train.json", train)
+    write_datasets(out_dir, items)
     write_json_atomic(out_dir / "dataset_info.json", {DATASET_NAME: {
         "file_name": "train.json", "formatting": "sharegpt",
         "columns": {"messages": "messages", "images": "images"},
@@ -164,6 +157,27 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
     summary = _summary(items, stats, skipped, n_images, time.perf_counter() - t0, opts)
     write_json_atomic(out_dir / "summary.json", summary)
     return summary
+
+
+def bench_record(it: dict) -> dict:
+    """A CourtSI-Bench item from a provenance item."""
+    return {"image_id": it["image_id"], "question": it["question"], "answer": it["answer"],
+            "category": it["category"]}
+
+
+def train_record(it: dict) -> dict:
+    """A LLaMA-Factory sharegpt record (one QA pair) from a provenance item."""
+    return {"messages": [{"role": "user", "content": "<image>" + it["question"]},
+                         {"role": "assistant", "content": it["answer"]}],
+            "images": [it["image_id"]]}
+
+
+def write_datasets(out_dir: Path, items: list[dict]) -> None:
+    """bench.json and train.json from the items' splits (atomic writes)."""
+    write_json_atomic(out_dir / "bench.json",
+                      [bench_record(it) for it in items if it["split"] == "bench"])
+    write_json_atomic(out_dir / "train.json",
+                      [train_record(it) for it in items if it["split"] == "train"])
 
 
 def _provenance(qs, c, tid, split, image_id, question, answer, options) -> dict:
