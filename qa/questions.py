@@ -173,6 +173,42 @@ def candidates(qs: QAScene, E: Entities) -> list[Candidate]:
 
     out += _counting(qs, E, f, nx, has_net)
     out += _relations(qs, E, f, nx, has_net, lines)
+    if w.three_point_zones:
+        out += _shot_regions(qs, E, f)
+    return out
+
+
+def _shot_regions(qs, E, f) -> list[Candidate]:
+    """Basketball: shot region (the zone's label, either basket) and three-point questions."""
+    spec, w = qs.spec, qs.wording
+    labels = list(dict.fromkeys(z.label for z in spec.zones))
+    region = np.array([labels.index(z.label) for z in spec.zones] + [-1])
+    three = np.array([z.name in w.three_point_zones for z in spec.zones] + [False])
+    out = []
+    for p in E.players:
+        G = p.parts["ground"]
+        zi = zone_index(spec, G)
+        if zi[0] < 0:
+            continue
+        m = zone_margin(spec, G[0])
+        pts = {_name(p): _v(G[0])}
+        out.append(_choice("shot_region", f(p=_name(p)), region[zi], labels, m, "zone_m", pts,
+                           ("shot_region", p.serial)))
+        out.append(_choice("three_point", f(p=_name(p)), (~three[zi]).astype(int),
+                           ["yes", "no"], m, "zone_m", pts, ("three_point", p.serial)))
+    if E.players:
+        G = np.stack([p.parts["ground"] for p in E.players], axis=1)
+        beyond = np.stack([three[zone_index(spec, g)] for g in G])
+        out.append(_num("players_beyond_arc", f(), beyond.sum(1).astype(float), {},
+                        ("players_beyond_arc",)))
+        out[-1].margin_m = min(zone_margin(spec, g) for g in G[0])
+        out[-1].margin_key = "zone_m"
+    if E.ball is not None:
+        zi = zone_index(spec, E.ball)
+        if zi[0] >= 0:
+            out.append(_choice("ball_shot_region", f(), region[zi], labels,
+                               zone_margin(spec, E.ball[0]), "zone_m",
+                               {"ball": _v(E.ball[0])}, ("ball_shot_region",)))
     return out
 
 

@@ -38,6 +38,7 @@ class Wording:
     zone_names: dict[str, str]
     margins: dict[str, float]
     frame_phrase: str = ""
+    three_point_zones: tuple[str, ...] = ()  # basketball: zones behind the three-point line
 
     def line(self, name: str) -> str:
         return self.line_names.get(name, "the " + name.replace("_", " "))
@@ -59,7 +60,8 @@ def wording_for(spec: CourtSpec, frame_phrase: str = "") -> Wording:
                    sport=w.get("sport_noun", spec.name.lower()),
                    line_names=w.get("line_names", {}), zone_names=w.get("zone_names", {}),
                    margins={**DEFAULT_MARGINS, **w.get("ambiguity_margins", {})},
-                   frame_phrase=frame_phrase or spec.frame_phrase)
+                   frame_phrase=frame_phrase or spec.frame_phrase,
+                   three_point_zones=tuple(w.get("three_point_zones", ())))
 
 
 @dataclass

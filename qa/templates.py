@@ -187,6 +187,18 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "Does {p} stand on the net's side of {line} or beyond it?"]),
     "sideline_side": ("relational_reasoning_player_line", "choice", [
         "Is {p} inside or outside {line}?"]),
+    # basketball shot regions (specs whose wording lists three_point_zones)
+    "shot_region": ("relational_reasoning_player_zone", "choice", [
+        "From which shot region would {p} be shooting right now?",
+        "In which shot region is {p} standing?",
+        "{p} stands in which shot region?"]),
+    "three_point": ("relational_reasoning_player_zone", "choice", [
+        "Would a shot by {p} from where {p} stands be a three-point attempt?",
+        "Is {p} standing behind the three-point line?"]),
+    "ball_shot_region": ("relational_reasoning_ball_zone", "choice", [
+        "Over which shot region is the {ball}?"]),
+    "players_beyond_arc": ("spatial_counting_player", "int", [
+        "How many players are standing behind the three-point line?"]),
 }
 
 SUFFIX = {

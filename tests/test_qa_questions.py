@@ -13,7 +13,7 @@ from qa.questions import Candidate, candidates
 from qa.scenes import qa_scene
 from qa.select import Balancer, numeric_sigma_bound, rejection, render
 from qa.templates import KINDS, template_ids
-from tests.test_qa_synthetic import make_scene
+from tests.test_qa_synthetic import FAR, NEAR, make_camera, make_scene, moved
 
 TENNIS_MARGINS = {"left_right_m": 0.30, "nearest_m": 0.30, "zone_m": 0.25, "height_m": 0.10}
 
@@ -213,3 +213,28 @@ def test_facing_from_joints():
             "left_shoulder": np.array([[0.2, 0, 1.5]]),
             "right_shoulder": np.array([[-0.2, 0, 1.5]])}
     assert facing_from_joints(hips)[0] == pytest.approx([0, -1, 0])  # hips win over hands
+
+
+def test_basketball_shot_regions(tmp_path):
+    """NBA court 28.65 x 15.24 m, near ring at x = 27.05: a player under the near ring, one in
+    the near left corner three (y = 0.4 m from the sideline, 0.51 m inside the corner's
+    limit), one above the break on the far half; the ball over the near mid-range."""
+    cam = make_camera(C=(36.0, 7.62, 8.0), target=(14.3, 7.62, 0.0))
+    path = make_scene(tmp_path, name="nba", spec_id="basketball_nba", camera=cam,
+                      players=[(1, moved(NEAR, 27.0, 7.62)), (2, moved(NEAR, 26.0, 0.4)),
+                               (3, moved(FAR, 10.0, 2.0))], ball_world=(20.0, 7.62, 3.0))
+    qs = qa_scene(path)
+    serial = {p.id: i + 1 for i, p in enumerate(qs.athletes)}
+    c = {x.key: x for x in candidates(qs, build_entities(qs, 0, np.random.default_rng(0)))}
+    assert answer(c[("shot_region", serial[1])]) == "Restricted Area"
+    assert answer(c[("shot_region", serial[2])]) == "Left Corner 3"
+    assert answer(c[("three_point", serial[2])]) == "yes"
+    assert answer(c[("three_point", serial[1])]) == "no"
+    assert answer(c[("shot_region", serial[3])]) == "Above the Break 3"
+    assert answer(c[("players_beyond_arc",)]) == 2
+    assert answer(c[("ball_shot_region",)]) == "Mid-Range"
+    assert not any(k[0] in ("ball_net", "player_half", "balls_above_net") for k in c)  # no net
+    q, a, opts = render(c[("three_point", serial[2])], "three_point.1", Balancer(
+        np.random.default_rng(0)))
+    assert q.startswith(f"Is Player {serial[2]} standing behind the three-point line?")
+    assert rejection(c[("shot_region", serial[2])], qs.wording.margins) is None

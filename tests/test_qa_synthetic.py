@@ -26,8 +26,8 @@ FAR = {"pelvis": (4, 8, 1.0), "head": (4, 8, 1.9), "left_hand": (4, 8.3, 1.0),
        "right_hand": (4, 7.7, 2.1), "left_foot": (4, 8.15, 0.05), "right_foot": (4, 7.85, 0.05)}
 
 
-def make_camera(C=CAMERA_C, size=(1280, 720), f=1400.0) -> Camera:
-    R = rotation_look_at(np.asarray(C, float), np.array([11.885, 5.485, 0.0]))
+def make_camera(C=CAMERA_C, size=(1280, 720), f=1400.0, target=(11.885, 5.485, 0.0)) -> Camera:
+    R = rotation_look_at(np.asarray(C, float), np.asarray(target, float))
     K = np.array([[f, 0, size[0] / 2], [0, f, size[1] / 2], [0, 0, 1]])
     return Camera(K=K, R=R, t=-R @ np.asarray(C, float), image_size=size)
 
@@ -40,8 +40,15 @@ def _player(cam, pid, joints, role="athlete") -> PlayerRecord:
     return PlayerRecord(id=pid, box_xyxy=box, joints_world=J, source="synthetic", role=role)
 
 
+def moved(joints: dict, x: float, y: float) -> dict:
+    """A body of NEAR/FAR moved so that its pelvis is above (x, y)."""
+    px, py, _ = joints["pelvis"]
+    return {k: (v[0] - px + x, v[1] - py + y, v[2]) for k, v in joints.items()}
+
+
 def make_scene(folder: Path, name="tennis_a", match="m1", ball=True, extra_players=(),
-               camera=None, covariance=None) -> Path:
+               camera=None, covariance=None, spec_id="tennis", players=None,
+               ball_world=BALL) -> Path:
     """Write a synthetic tennis scene (+ its grey image) under folder/name/; return its path."""
     cam = camera or make_camera()
     fdir = Path(folder) / name
@@ -51,17 +58,18 @@ def make_scene(folder: Path, name="tennis_a", match="m1", ball=True, extra_playe
     rng = np.random.default_rng(abs(hash(name)) % 2 ** 31)
     img[::7, ::5] = rng.integers(0, 255, img[::7, ::5].shape, dtype=np.uint8)
     cv2.imwrite(str(fdir / "frame.png"), img)
-    players = [_player(cam, 7, NEAR), _player(cam, 3, FAR)]
+    players = [_player(cam, pid, j) for pid, j in (players or [(7, NEAR), (3, FAR)])]
     players += [_player(cam, pid, j, role) for pid, j, role in extra_players]
     b = BallRecord(visible=False, status="not_visible")
     if ball:
-        b = BallRecord(visible=True, uv=cam.project(BALL[None])[0],
-                       ground_uv=cam.project(np.array([[BALL[0], BALL[1], 0.0]]))[0],
-                       world=BALL.copy(), height_m=float(BALL[2]), status="3d")
+        bw = np.asarray(ball_world, float)
+        b = BallRecord(visible=True, uv=cam.project(bw[None])[0],
+                       ground_uv=cam.project(np.array([[bw[0], bw[1], 0.0]]))[0],
+                       world=bw.copy(), height_m=float(bw[2]), status="3d")
     info = {"sigma_px_used": 1.0}
     if covariance is not None:
         info["covariance"] = covariance
-    scene = Scene(frame_id=name, image="frame.png", image_size=(w, h), spec_id="tennis",
+    scene = Scene(frame_id=name, image="frame.png", image_size=(w, h), spec_id=spec_id,
                   camera=cam, camera_info=info, ball=b, players=players, frame_phrase="",
                   match_id=match, clip_id=f"{match}_clip", spec_version=1)
     return save_scene(scene, fdir / "scene.json")
