@@ -98,7 +98,8 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
                   players=players, frame_index=frame.index, frame_phrase=spec.frame_phrase,
                   provenance={"project": doc.project.name}, match_id=doc.project.name,
                   clip_id=Path(frame.video).stem if frame.video else None,
-                  spec_version=spec.raw.get("version", spec.raw.get("format_version")))
+                  spec_version=spec.raw.get("version", spec.raw.get("format_version")),
+                  time_s=doc.project.index_of(frame.id) / doc.project.fps)
     save_scene(scene, fdir / "scene.json")
     if glb:
         write_glb(scene, spec, fdir / "scene.glb")

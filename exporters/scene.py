@@ -84,6 +84,7 @@ class Scene:
     match_id: str | None = None  # optional ids (QA splits), and the spec's version
     clip_id: str | None = None
     spec_version: int | str | None = None
+    time_s: float | None = None  # optional: the frame's time in its project (index / fps)
     raw: dict = field(default_factory=dict, repr=False)  # as loaded: unknown keys survive
 
 
@@ -145,6 +146,8 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
         frame["frame_index"] = int(scene.frame_index)
     frame.update({k: str(v) for k, v in (("match_id", scene.match_id),
                                          ("clip_id", scene.clip_id)) if v is not None})
+    if scene.time_s is not None:
+        frame["time_s"] = float(scene.time_s)
     fresh = {
         "format": SCENE_FORMAT,
         "format_version": SCENE_FORMAT_VERSION,
@@ -240,7 +243,7 @@ def load_scene(json_path) -> Scene:
                  spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
                  ball=ball, players=players, frame_index=fr.get("frame_index"),
                  frame_phrase=data["court"].get("frame_phrase", ""),
-                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"),
+                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"), time_s=fr.get("time_s"),
                  spec_version=data["court"].get("spec_version"),
                  provenance={k: v for k, v in data["provenance"].items()
                              if k not in ("tool", "version", "created_utc")},

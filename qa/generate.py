@@ -26,6 +26,7 @@ from exporters.atomic import write_json_atomic, write_text_atomic
 from exporters.scene import SceneError
 from qa.entities import build_entities
 from qa.images import FrameReadError, read_scene_frame, thumbnail, write_marked
+from qa.multiframe import clip_pairs, clip_serials, pair_candidates
 from qa.questions import candidates
 from qa.scenes import QAScene, QASourceError, find_scene_files, player_boxes, qa_scene
 from qa.select import Balancer, FilterStats, rejection, render, uncertainty
@@ -41,6 +42,8 @@ class GenerateOptions:
     split_by: str = "match"  # match | clip | frame
     bench_fraction: float = 0.2
     samples: int = 64  # Monte-Carlo draws per scene (0: no uncertainty filter)
+    multi_frame: bool = True  # the multi-frame extension (pairs of frames of one clip)
+    per_pair: int = 4
     near_duplicate_grey: float = NEAR_DUPLICATE_GREY
 
 
@@ -108,6 +111,14 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
     items, taken = [], set()
     thumbs: dict[str, list[np.ndarray]] = defaultdict(list)
     n_images = 0
+    ents_cache: dict = {}
+
+    def ents_for(qs: QAScene):
+        if qs.path not in ents_cache:
+            rng = np.random.default_rng([opts.seed, zlib.crc32(str(qs.path).encode())])
+            ents_cache[qs.path] = build_entities(qs, opts.samples, rng)
+        return ents_cache[qs.path]
+
     for qs in scenes:
         try:
             frame = read_scene_frame(qs.path, qs.image_path)
@@ -121,19 +132,8 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
             stats.removed["near_duplicate_frame"] += 1
             continue
         thumbs[clip_key].append(thumb)
-        rng = np.random.default_rng([opts.seed, zlib.crc32(str(qs.path).encode())])
-        ents = build_entities(qs, opts.samples, rng)
-        pool = []
-        cands = candidates(qs, ents)
-        stats.candidates += len(cands)
-        for c in cands:
-            why = rejection(c, qs.wording.margins)
-            if why:
-                stats.removed[why] += 1
-            else:
-                pool.append(c)
-        picked = balancer.pick(pool, qs.sport, opts.per_image)
-        stats.removed["quota"] += len(pool) - len(picked)
+        picked = _filter_and_pick(candidates(qs, ents_for(qs)), qs.wording.margins, balancer,
+                                  stats, qs.sport, opts.per_image)
         if not picked:
             continue
         name = image_name(qs, taken)
@@ -145,13 +145,17 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
             question, answer, options = render(c, tid, balancer)
             items.append(_provenance(qs, c, tid, split, image_id, question, answer, options))
             items[-1]["item_id"] = f"q{len(items):06d}"
+    if opts.multi_frame:
+        items += _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units,
+                              taken, len(items))
     stats.kept = len(items)
     write_datasets(out_dir, items)
-    write_json_atomic(out_dir / "dataset_info.json", {DATASET_NAME: {
-        "file_name": "train.json", "formatting": "sharegpt",
-        "columns": {"messages": "messages", "images": "images"},
-        "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
-                 "assistant_tag": "assistant"}}})
+    sharegpt = {"formatting": "sharegpt", "columns": {"messages": "messages", "images": "images"},
+                "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
+                         "assistant_tag": "assistant"}}
+    write_json_atomic(out_dir / "dataset_info.json", {
+        DATASET_NAME: {"file_name": "train.json", **sharegpt},
+        DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt}})
     write_text_atomic(out_dir / "items.jsonl",
                       "".join(json.dumps(it, allow_nan=False) + "\n" for it in items))
     summary = _summary(items, stats, skipped, n_images, time.perf_counter() - t0, opts)
@@ -160,24 +164,87 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
 
 
 def bench_record(it: dict) -> dict:
-    """A CourtSI-Bench item from a provenance item."""
-    return {"image_id": it["image_id"], "question": it["question"], "answer": it["answer"],
-            "category": it["category"]}
+    """A CourtSI-Bench item from a provenance item (multi-frame ones add ``image_ids``)."""
+    rec = {"image_id": it["image_id"], "question": it["question"], "answer": it["answer"],
+           "category": it["category"]}
+    if "image_ids" in it:
+        rec["image_ids"] = it["image_ids"]
+    return rec
 
 
 def train_record(it: dict) -> dict:
-    """A LLaMA-Factory sharegpt record (one QA pair) from a provenance item."""
-    return {"messages": [{"role": "user", "content": "<image>" + it["question"]},
+    """A LLaMA-Factory sharegpt record (one QA pair; one <image> per image)."""
+    images = it.get("image_ids", [it["image_id"]])
+    return {"messages": [{"role": "user", "content": "<image>" * len(images) + it["question"]},
                          {"role": "assistant", "content": it["answer"]}],
-            "images": [it["image_id"]]}
+            "images": images}
 
 
 def write_datasets(out_dir: Path, items: list[dict]) -> None:
-    """bench.json and train.json from the items' splits (atomic writes)."""
-    write_json_atomic(out_dir / "bench.json",
-                      [bench_record(it) for it in items if it["split"] == "bench"])
-    write_json_atomic(out_dir / "train.json",
-                      [train_record(it) for it in items if it["split"] == "train"])
+    """bench.json, train.json and their _multi_frame twins from the items' splits."""
+    for suffix, multi in (("", False), ("_multi_frame", True)):
+        its = [it for it in items if ("image_ids" in it) == multi]
+        if multi and not its and not (out_dir / "bench_multi_frame.json").exists():
+            continue
+        write_json_atomic(out_dir / f"bench{suffix}.json",
+                          [bench_record(it) for it in its if it["split"] == "bench"])
+        write_json_atomic(out_dir / f"train{suffix}.json",
+                          [train_record(it) for it in its if it["split"] == "train"])
+
+
+def _filter_and_pick(cands, margins, balancer, stats, sport, n) -> list:
+    pool = []
+    stats.candidates += len(cands)
+    for c in cands:
+        why = rejection(c, margins)
+        if why:
+            stats.removed[why] += 1
+        else:
+            pool.append(c)
+    picked = balancer.pick(pool, sport, n)
+    stats.removed["quota"] += len(pool) - len(picked)
+    return picked
+
+
+def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken,
+                 n_before) -> list[dict]:
+    """Items of the multi-frame extension; their images are numbered by player id per clip."""
+    serials = clip_serials(scenes)
+    written: dict = {}
+    items = []
+    for a, b in clip_pairs(scenes):
+        key = (a.match_id, a.clip_id, a.sport)
+        cands = pair_candidates(a, ents_for(a), b, ents_for(b), serials[key])
+        picked = _filter_and_pick(cands, a.wording.margins, balancer, stats, a.sport,
+                                  opts.per_pair)
+        if not picked:
+            continue
+        ids = []
+        for qs in (a, b):
+            if qs.path not in written:
+                try:
+                    frame = read_scene_frame(qs.path, qs.image_path)
+                except FrameReadError:
+                    break
+                name = "mf_" + image_name(qs, taken)
+                numbers = [serials[key][p.id] for p in qs.athletes]
+                write_marked(out_dir / "images" / name, frame, player_boxes(qs), numbers)
+                written[qs.path] = f"images/{name}"
+            ids.append(written[qs.path])
+        if len(ids) != 2:
+            continue
+        sides = {_unit(q, opts.split_by) in bench_units for q in (a, b)}
+        if len(sides) != 1:  # the two frames are on different sides of a frame split
+            continue
+        split = "bench" if sides.pop() else "train"
+        for c, tid in picked:
+            question, answer, options = render(c, tid, balancer)
+            it = _provenance(a, c, tid, split, ids[0], question, answer, options)
+            it.update({"image_ids": ids, "scene_files": [str(a.path), str(b.path)],
+                       "frame_ids": [a.scene.frame_id, b.scene.frame_id],
+                       "item_id": f"q{n_before + len(items) + 1:06d}"})
+            items.append(it)
+    return items
 
 
 def _provenance(qs, c, tid, split, image_id, question, answer, options) -> dict:

@@ -51,16 +51,19 @@ def _text_size(label: str, scale: float, thickness: int):
     return cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
 
 
-def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
-    """Draw boxes (N, 4) xyxy px with numbers 1..N above their top-left corners (in place)."""
+def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray, numbers=None) -> np.ndarray:
+    """Draw boxes (N, 4) xyxy px with their numbers (default 1..N) above their top-left
+    corners, in place; a number's colour is fixed by the number."""
     h, w = image.shape[:2]
     thick = max(1, round(h / 720))
     scale = max(0.5, h / 1080 * 0.9)
-    for i, (x0, y0, x1, y1) in enumerate(np.asarray(boxes_xyxy, float).reshape(-1, 4)):
-        bgr = BOX_COLOURS_BGR[i % len(BOX_COLOURS_BGR)]
+    boxes = np.asarray(boxes_xyxy, float).reshape(-1, 4)
+    numbers = list(range(1, len(boxes) + 1)) if numbers is None else list(numbers)
+    for (x0, y0, x1, y1), number in zip(boxes, numbers):
+        bgr = BOX_COLOURS_BGR[(number - 1) % len(BOX_COLOURS_BGR)]
         p0 = (int(round(x0)), int(round(y0)))
         cv2.rectangle(image, p0, (int(round(x1)), int(round(y1))), bgr, thick, cv2.LINE_8)
-        label = str(i + 1)
+        label = str(number)
         (tw, th), _ = _text_size(label, scale, thick + 1)
         ty = p0[1] - 4 if p0[1] - 4 - th >= 0 else p0[1] + th + 4
         tx = min(max(p0[0], 0), max(w - tw, 0))
@@ -75,5 +78,5 @@ def thumbnail(image: np.ndarray, size=(32, 18)) -> np.ndarray:
     return cv2.resize(g, size, interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
-def write_marked(path: Path, image: np.ndarray, boxes_xyxy: np.ndarray) -> Path:
-    return write_image(path, draw_numbered_boxes(image.copy(), boxes_xyxy))
+def write_marked(path: Path, image: np.ndarray, boxes_xyxy: np.ndarray, numbers=None) -> Path:
+    return write_image(path, draw_numbered_boxes(image.copy(), boxes_xyxy, numbers))

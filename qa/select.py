@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qa.questions import Candidate
-from qa.templates import KINDS, SUFFIX
+from qa.templates import KINDS, MULTI_FRAME_SUFFIX, SUFFIX
 
 MC_AGREEMENT = 0.95
 SIGMA_FRACTION = 0.5
@@ -167,4 +167,4 @@ def render(c: Candidate, template_id: str, balancer: Balancer) -> tuple[str, str
         options, answer = balancer.options(c)
         text += "\n" + "\n".join(f"{LETTERS[k]}. {o}" for k, o in enumerate(options))
         return text + "\n" + SUFFIX["choice"].strip(), answer, options
-    return text + SUFFIX[c.answer_type], answer, options
+    return text + MULTI_FRAME_SUFFIX.get(c.kind, SUFFIX[c.answer_type]), answer, options

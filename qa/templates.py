@@ -199,7 +199,22 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "Over which shot region is the {ball}?"]),
     "players_beyond_arc": ("spatial_counting_player", "int", [
         "How many players are standing behind the three-point line?"]),
+    # multi-frame extension (two images of one clip; qa/multiframe.py)
+    "mf_player_displacement": ("multi_frame_player_displacement", "float", [
+        "How far did {p} move across the {ground} between the first and the second image?",
+        "What horizontal distance did {p} cover from the first image to the second?"]),
+    "mf_ball_travel": ("multi_frame_ball_travel", "float", [
+        "What is the straight-line distance the {ball} travelled between the two images?",
+        "How far apart are the {ball}'s positions in the first and the second image?"]),
+    "mf_ball_speed": ("multi_frame_ball_speed", "float", [
+        "What was the {ball}'s average speed between the two images, in meters per second?",
+        "Estimate the {ball}'s mean speed from the first image to the second, in meters "
+        "per second."]),
+    "mf_net_clearance": ("multi_frame_net_clearance", "float", [
+        "By how much did the {ball} clear the net as it crossed between the two images?",
+        "How high above the top of the net was the {ball} when it crossed the net?"]),
 }
+MULTI_FRAME_SUFFIX = {"mf_ball_speed": " Answer with two decimals."}
 
 SUFFIX = {
     "float": " Answer in meters with two decimals.",
