@@ -54,8 +54,8 @@ def _moved_copy(scene_json: Path, dest: Path, match: str, rng, worse: float = 1.
         g = np.array(p.get("ground_world", p.get("joints_world", {}).get("pelvis", [L / 2, W / 2,
                                                                                     0])))
         near = g[0] > L / 2
-        target = np.array([rng.uniform(L / 2 + 0.5, L + 2) if near else rng.uniform(-2, L / 2 - 0.5),
-                           rng.uniform(-1, W + 1), 0.0])
+        x = rng.uniform(L / 2 + 0.5, L + 2) if near else rng.uniform(-2, L / 2 - 0.5)
+        target = np.array([x, rng.uniform(-1, W + 1), 0.0])
         shift = np.array([target[0] - g[0], target[1] - g[1], 0.0])
         pts = []
         for k, v in p.get("joints_world", {}).items():

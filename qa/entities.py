@@ -79,7 +79,6 @@ def _draw_cameras(scene, n_draws: int, rng: np.random.Generator) -> list[Camera]
         for _ in range(n_draws):
             theta = pc.theta + L @ rng.standard_normal(len(pc.theta))
             out.append(pc.model.to_camera(theta, scene.camera.image_size))
-        # the draws are offsets around the saved camera, whose parameters may be refined later
         return out
     except (GeometryError, ValueError, KeyError, np.linalg.LinAlgError):
         return [scene.camera] * n_draws
@@ -114,7 +113,7 @@ def facing_from_joints(joints: dict[str, np.ndarray]) -> np.ndarray | None:
     return f / np.maximum(np.linalg.norm(f, axis=-1, keepdims=True), 1e-12)
 
 
-def _mesh_player_draws(p, cam0: Camera, cams: list[Camera], plane_z: float) -> dict:
+def _mesh_player_draws(p, cam0: Camera, cams: list[Camera]) -> dict:
     """Joints of a mesh player under each drawn camera (rescaled about its centre so that the
     lowest vertex keeps its height)."""
     names = list(p.joints_world)
@@ -190,7 +189,7 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
     for serial, p in enumerate(qs.athletes, start=1):
         parts = {}
         if p.joints_world and all(k in p.joints_world for k in BODY_PARTS):
-            parts.update(_mesh_player_draws(p, cam0, cams, plane_z))
+            parts.update(_mesh_player_draws(p, cam0, cams))
             feet = (parts["left_foot"] + parts["right_foot"]) / 2
             parts["ground"] = feet * np.array([1, 1, 0]) + np.array([0, 0, plane_z])
         else:

@@ -350,7 +350,8 @@ def _relations(qs, E, f, nx, has_net, lines) -> list[Candidate]:
         if p.facing is not None:
             lat, fwd = _lateral(p, q.position())
             out.append(_choice("own_side_pp", pf, (lat < 0).astype(int), ["left", "right"],
-                               abs(lat[0]), "left_right_m", {}, ("own_side_pp", p.serial, q.serial)))
+                               abs(lat[0]), "left_right_m", {},
+                               ("own_side_pp", p.serial, q.serial)))
             out.append(_choice("front_back_pp", pf, (fwd < 0).astype(int), ["in front", "behind"],
                                abs(fwd[0]), "left_right_m", {},
                                ("front_back_pp", p.serial, q.serial)))

@@ -4,7 +4,6 @@ match, near-duplicate frames, marked images, Monte-Carlo spread, CLI errors."""
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
