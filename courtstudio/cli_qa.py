@@ -58,7 +58,10 @@ def scene_sources(sources: list[str], out_dir: Path, log=print) -> list[Path]:
 def cmd_qa_generate(args) -> int:
     from qa.generate import GenerateOptions, generate
     opts = GenerateOptions(seed=args.seed, per_image=args.per_image, split_by=args.split_by,
-                           bench_fraction=args.bench_fraction, samples=args.samples)
+                           bench_fraction=args.bench_fraction, samples=args.samples,
+                           multi_frame=not args.no_multi_frame,
+                           max_per_category=args.max_per_category,
+                           max_per_template=args.max_per_template)
     out_dir = Path(args.output)
     summary = generate(scene_sources(args.sources, out_dir), out_dir, opts)
     print(f"wrote {summary['n_bench']} bench and {summary['n_train']} train items from "
@@ -115,6 +118,12 @@ def register(sub) -> None:
                    help="fraction of split units that go to the benchmark (default 0.2)")
     g.add_argument("--samples", type=int, default=64, metavar="S",
                    help="Monte-Carlo samples of the calibration per scene (default 64)")
+    g.add_argument("--max-per-category", type=int, metavar="N",
+                   help="quota: at most N items per sport and category")
+    g.add_argument("--max-per-template", type=int, metavar="N",
+                   help="quota: at most N items per sport and template")
+    g.add_argument("--no-multi-frame", action="store_true",
+                   help="skip the multi-frame extension (pairs of frames of one clip)")
     g.set_defaults(func=cmd_qa_generate)
 
     r = qsub.add_parser(

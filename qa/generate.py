@@ -43,6 +43,8 @@ class GenerateOptions:
     bench_fraction: float = 0.2
     samples: int = 64  # Monte-Carlo draws per scene (0: no uncertainty filter)
     multi_frame: bool = True  # the multi-frame extension (pairs of frames of one clip)
+    max_per_category: int | None = None  # quota per (sport, category)
+    max_per_template: int | None = None  # quota per (sport, template)
     per_pair: int = 4
     near_duplicate_grey: float = NEAR_DUPLICATE_GREY
 
@@ -97,8 +99,10 @@ def load_sources(sources) -> tuple[list[QAScene], list[dict]]:
 def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
     """Generate the datasets from scene sources (scene files or folders of them)."""
     opts = opts or GenerateOptions()
-    if opts.per_image < 1 or opts.samples < 0 or not 0.0 <= opts.bench_fraction <= 1.0:
-        raise ValueError("need --per-image >= 1, --samples >= 0 and 0 <= --bench-fraction <= 1")
+    if opts.per_image < 1 or opts.samples < 0 or not 0.0 <= opts.bench_fraction <= 1.0 or \
+            any(q is not None and q < 1 for q in (opts.max_per_category, opts.max_per_template)):
+        raise ValueError("need --per-image >= 1, --samples >= 0, 0 <= --bench-fraction <= 1 "
+                         "and quotas >= 1")
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     scenes, skipped = load_sources(sources)
@@ -106,7 +110,8 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
         raise QASourceError("no usable scene: " + "; ".join(s["reason"] for s in skipped[:3]))
     bench_units = split_units([_unit(q, opts.split_by) for q in scenes], opts.bench_fraction,
                               opts.seed)
-    balancer = Balancer(np.random.default_rng(opts.seed))
+    balancer = Balancer(np.random.default_rng(opts.seed), opts.max_per_category,
+                        opts.max_per_template)
     stats = FilterStats()
     items, taken = [], set()
     thumbs: dict[str, list[np.ndarray]] = defaultdict(list)
@@ -292,4 +297,5 @@ def _summary(items, stats, skipped, n_images, seconds, opts) -> dict:
             "skipped_scenes": skipped,
             "options": {"seed": opts.seed, "per_image": opts.per_image,
                         "split_by": opts.split_by, "bench_fraction": opts.bench_fraction,
-                        "samples": opts.samples}}
+                        "samples": opts.samples, "max_per_category": opts.max_per_category,
+                        "max_per_template": opts.max_per_template}}

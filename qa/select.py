@@ -104,9 +104,24 @@ def format_number(v: float) -> str:
 class Balancer:
     """Usage counters across the whole run (categories per sport, templates, bins, letters)."""
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, max_per_category: int | None = None,
+                 max_per_template: int | None = None):
+        """max_per_category: items per (sport, category); max_per_template: items per
+        (sport, template); None: no quota."""
         self.rng = rng
         self.used: Counter = Counter()
+        self.max_cat = max_per_category
+        self.max_tpl = max_per_template
+
+    def _open(self, c: Candidate, sport: str) -> bool:
+        if self.max_cat is not None and \
+                self.used[(("cat", sport), c.category)] >= self.max_cat:
+            return False
+        if self.max_tpl is not None:
+            n = len(KINDS[c.kind][2])
+            return any(self.used[(("tpl", sport), f"{c.kind}.{i}")] < self.max_tpl
+                       for i in range(n))
+        return True
 
     def _least(self, keys: list, tag) -> int:
         counts = np.array([self.used[(tag, k)] for k in keys], float)
@@ -117,7 +132,10 @@ class Balancer:
         """Up to n (candidate, template id) from pool, one paraphrase per question."""
         out = []
         pool = list(pool)
-        while pool and len(out) < n:
+        while len(out) < n:
+            pool = [c for c in pool if self._open(c, sport)]
+            if not pool:
+                break
             cats = sorted({c.category for c in pool})
             cat = cats[self._least(cats, ("cat", sport))]
             in_cat = [c for c in pool if c.category == cat]
@@ -129,9 +147,11 @@ class Balancer:
             choices = [c for c in in_kind if answer_bin(c) == b]
             c = choices[int(self.rng.integers(len(choices)))]
             tids = [f"{kind}.{i}" for i in range(len(KINDS[kind][2]))]
+            if self.max_tpl is not None:
+                tids = [t for t in tids if self.used[(("tpl", sport), t)] < self.max_tpl]
             tid = tids[self._least(tids, "template")]
             for key in (("cat", sport), cat), (("kind", sport), kind), (("bin", cat), b), \
-                    ("template", tid):
+                    ("template", tid), (("tpl", sport), tid):
                 self.used[key] += 1
             pool.remove(c)
             out.append((c, tid))

@@ -133,3 +133,16 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     (bad / "scene.json").write_text('{"format": "courtstudio.scene", "format_version": 1}')
     assert main(["qa", "generate", str(tmp_path / "bad"), "-o", str(tmp_path / "o")]) == 2
     assert "no usable scene" in capsys.readouterr().err
+
+
+def test_quotas_per_category_and_template(tmp_path):
+    from collections import Counter
+    _scenes(tmp_path / "src", matches=3, frames=1)
+    generate([tmp_path / "src"], tmp_path / "q", GenerateOptions(
+        samples=0, per_image=30, max_per_category=2, max_per_template=1))
+    items = [json.loads(x) for x in (tmp_path / "q" / "items.jsonl").read_text().splitlines()]
+    assert max(Counter(it["category"] for it in items).values()) == 2
+    assert max(Counter(it["template_id"] for it in items).values()) == 1
+    assert len(items) == 2 * 13  # 3 images x 30 would be 90 without the quotas
+    with pytest.raises(ValueError):
+        generate([tmp_path / "src"], tmp_path / "q2", GenerateOptions(max_per_template=0))
