@@ -369,7 +369,7 @@ def _relations(qs, E, f, nx, has_net, lines) -> list[Candidate]:
         G = p.parts["ground"]
         pf = f(p=_name(p))
         zi = zone_index(spec, G)
-        if zi[0] >= 0:
+        if zi[0] >= 0 and spec.player_plane == spec.default_plane:  # not under a table
             out.append(_choice("player_zone", pf, zi, zlabels, zone_margin(spec, G[0]), "zone_m",
                                {_name(p): _v(G[0])}, ("player_zone", p.serial)))
         if has_net:
