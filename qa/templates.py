@@ -73,8 +73,8 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "How many {ball}s are over the {half} half of the {surface}?",
         "Count the {ball}s located over the {half} half of the {surface}."]),
     "balls_above": ("spatial_counting_ball", "choice", [
-        "How many {ball}s are higher than {h} meters above the {surface}?",
-        "Count the {ball}s at a height of more than {h} meters above the {surface}."]),
+        "How many {ball}s are higher than {h} m above the {surface}?",
+        "Count the {ball}s at a height of more than {h} m above the {surface}."]),
     "balls_inside": ("spatial_counting_ball", "choice", [
         "How many {ball}s are above the {surface} inside its outer lines?",
         "Count the {ball}s whose ground projection lies inside the outer lines."]),
@@ -94,7 +94,7 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "How many players have a hand raised above their head?",
         "Count the players with at least one hand higher than their head."]),
     "players_near_ball": ("spatial_counting_player", "int", [
-        "How many players are within {r} meters of the {ball}?"]),
+        "How many players are within {r} m of the {ball}?"]),
     "loc_ball": ("localization", "tuple", [
         "In a coordinate system in meters where {frame} What are the 3D coordinates of the "
         "{ball}?",
