@@ -240,3 +240,28 @@ def test_basketball_shot_regions(tmp_path):
         np.random.default_rng(0)))
     assert q.startswith(f"Is Player {serial[2]} standing behind the three-point line?")
     assert rejection(c[("shot_region", serial[2])], qs.wording.margins) is None
+
+
+def _covariance(cam, rot_sigma, t_sigma, f_sigma_rel):
+    import cv2
+    theta = np.concatenate([cv2.Rodrigues(cam.R)[0].ravel(), cam.t, [cam.K[0, 0]]])
+    sig = np.array([rot_sigma] * 3 + [t_sigma] * 3 + [f_sigma_rel * cam.K[0, 0]])
+    return {"model": "simple", "radial": False, "param_names": [], "params": theta.tolist(),
+            "matrix": np.diag(sig ** 2).tolist()}
+
+
+def test_monte_carlo_filters_follow_the_calibration_uncertainty(tmp_path):
+    """The same scene with a tight and a loose calibration covariance: the tight one loses
+    nothing to the uncertainty filters, the loose one (~1 deg, 0.5 m, 10 % focal) loses
+    numbers to `sigma` and choices to `mc_agreement`."""
+    cam = make_camera()
+    removed = {}
+    for name, cov in (("tight", _covariance(cam, 1e-5, 1e-4, 1e-5)),
+                      ("loose", _covariance(cam, 0.02, 0.5, 0.10))):
+        qs = qa_scene(make_scene(tmp_path, name=name, camera=cam, covariance=cov))
+        ents = build_entities(qs, 200, np.random.default_rng(5))
+        assert ents.camera_centre[1:].std(0).max() > (0.1 if name == "loose" else 0)
+        why = [rejection(c, qs.wording.margins) for c in candidates(qs, ents)]
+        removed[name] = {k: why.count(k) for k in ("sigma", "mc_agreement")}
+    assert removed["tight"] == {"sigma": 0, "mc_agreement": 0}
+    assert removed["loose"]["sigma"] > 10 and removed["loose"]["mc_agreement"] > 0

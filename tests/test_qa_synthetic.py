@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from exporters.scene import BallRecord, PlayerRecord, Scene, load_scene, save_scene
-from geometry.camera import Camera, rotation_look_at
+from geometry.camera import Camera, image_centre_uv, rotation_look_at
 
 CAMERA_C = np.array([30.0, 5.485, 6.0])
 BALL = np.array([15.0, 6.0, 2.0])
@@ -28,7 +28,8 @@ FAR = {"pelvis": (4, 8, 1.0), "head": (4, 8, 1.9), "left_hand": (4, 8.3, 1.0),
 
 def make_camera(C=CAMERA_C, size=(1280, 720), f=1400.0, target=(11.885, 5.485, 0.0)) -> Camera:
     R = rotation_look_at(np.asarray(C, float), np.asarray(target, float))
-    K = np.array([[f, 0, size[0] / 2], [0, f, size[1] / 2], [0, 0, 1]])
+    c = image_centre_uv(size)  # the simple model's principal point
+    K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1]])
     return Camera(K=K, R=R, t=-R @ np.asarray(C, float), image_size=size)
 
 
