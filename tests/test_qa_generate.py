@@ -146,3 +146,21 @@ def test_quotas_per_category_and_template(tmp_path):
     assert len(items) == 2 * 13  # 3 images x 30 would be 90 without the quotas
     with pytest.raises(ValueError):
         generate([tmp_path / "src"], tmp_path / "q2", GenerateOptions(max_per_template=0))
+
+
+def test_video_frames_are_read_by_index(tmp_path):
+    import cv2
+
+    from qa.images import FrameReadError, read_scene_frame
+    path = tmp_path / "v.avi"
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25, (64, 48))
+    for k in range(5):
+        vw.write(np.full((48, 64, 3), 40 * k, np.uint8))
+    vw.release()
+    scene = tmp_path / "f" / "scene.json"
+    img = read_scene_frame(scene, "../v.avi#frame=3")
+    assert img.shape == (48, 64, 3) and abs(float(img.mean()) - 120) < 6
+    with pytest.raises(FrameReadError):
+        read_scene_frame(scene, "../v.avi#frame=40")
+    with pytest.raises(FrameReadError):
+        read_scene_frame(scene, "../missing.png")
