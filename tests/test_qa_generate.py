@@ -164,3 +164,18 @@ def test_video_frames_are_read_by_index(tmp_path):
         read_scene_frame(scene, "../v.avi#frame=40")
     with pytest.raises(FrameReadError):
         read_scene_frame(scene, "../missing.png")
+
+
+def test_wording_follows_the_sport(sample_out):
+    items = [json.loads(x) for x in (sample_out / "items.jsonl").read_text().splitlines()]
+    by_sport = {}
+    for it in items:
+        by_sport.setdefault(it["sport"], []).append(it["question"])
+    badminton = " ".join(by_sport["badminton"])
+    assert "shuttlecock" in badminton and "tennis ball" not in badminton
+    assert "tennis ball" in " ".join(by_sport["tennis"])
+    tt = [q for q in by_sport["table_tennis"] if "above the" in q]
+    assert all("court" not in q for q in tt) and any("table" in q or "floor" in q for q in tt)
+    loc = [it for it in items if it["category"] == "localization" and it["sport"] == "tennis"]
+    assert loc and all("far baseline and the left doubles sideline" in it["question"]
+                       for it in loc)
