@@ -66,6 +66,9 @@ def cmd_qa_generate(args) -> int:
     summary = generate(scene_sources(args.sources, out_dir), out_dir, opts)
     print(f"wrote {summary['n_bench']} bench and {summary['n_train']} train items from "
           f"{summary['n_images']} images to {args.output}")
+    if summary["n_items"] and not summary["n_bench"] and args.bench_fraction > 0:
+        print(f"note: every {args.split_by} is in train.json (a single {args.split_by}?); "
+              f"--split-by frame makes a benchmark from one match")
     return 0
 
 
@@ -84,7 +87,13 @@ def register(sub) -> None:
     """Add the ``qa`` command group to the top-level subparsers."""
     fmt = argparse.RawDescriptionHelpFormatter
     sp = sub.add_parser("qa", help="spatial question-answer pairs (CourtSI) and their scorer",
-                        formatter_class=fmt)
+                        formatter_class=fmt,
+                        description="Generate CourtSI-format spatial QA from scenes, review it, "
+                                    "and score predictions (docs/qa.md).",
+                        epilog=_examples("courtstudio qa generate samples/sample_project -o out/qa "
+                                         "--split-by frame",
+                                         "courtstudio qa review out/qa",
+                                         "courtstudio qa score predictions.json"))
     qsub = sp.add_subparsers(dest="qa_command", required=True)
 
     sc = qsub.add_parser(
