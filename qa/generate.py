@@ -26,7 +26,8 @@ from exporters.atomic import write_json_atomic, write_text_atomic
 from exporters.scene import SceneError
 from qa.entities import build_entities
 from qa.images import FrameReadError, read_scene_frame, thumbnail, write_marked
-from qa.multiframe import clip_pairs, clip_serials, pair_candidates
+from qa.multiframe import (clip_pairs, clip_serials, clip_triples, flight_candidates,
+                           pair_candidates)
 from qa.questions import candidates
 from qa.scenes import QAScene, QASourceError, find_scene_files, player_boxes, qa_scene
 from qa.select import Balancer, FilterStats, rejection, render, uncertainty
@@ -213,19 +214,27 @@ def _filter_and_pick(cands, margins, balancer, stats, sport, n) -> list:
 
 def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken,
                  n_before) -> list[dict]:
-    """Items of the multi-frame extension; their images are numbered by player id per clip."""
+    """Items of the multi-frame extension: pairs of frames, and triples along one ball flight.
+    Their images are numbered by player id across the clip."""
     serials = clip_serials(scenes)
     written: dict = {}
     items = []
-    for a, b in clip_pairs(scenes):
+    groups = [(pair, pair_candidates(pair[0], ents_for(pair[0]), pair[1], ents_for(pair[1]),
+                                     serials[(pair[0].match_id, pair[0].clip_id,
+                                              pair[0].sport)]))
+              for pair in clip_pairs(scenes)]
+    groups += [(tri, flight_candidates(tri, tuple(ents_for(q) for q in tri)))
+               for tri in clip_triples(scenes)]
+    for frames, cands in groups:
+        a = frames[0]
         key = (a.match_id, a.clip_id, a.sport)
-        cands = pair_candidates(a, ents_for(a), b, ents_for(b), serials[key])
         picked = _filter_and_pick(cands, a.wording.margins, balancer, stats, a.sport,
                                   opts.per_pair)
-        if not picked:
+        sides = {_unit(q, opts.split_by) in bench_units for q in frames}
+        if not picked or len(sides) != 1:  # frames on both sides of a frame split: dropped
             continue
         ids = []
-        for qs in (a, b):
+        for qs in frames:
             if qs.path not in written:
                 try:
                     frame = read_scene_frame(qs.path, qs.image_path)
@@ -236,17 +245,14 @@ def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, 
                 write_marked(out_dir / "images" / name, frame, player_boxes(qs), numbers)
                 written[qs.path] = f"images/{name}"
             ids.append(written[qs.path])
-        if len(ids) != 2:
-            continue
-        sides = {_unit(q, opts.split_by) in bench_units for q in (a, b)}
-        if len(sides) != 1:  # the two frames are on different sides of a frame split
+        if len(ids) != len(frames):
             continue
         split = "bench" if sides.pop() else "train"
         for c, tid in picked:
             question, answer, options = render(c, tid, balancer)
             it = _provenance(a, c, tid, split, ids[0], question, answer, options)
-            it.update({"image_ids": ids, "scene_files": [str(a.path), str(b.path)],
-                       "frame_ids": [a.scene.frame_id, b.scene.frame_id],
+            it.update({"image_ids": ids, "scene_files": [str(q.path) for q in frames],
+                       "frame_ids": [q.scene.frame_id for q in frames],
                        "item_id": f"q{n_before + len(items) + 1:06d}"})
             items.append(it)
     return items

@@ -16,8 +16,11 @@ from collections import defaultdict
 
 import numpy as np
 
+from geometry.ballistics import fit_flight
+from geometry.errors import GeometryError
 from qa.entities import Entities
-from qa.measures import net_x
+from qa.measures import inside_court, net_x, polygon_boundary_distance, court_rectangle, \
+    zone_index, zone_margin
 from qa.questions import Candidate
 from qa.scenes import QAScene
 
@@ -37,6 +40,70 @@ def clip_pairs(scenes: list[QAScene], min_gap=MIN_GAP_FRAMES, max_gap=MAX_GAP_FR
         for a, b in zip(group, group[1:]):
             if min_gap <= b.frame_index - a.frame_index <= max_gap:
                 out.append((a, b))
+    return out
+
+
+def clip_triples(scenes: list[QAScene]) -> list[tuple]:
+    """[(a, b, c)] three consecutive frames of a clip, each pair min..max gap apart, all with
+    a 3D ball and a time: candidates for one ball flight."""
+    pairs = clip_pairs(scenes)
+    nxt = {id(a): b for a, b in pairs}
+    out = []
+    for a, b in pairs:
+        c = nxt.get(id(b))
+        if c is not None and all(q.scene.time_s is not None and q.scene.ball.world is not None
+                                 for q in (a, b, c)):
+            out.append((a, b, c))
+    return out
+
+
+def flight_candidates(frames: tuple, ents: tuple) -> list[Candidate]:
+    """Flight questions over three frames (a, b, c) whose balls fit one constant-acceleration
+    flight (geometry.ballistics quality check on the saved balls): the apex height between the
+    first and the last image, and, when the flight meets the surface at most 0.1 s after the
+    last image, where it bounces (zone, inside/outside). Each draw refits its own flight."""
+    a = frames[0]
+    spec, w = a.spec, a.wording
+    if any(e.ball is None for e in ents):
+        return []
+    t = np.array([q.scene.time_s for q in frames], float)
+    n = min(e.n for e in ents)
+    P = np.stack([e.ball[:n] for e in ents], axis=1)  # (n, 3 frames, 3)
+    try:
+        if not fit_flight(t, P[0]).ok:
+            return []
+    except GeometryError:
+        return []
+    dt = t - t[0]
+    A = np.column_stack([np.ones(3), dt, 0.5 * dt ** 2])
+    coef = np.linalg.solve(A, P.transpose(1, 0, 2).reshape(3, -1)).reshape(3, n, 3)
+    p0, v0, acc = coef  # each (n, 3)
+    z0 = spec.plane_z()
+    t_apex = np.clip(-v0[:, 2] / np.where(acc[:, 2] < -1e-9, acc[:, 2], -1e-9), 0, dt[-1])
+    apex = p0[:, 2] + v0[:, 2] * t_apex + 0.5 * acc[:, 2] * t_apex ** 2 - z0
+    base = {"ball": w.ball, "surface": w.surface, "ground": w.player_ground}
+    pts = {f"ball {k + 1}": P[0, k].round(4).tolist() for k in range(3)}
+    out = [Candidate("mf_ball_apex", dict(base), apex, points=pts, key=("mf_ball_apex",))]
+    # landing: z(t) = surface + ball radius, the later root
+    r = spec.ball_radius_m
+    qa_, qb, qc = 0.5 * acc[:, 2], v0[:, 2], p0[:, 2] - z0 - r
+    disc = qb ** 2 - 4 * qa_ * qc
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t_land = (-qb - np.sqrt(disc)) / (2 * qa_)
+    if not (disc[0] >= 0 and dt[1] <= t_land[0] <= dt[-1] + 0.1):
+        return out
+    land = p0 + v0 * t_land[:, None] + 0.5 * acc * t_land[:, None] ** 2
+    land[~np.isfinite(land).all(1)] = land[0]
+    pts["bounce"] = land[0].round(4).tolist()
+    zi = zone_index(spec, land)
+    if zi[0] >= 0:
+        labels = [w.zone(z.name, z.label) for z in spec.zones]
+        out.append(Candidate("mf_bounce_zone", dict(base), zi, labels,
+                             zone_margin(spec, land[0]), "zone_m", pts, ("mf_bounce_zone",)))
+    out.append(Candidate("mf_bounce_in_out", dict(base), (~inside_court(spec, land)).astype(int),
+                         ["inside", "outside"],
+                         float(polygon_boundary_distance(land[:1], court_rectangle(spec))[0]),
+                         "zone_m", pts, ("mf_bounce_in_out",)))
     return out
 
 

@@ -213,6 +213,19 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
     "mf_net_clearance": ("multi_frame_net_clearance", "float", [
         "By how much did the {ball} clear the net as it crossed between the two images?",
         "How high above the top of the net was the {ball} when it crossed the net?"]),
+    "mf_ball_apex": ("multi_frame_ball_apex", "float", [
+        "The three images show one flight of the {ball}. What is the greatest height above "
+        "the {surface} it reaches between the first and the last image?",
+        "Across these three images of one flight, how high above the {surface} does the "
+        "{ball} get at its highest?"]),
+    "mf_bounce_zone": ("multi_frame_bounce_zone", "choice", [
+        "The three images show one flight of the {ball}. In which zone does it bounce?",
+        "Following the {ball}'s flight through these three images, where does it land?"]),
+    "mf_bounce_in_out": ("multi_frame_bounce_in_out", "choice", [
+        "The three images show one flight of the {ball}. Does it land inside or outside the "
+        "outer lines?",
+        "Following the {ball}'s flight through these three images, is its bounce in or out "
+        "of the {surface}'s outer lines?"]),
 }
 MULTI_FRAME_SUFFIX = {"mf_ball_speed": " Answer with two decimals."}
 

@@ -70,3 +70,48 @@ def test_generate_writes_multi_image_records(tmp_path):
     assert s["n_items"] == len(items)
     preds = [{**it, "vlm_answer": it["answer"]} for it in mf]
     assert score_items(preds).overall == pytest.approx(100.0)
+
+
+def _flight(folder, p0, v0, name):
+    g = np.array([0, 0, -9.81])
+    paths = []
+    for idx in (0, 5, 10):
+        t = idx / 25
+        ball = np.asarray(p0) + np.asarray(v0) * t + 0.5 * g * t * t
+        paths.append(make_scene(folder, name=f"{name}{idx}", match=name, clip="rally",
+                                ball_world=ball, frame_index=idx, time_s=t))
+    return [qa_scene(p) for p in paths]
+
+
+def test_flight_apex_and_bounce_by_hand(tmp_path):
+    from qa.multiframe import clip_triples, flight_candidates
+    # z = 1 + 3 t - 4.905 t^2: apex at t = 3 / 9.81 = 0.306 s (between the images),
+    # 1 + 9 / 19.62 = 1.4587 m; it lands at t = 0.845 s, too late to be asked about
+    up = _flight(tmp_path, (15, 6, 1.0), (-12, -0.5, 3.0), "up")
+    (tri,) = clip_triples(up)
+    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None)
+                                                           for q in tri))}
+    assert c[("mf_ball_apex",)].values[0] == pytest.approx(1 + 9 / 19.62)
+    assert ("mf_bounce_zone",) not in c
+    # z = 1.5 - t - 4.905 t^2 reaches the ball radius 0.0335 m at t = 0.4543 s, 0.054 s after
+    # the last image, at x = 15 + 10 t = 19.543, y = 6 + 0.5 t = 6.227: the near midcourt
+    down = _flight(tmp_path, (15, 6, 1.5), (10, 0.5, -1.0), "down")
+    (tri,) = clip_triples(down)
+    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None)
+                                                           for q in tri))}
+    zone = c[("mf_bounce_zone",)]
+    assert zone.labels[int(zone.values[0])] == "the near midcourt"
+    assert zone.points["bounce"] == pytest.approx([19.543, 6.227, 0.0335], abs=2e-3)
+    io = c[("mf_bounce_in_out",)]
+    assert io.labels[int(io.values[0])] == "inside"
+    assert c[("mf_ball_apex",)].values[0] == pytest.approx(1.5)  # falling: the first image
+
+
+def test_flight_items_have_three_images(tmp_path):
+    _flight(tmp_path / "src", (15, 6, 1.5), (10, 0.5, -1.0), "down")
+    generate([tmp_path / "src"], tmp_path / "out", GenerateOptions(samples=16))
+    items = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
+    flights = [it for it in items if it["kind"].startswith(("mf_ball_apex", "mf_bounce"))]
+    assert flights and all(len(it["image_ids"]) == 3 for it in flights)
+    train = json.loads((tmp_path / "out" / "train_multi_frame.json").read_text())
+    assert any(r["messages"][0]["content"].startswith("<image>" * 3) for r in train)
