@@ -122,6 +122,12 @@ a.href=URL.createObjectURL(blob);a.download='vetoes_'+who+'.json';a.click();}}
 """
 
 
+def _more_images(it: dict) -> str:
+    """The other frames of a multi-frame item, small."""
+    return "".join(f'<img src="{html.escape(i)}" loading="lazy" style="width:200px">'
+                   for i in it.get("image_ids", [])[1:])
+
+
 def write_review(qa_dir) -> Path:
     """Write DIR/review.html for the items in DIR/items.jsonl; return its path."""
     qa_dir = Path(qa_dir)
@@ -145,7 +151,7 @@ def write_review(qa_dir) -> Path:
                 f'<div class="meta">{html.escape(it["item_id"])} &middot; '
                 f'{html.escape(it["category"])} &middot; {html.escape(it["template_id"])} '
                 f'&middot; {it["split"]}<br>{html.escape(json.dumps(quant))}</div></div>'
-                f'{_sketch_svg(it, players, ball)}</div>')
+                f'{_sketch_svg(it, players, ball)}{_more_images(it)}</div>')
         blocks.append(f'<div class="img"><img src="{html.escape(image_id)}" loading="lazy">'
                       f'<div class="meta">{html.escape(image_id)}</div>{"".join(rows)}</div>')
     page = _PAGE.format(n_items=len(items), body="\n".join(blocks), fmt=VETO_FORMAT)
