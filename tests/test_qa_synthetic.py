@@ -87,3 +87,18 @@ def test_synthetic_scene_round_trips_the_new_fields(tmp_path):
     assert sc.players[0].facing_world is None  # not given: optional
     from qa.scenes import qa_scene
     assert [p.id for p in qa_scene(path).athletes] == [7, 3]  # the umpire gets no number
+
+
+def test_wording_for_every_bundled_sport():
+    from court_specs import available_specs, load_spec
+    from qa.scenes import wording_for
+    for sport in available_specs():
+        spec = load_spec(sport)
+        w = wording_for(spec)
+        assert w.ball and w.surface and w.frame_phrase, sport
+        assert set(w.margins) == {"left_right_m", "nearest_m", "zone_m", "height_m"}
+        for line in spec.lines:  # listed, or a readable fallback from the id
+            assert w.line(line).startswith("the ") and "_" not in w.line(line)
+    assert wording_for(load_spec("badminton")).ball == "shuttlecock"
+    assert wording_for(load_spec("table_tennis")).player_ground == "floor"
+    assert wording_for(load_spec("basketball_fiba")).three_point_zones
