@@ -121,7 +121,8 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
 
     def ents_for(qs: QAScene):
         if qs.path not in ents_cache:
-            rng = np.random.default_rng([opts.seed, zlib.crc32(str(qs.path).encode())])
+            ident = f"{qs.match_id}/{qs.clip_id}/{qs.frame_index}/{qs.scene.frame_id}"
+            rng = np.random.default_rng([opts.seed, zlib.crc32(ident.encode())])
             ents_cache[qs.path] = build_entities(qs, opts.samples, rng)
         return ents_cache[qs.path]
 
