@@ -15,7 +15,7 @@ and near-identical frames are skipped before questions are asked (qa/generate.py
 
 Balancing: greedy, per image, always taking the least-used category of the sport, then the
 least-used template of that category, then the least-used answer bin (log-binned distances, or
-the correct letter); the correct option's letter is the least-used letter for that many options.
+the correct letter); the correct option's letter is the least-used letter of the category for that many options.
 """
 
 from __future__ import annotations
@@ -164,8 +164,9 @@ class Balancer:
         others = list(dict.fromkeys(lb for lb in labels if lb != correct))
         n_opt = min(4, 1 + len(others))
         distract = [others[i] for i in self.rng.permutation(len(others))[:n_opt - 1]]
-        slot = self._least(list(range(n_opt)), ("letter", n_opt))
-        self.used[(("letter", n_opt), slot)] += 1
+        tag = ("letter", c.category, n_opt)  # balanced per category and option count
+        slot = self._least(list(range(n_opt)), tag)
+        self.used[(tag, slot)] += 1
         shown = distract[:slot] + [correct] + distract[slot:]
         return shown, LETTERS[slot]
 
