@@ -33,6 +33,8 @@ def read_scene_frame(scene_path: Path, image_ref: str) -> np.ndarray:
             return read_image(path)
         except (OSError, ValueError) as exc:
             raise FrameReadError(f"{scene_path}: cannot read its image {path} ({exc})") from None
+    if not frag.isdigit():
+        raise FrameReadError(f"{scene_path}: bad frame number {frag!r} in {image_ref!r}")
     cap = cv2.VideoCapture(str(path))
     try:
         if not cap.isOpened():

@@ -164,6 +164,8 @@ def test_video_frames_are_read_by_index(tmp_path):
         read_scene_frame(scene, "../v.avi#frame=40")
     with pytest.raises(FrameReadError):
         read_scene_frame(scene, "../missing.png")
+    with pytest.raises(FrameReadError):
+        read_scene_frame(scene, "../v.avi#frame=-1")
 
 
 def test_wording_follows_the_sport(sample_out):
