@@ -81,7 +81,7 @@ def candidates(qs: QAScene, E: Entities) -> list[Candidate]:
     """Every candidate question of the scene (before filtering and balancing)."""
     spec, w = qs.spec, qs.wording
     base = {"ball": w.ball, "surface": w.surface, "ground": w.player_ground,
-            "frame": w.frame_phrase}
+            "frame": w.frame_phrase, "near": w.near, "far": w.far}
     out: list[Candidate] = []
     C = E.camera_centre
     B = E.ball
@@ -218,7 +218,7 @@ def _counting(qs, E, f, nx, has_net) -> list[Candidate]:
     B = E.ball
     counts = ["0", "1", "2"]
     if B is not None:
-        for half, sign in (("near", 1), ("far", -1)):
+        for half, sign in ((w.near, 1), (w.far, -1)):
             out.append(_choice("balls_half", f(half=half), (sign * (B[:, 0] - nx) > 0),
                                counts, abs(B[0, 0] - nx), "zone_m", {"ball": _v(B[0])},
                                ("balls_half", half)))
@@ -240,7 +240,7 @@ def _counting(qs, E, f, nx, has_net) -> list[Candidate]:
         return out
     G = np.stack([p.parts["ground"] for p in ps], axis=1)  # (n, k, 3)
     if has_net:
-        for half, sign in (("near", 1), ("far", -1)):
+        for half, sign in ((w.near, 1), (w.far, -1)):
             out.append(_num("players_half", f(half=half), (sign * (G[..., 0] - nx) > 0).sum(1),
                             {}, ("players_half", half)))
             out[-1].margin_m, out[-1].margin_key = float(np.min(abs(G[0, :, 0] - nx))), "zone_m"
@@ -250,9 +250,11 @@ def _counting(qs, E, f, nx, has_net) -> list[Candidate]:
         out.append(_num("players_inside", f(), inside.sum(1), {}, ("players_inside",)))
         out[-1].margin_m = float(polygon_boundary_distance(G[0], rect).min())
         out[-1].margin_key = "zone_m"
-    mid = spec.width_m / 2
-    out.append(_num("players_left", f(), (G[..., 1] < mid).sum(1), {}, ("players_left",)))
-    out[-1].margin_m, out[-1].margin_key = float(np.min(abs(G[0, :, 1] - mid))), "left_right_m"
+    # the camera's left: y < W/2 end-on, x < L/2 side-on (docs/frames.md)
+    axis, mid = (0, spec.length_m / 2) if w.side_on else (1, spec.width_m / 2)
+    out.append(_num("players_left", f(), (G[..., axis] < mid).sum(1), {}, ("players_left",)))
+    out[-1].margin_m = float(np.min(abs(G[0, :, axis] - mid)))
+    out[-1].margin_key = "left_right_m"
     bodies = [p for p in ps if p.has_body]
     if bodies and len(bodies) == len(ps):
         up = np.stack([np.maximum(p.parts["left_hand"][:, 2], p.parts["right_hand"][:, 2])
@@ -279,7 +281,7 @@ def _relations(qs, E, f, nx, has_net, lines) -> list[Candidate]:
     ps = E.players
     zlabels = [w.zone(z.name, z.label) for z in spec.zones]
     names = [_name(p) for p in ps]
-    half_labels = ["the near half", "the far half"]
+    half_labels = [f"the {w.near} half", f"the {w.far} half"]
     if B is not None:
         zi = zone_index(spec, B)
         if zi[0] >= 0:
@@ -374,7 +376,8 @@ def _relations(qs, E, f, nx, has_net, lines) -> list[Candidate]:
                                {_name(p): _v(G[0])}, ("player_zone", p.serial)))
         if has_net:
             out.append(_choice("player_half", pf, (G[:, 0] < nx).astype(int),
-                               ["the near side", "the far side"], abs(G[0, 0] - nx), "zone_m",
+                               [f"the {w.near} side", f"the {w.far} side"], abs(G[0, 0] - nx),
+                               "zone_m",
                                {_name(p): _v(G[0])}, ("player_half", p.serial)))
         if spec.player_plane == spec.default_plane:
             out.append(_choice("player_in_out", pf, (~inside_court(spec, G)).astype(int),

@@ -39,12 +39,28 @@ class Wording:
     margins: dict[str, float]
     frame_phrase: str = ""
     three_point_zones: tuple[str, ...] = ()  # basketball: zones behind the three-point line
+    side_on: bool = False  # the side-on world frame: the spec's near/far ends are right/left
+
+    @property
+    def near(self) -> str:
+        """The half beyond the net line (x > net): 'near' end-on, 'right' side-on."""
+        return "right" if self.side_on else "near"
+
+    @property
+    def far(self) -> str:
+        return "left" if self.side_on else "far"
+
+    def _ends(self, text: str) -> str:
+        if not self.side_on:
+            return text
+        return re.sub(r"\b(near|far)\b", lambda m: "right-hand" if m.group(1) == "near"
+                      else "left-hand", text)
 
     def line(self, name: str) -> str:
-        return self.line_names.get(name, "the " + name.replace("_", " "))
+        return self._ends(self.line_names.get(name, "the " + name.replace("_", " ")))
 
     def zone(self, name: str, label: str = "") -> str:
-        return self.zone_names.get(name, "the " + (label or name.replace("_", " ")))
+        return self._ends(self.zone_names.get(name, "the " + (label or name.replace("_", " "))))
 
 
 @lru_cache(maxsize=1)
@@ -52,7 +68,7 @@ def _wording_file() -> dict:
     return json.loads(WORDING_PATH.read_text(encoding="utf-8"))["sports"]
 
 
-def wording_for(spec: CourtSpec, frame_phrase: str = "") -> Wording:
+def wording_for(spec: CourtSpec, frame_phrase: str = "", side_on: bool = False) -> Wording:
     """The wording of a spec's sport; a spec unknown to the file gets generic nouns."""
     w = _wording_file().get(spec.id, {})
     return Wording(ball=w.get("ball_noun", "ball"), surface=w.get("surface_noun", "court"),
@@ -61,7 +77,7 @@ def wording_for(spec: CourtSpec, frame_phrase: str = "") -> Wording:
                    line_names=w.get("line_names", {}), zone_names=w.get("zone_names", {}),
                    margins={**DEFAULT_MARGINS, **w.get("ambiguity_margins", {})},
                    frame_phrase=frame_phrase or spec.frame_phrase,
-                   three_point_zones=tuple(w.get("three_point_zones", ())))
+                   three_point_zones=tuple(w.get("three_point_zones", ())), side_on=side_on)
 
 
 @dataclass
@@ -106,6 +122,15 @@ def is_athlete(raw_player: dict) -> bool:
     return raw_player.get("role", "athlete") == "athlete"
 
 
+def is_side_on(scene: Scene, spec: CourtSpec) -> bool:
+    """The scene's world frame is the side-on one: its court.world_convention where recorded,
+    else the spec's broadcast view (docs/frames.md)."""
+    conv = scene.raw.get("court", {}).get("world_convention")
+    if conv in ("side_on", "end_on"):
+        return conv == "side_on"
+    return spec.raw.get("broadcast_view") == "side"
+
+
 def qa_scene(path: Path) -> QAScene:
     scene = load_scene(path)
     spec = load_spec(scene.spec_id)
@@ -114,7 +139,8 @@ def qa_scene(path: Path) -> QAScene:
     athletes.sort(key=lambda p: (float(p.box_xyxy[0] + p.box_xyxy[2]), p.id))
     match, clip, idx = _ids(scene, path)
     return QAScene(path=path, scene=scene, spec=spec,
-                   wording=wording_for(spec, scene.frame_phrase), match_id=match,
+                   wording=wording_for(spec, scene.frame_phrase, is_side_on(scene, spec)),
+                   match_id=match,
                    clip_id=clip, frame_index=idx, athletes=athletes)
 
 

@@ -1,8 +1,9 @@
 """Question templates: per kind of question, its category, answer type and paraphrases.
 
 Fields filled in per question: {ball} {surface} {ground} (the sport's nouns, qa/data/wording.json),
-{p} {q} ("Player 2"), {part} {part2} (body parts), {line}, {half}, {h}, {r} and {frame} (the
-spec's frame phrase). A template id is ``<kind>.<n>``; each wording is one template.
+{p} {q} ("Player 2"), {part} {part2} (body parts), {line}, {half}, {h}, {r}, {frame} (the
+scene's frame phrase) and {near} {far}: the names of the halves beyond and before the net,
+"near"/"far" in the end-on world frame, "right"/"left" in the side-on one (docs/frames.md). A template id is ``<kind>.<n>``; each wording is one template.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "Which zone of the {surface} is directly below the {ball}?",
         "The {ball} is above which area of the {surface}?"]),
     "ball_half": ("relational_reasoning_ball_zone", "choice", [
-        "Is the {ball} over the near half or the far half of the {surface}?",
+        "Is the {ball} over the {near} half or the {far} half of the {surface}?",
         "On which side of the net is the {ball}?"]),
     "ball_in_out": ("relational_reasoning_ball_zone", "choice", [
         "Is the {ball} above the {surface} (inside its outer lines) or outside it?",
@@ -154,7 +155,7 @@ KINDS: dict[str, tuple[str, str, list[str]]] = {
         "Which zone of the {surface} is {p} in?",
         "{p} stands in which area of the {surface}?"]),
     "player_half": ("relational_reasoning_player_zone", "choice", [
-        "Is {p} on the near or the far side of the net?",
+        "Is {p} on the {near} or the {far} side of the net?",
         "On which side of the net does {p} stand?"]),
     "player_in_out": ("relational_reasoning_player_zone", "choice", [
         "Is {p} standing inside or outside the {surface}'s outer lines?",

@@ -265,3 +265,25 @@ def test_monte_carlo_filters_follow_the_calibration_uncertainty(tmp_path):
         removed[name] = {k: why.count(k) for k in ("sigma", "mc_agreement")}
     assert removed["tight"] == {"sigma": 0, "mc_agreement": 0}
     assert removed["loose"]["sigma"] > 10 and removed["loose"]["mc_agreement"] > 0
+
+
+def test_side_on_scenes_name_halves_and_ends_by_the_image(tmp_path):
+    """Volleyball (18 x 9 m, net x = 9) filmed from beside the court (side-on frame: camera at
+    y < 0, x runs to the right in the image): the spec's near end (x = 18) is the image's
+    right, so halves are "left"/"right" and the near baseline is the right-hand one."""
+    cam = make_camera(C=(9.0, -12.0, 7.0), target=(9.0, 4.5, 0.0))
+    path = make_scene(tmp_path, name="vb", spec_id="volleyball", camera=cam,
+                      players=[(1, moved(NEAR, 4.0, 4.5)), (2, moved(FAR, 13.0, 4.5))],
+                      ball_world=(12.0, 5.0, 3.0),
+                      raw={"court": {"world_convention": "side_on"}})
+    qs = qa_scene(path)
+    assert qs.wording.side_on and [p.id for p in qs.athletes] == [1, 2]
+    c = {x.key: x for x in candidates(qs, build_entities(qs, 0, np.random.default_rng(0)))}
+    assert answer(c[("player_half", 2)]) == "the right side"
+    assert answer(c[("player_half", 1)]) == "the left side"
+    assert answer(c[("ball_half",)]) == "the right half"
+    assert answer(c[("balls_half", "left")]) == "0"
+    assert answer(c[("players_left",)]) == 1  # x = 4 < 9, not y
+    assert "the right-hand baseline" in c[("nearest_line", 2, "left_foot")].labels
+    q, _, _ = render(c[("ball_half",)], "ball_half.0", Balancer(np.random.default_rng(0)))
+    assert q.startswith("Is the volleyball over the right half or the left half of the court?")

@@ -49,7 +49,8 @@ def moved(joints: dict, x: float, y: float) -> dict:
 
 def make_scene(folder: Path, name="tennis_a", match="m1", ball=True, extra_players=(),
                camera=None, covariance=None, spec_id="tennis", players=None,
-               ball_world=BALL, frame_index=None, time_s=None, clip=None) -> Path:
+               ball_world=BALL, frame_index=None, time_s=None, clip=None,
+               raw=None) -> Path:
     """Write a synthetic tennis scene (+ its grey image) under folder/name/; return its path."""
     cam = camera or make_camera()
     fdir = Path(folder) / name
@@ -73,7 +74,7 @@ def make_scene(folder: Path, name="tennis_a", match="m1", ball=True, extra_playe
     scene = Scene(frame_id=name, image="frame.png", image_size=(w, h), spec_id=spec_id,
                   camera=cam, camera_info=info, ball=b, players=players, frame_phrase="",
                   match_id=match, clip_id=clip or f"{match}_clip", spec_version=1,
-                  frame_index=frame_index, time_s=time_s)
+                  frame_index=frame_index, time_s=time_s, raw=raw or {})
     return save_scene(scene, fdir / "scene.json")
 
 
