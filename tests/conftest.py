@@ -25,6 +25,35 @@ def _private_home(tmp_path, monkeypatch):
     monkeypatch.setenv("COURTSTUDIO_HOME", str(tmp_path / "courtstudio_home"))
 
 
+def open_main_window(qtbot, answer: str = "Discard"):
+    """The app's main window, shown offscreen at 1400x860; every question it asks is
+    answered with ``answer``."""
+    from annotation_ui.main_window import MainWindow
+    win = MainWindow()
+    win.ask = lambda title, text, buttons: answer
+    qtbot.addWidget(win)
+    win.resize(1400, 860)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+@pytest.fixture
+def window(qtbot):
+    return open_main_window(qtbot)
+
+
+@pytest.fixture
+def sample_root(tmp_path):
+    """A copy of the bundled sample: opening a project writes its lock file."""
+    import shutil
+    from pathlib import Path
+
+    from courtstudio.reconstruct import SAMPLE_PROJECT
+    return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project",
+                                ignore=shutil.ignore_patterns(".courtstudio")))
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -27,23 +27,6 @@ CLICK_TOL_PX = 1.5  # one screen pixel is about 1.8 image pixels at fit zoom
 
 
 @pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    win.ask = lambda title, text, buttons: "Discard"
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
-@pytest.fixture
-def sample_root(tmp_path):
-    """A copy of the bundled sample: opening a project writes its lock file."""
-    return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project", ignore=IGNORE))
-
-
-@pytest.fixture
 def blank_project(tmp_path):
     """Two synthetic badminton frames with ground truth and no annotations."""
     p = write_synthetic_project(tmp_path / "blank", ["badminton"], per_sport=2, seed=3)

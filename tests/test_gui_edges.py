@@ -5,7 +5,6 @@ hide overlays, occluded/estimated keypoints). The real-X-server wheel test is in
 tests/test_gui_xvfb.py."""
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,22 +17,6 @@ from annotation_ui.main_window import MainWindow
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    win.ask = lambda title, text, buttons: "Discard"
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
-@pytest.fixture
-def sample_root(tmp_path):
-    return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project", ignore=IGNORE))
 
 
 def wheel(view, pos: QPoint, notches: int = 1):

@@ -5,27 +5,14 @@ import json
 import shutil
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from annotation_ui.coords import uv_to_scene
-from annotation_ui.main_window import MainWindow
 from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.project import load_project
 from courtstudio.synthetic_project import write_synthetic_project
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    win.ask = lambda title, text, buttons: "Discard"
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
 
 
 def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):

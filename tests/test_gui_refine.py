@@ -3,20 +3,8 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from annotation_ui.main_window import MainWindow
 from courtstudio.project import load_project
 from courtstudio.synthetic_project import write_synthetic_project
-
-
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    win.ask = lambda title, text, buttons: "Discard"
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
 
 
 @pytest.fixture

@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import open_main_window
 from PySide6.QtWidgets import QMessageBox
 
-from annotation_ui.main_window import WRITING_ACTIONS, MainWindow
+from annotation_ui.main_window import WRITING_ACTIONS
 from courtstudio.autosave import Autosave, autosave_path
 from courtstudio.project_lock import lock_path, read_lock
 from courtstudio.reconstruct import SAMPLE_PROJECT
@@ -31,13 +33,7 @@ def proj(tmp_path):
 
 
 def new_window(qtbot, answer="Discard"):
-    win = MainWindow()
-    win.ask = lambda title, text, buttons: answer
-    qtbot.addWidget(win)
-    win.resize(1400, 860)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return open_main_window(qtbot, answer)
 
 
 @pytest.fixture
