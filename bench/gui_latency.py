@@ -58,6 +58,21 @@ def stats(ts):
     return f"{np.median(ts):.1f} | {np.percentile(ts, 90):.1f}"
 
 
+def timed_drag(app, win, fid: str, uv0, moves: int = 200) -> list[float]:
+    """Seconds per drag step of near_left_corner around uv0: the edit, the window's
+    redraw and a repaint, the event queue drained."""
+    u0, v0 = uv0
+    out = []
+    for i in range(moves):
+        t0 = time.perf_counter()
+        win.doc.set_keypoint(fid, "near_left_corner",
+                             (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3), drag=True)
+        win.view.viewport().repaint()
+        app.processEvents()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
 def make_video(path: Path, frames: int = 120):
     spec = load_spec("tennis")
     fr = make_synthetic_frame(spec, np.random.default_rng(0))
@@ -109,15 +124,8 @@ def big_project(app, tmp: Path) -> list[str]:
     assert len(doc.unsaved_state()["annotations"]) == 1000
     fid = doc.current_frame.id
     u0, v0 = doc.annotation(fid).points["near_left_corner"]
-    drag = []
     win._dragging = True
-    for i in range(200):
-        t0 = time.perf_counter()
-        doc.set_keypoint(fid, "near_left_corner", (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3),
-                         drag=True)
-        win.view.viewport().repaint()
-        app.processEvents()  # the timeline repaints the edited frame's column
-        drag.append(time.perf_counter() - t0)
+    drag = timed_drag(app, win, fid, (u0, v0))  # the timeline repaints the edited column
     win._dragging = False
     doc.end_drag()
     win.refresh()
@@ -243,15 +251,9 @@ def small_projects(app, tmp: Path) -> list[str]:
     doc = win.doc
     fid = doc.current_frame.id
     u0, v0 = doc.annotation(fid).points["near_left_corner"]
-    drag, release = [], []
+    release = []
     win._dragging = True
-    for i in range(200):
-        t0 = time.perf_counter()
-        doc.set_keypoint(fid, "near_left_corner", (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3),
-                         drag=True)
-        win.view.viewport().repaint()
-        app.processEvents()
-        drag.append(time.perf_counter() - t0)
+    drag = timed_drag(app, win, fid, (u0, v0))
     win._dragging = False
     for i in range(50):
         doc.set_keypoint(fid, "near_left_corner", (u0 + 0.3 * (i % 4), v0), drag=True)

@@ -18,15 +18,7 @@ from courtstudio.cli import main
 from courtstudio.reconstruct import SAMPLE_PROJECT
 from exporters.glb import check_glb_json
 from exporters.images import MAX_IMAGE_PIXELS, max_pixels
-
-ANN = SAMPLE_PROJECT / "annotations" / "tennis_0001.json"
-IMG = SAMPLE_PROJECT / "frames" / "tennis_0001.jpg"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.test_cli import ANN, IMG, run  # noqa: F401 (the same sample inputs and runner)
 
 
 def one_line_error(code, err, *needles):
