@@ -27,7 +27,7 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
-from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare,
+from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
                                    register_to_reference, transfer_points)
 from geometry.projection import densify_all, project_polygon
 from geometry.screen_fixed import ScreenFixedDetector
@@ -170,21 +170,11 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
-                    _reduce(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
+                    reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
                     names, np.array([ref.points[n] for n in names], float),
                     line_evidence(image, cal.camera, [], dense=dense),
                     theta=ParamModel("simple").from_camera(cal.camera),
                     fine=fine if fine.scale > p.scale else None)
-
-
-def _reduce(mask, p: Prepared):
-    """A uint8 mask of any resolution at p's size (None stays None)."""
-    if mask is None:
-        return None
-    h, w = p.gray.shape[:2]
-    if mask.shape[:2] == (h, w):
-        return mask
-    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
 def _and(*masks):
@@ -230,7 +220,7 @@ class Tracker:
     # ---------------------------------------------------------------- masks
     def _screen_mask(self, p: Prepared):
         graphics = self.detector.mask() if self.detector is not None else None
-        return _and(_reduce(self.user_mask, p), graphics)
+        return _and(reduce_mask(self.user_mask, p), graphics)
 
     def graphics_boxes(self) -> list:
         if self.detector is None:
@@ -275,18 +265,18 @@ class Tracker:
                 p: Prepared | None = None) -> FrameCamera:
         p = p if p is not None else prepare(image)
         screen = self._screen_mask(p)
-        m_frame = _and(_reduce(frame_mask, p), screen)
+        m_frame = _and(reduce_mask(frame_mask, p), screen)
         best: FrameCamera | None = None
         for label, target, H_pred, meth, via in self._attempts(st, i):
             src = target.source(H_pred) if via is None else via.prepared
-            m_ref = _and(_reduce(target.image_mask, src) if via is None else None,
-                         _reduce(screen, src),
-                         _reduce(target.court_mask, src) if via is None else None)
+            m_ref = _and(reduce_mask(target.image_mask, src) if via is None else None,
+                         reduce_mask(screen, src),
+                         reduce_mask(target.court_mask, src) if via is None else None)
             reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
             if not reg.ok and via is None and meth == "auto":  # court region too small
                 reg = register_to_reference(src, p, H_pred,
-                                            _and(_reduce(target.image_mask, src),
-                                                 _reduce(screen, src)),
+                                            _and(reduce_mask(target.image_mask, src),
+                                                 reduce_mask(screen, src)),
                                             m_frame, method="match")
             if not reg.ok:
                 rec = FrameCamera(i, "flagged", reason=f"registration failed ({reg.reason})",
