@@ -135,8 +135,9 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
             return
         ex = executor()
         attempts[(cid, stage)] = attempts.get((cid, stage), 0) + 1
-        gpu = stage == "players" and ex.gpus > 0
-        h = ex.submit(run_clip_stage, stage, clip, str(out), manifest.qa, prov, gpu, gpu=gpu)
+        # the players stage gets here only where the cluster has a GPU (skip_reason)
+        h = ex.submit(run_clip_stage, stage, clip, str(out), manifest.qa, prov,
+                      gpu=stage == "players")
         running[h] = (cid, stage)
 
     def next_stage(cid: str, stage: str | None) -> str | None:

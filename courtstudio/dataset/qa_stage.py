@@ -33,17 +33,12 @@ def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> 
     return {"items": int(summary.get("items", 0)) if isinstance(summary, dict) else 0}
 
 
-def _read_items(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -> dict:
     """Gather every clip's QA into OUT/dataset, split by match. Reused when no clip's QA
     changed and the split options are the same."""
     from exporters.atomic import write_json_atomic
     from qa.generate import DATASET_NAME, split_units, write_datasets
+    from qa.review import read_items
     sd = StageDir(out, "dataset")
     provenance = {"stage": "merge", "clips": {c.id: qa_digests[c.id] for c in clips},
                   "matches": {c.id: c.match for c in clips}, "seed": qa.seed,
@@ -66,7 +61,7 @@ def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -
             except OSError:
                 shutil.copy2(img, dst)
         prefix = f"images/{clip.id}/"
-        for it in _read_items(src / "items.jsonl"):
+        for it in read_items(src) if (src / "items.jsonl").exists() else []:
             it["image_id"] = prefix + Path(it["image_id"]).name
             if "image_ids" in it:
                 it["image_ids"] = [prefix + Path(p).name for p in it["image_ids"]]

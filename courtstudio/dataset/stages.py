@@ -87,8 +87,8 @@ def finished_result(stage: str, clip: Clip, out_root, provenance: dict) -> Stage
     return None
 
 
-def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions, provenance: dict,
-                   gpu_available: bool = False) -> StageResult:
+def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions,
+                   provenance: dict) -> StageResult:
     """Run one stage of one clip (in a worker process, or in-process when serial) and swap
     its folder in. Raises on failure; the driver retries and then reports."""
     from courtstudio.dataset.executors import limit_task_threads
