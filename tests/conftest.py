@@ -55,6 +55,13 @@ def sample_root(tmp_path):
 
 
 @pytest.fixture
+def project(sample_root):
+    """The bundled sample loaded from a copy (tests edit and save it)."""
+    from courtstudio.project import load_project
+    return load_project(sample_root)
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(12345)
 

@@ -1,7 +1,6 @@
 """The annotation document, undo/redo and autosave recovery, without any window."""
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -9,14 +8,7 @@ import pytest
 from courtstudio.autosave import Autosave, discard_recovery, pending_recovery
 from courtstudio.document import AnnotationDocument
 from courtstudio.project import ProjectError, load_project
-from courtstudio.reconstruct import SAMPLE_PROJECT
 from courtstudio.undo import Command, UndoStack
-
-
-@pytest.fixture
-def project(tmp_path):
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
-    return load_project(tmp_path / "p")
 
 
 @pytest.fixture

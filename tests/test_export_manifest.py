@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -18,14 +17,6 @@ from courtstudio.cli import main
 from courtstudio.document import AnnotationDocument
 from courtstudio.export_scenes import (MANIFEST_NAME, ExportFolderError, export_frames,
                                        read_previous_export)
-from courtstudio.project import load_project
-from courtstudio.reconstruct import SAMPLE_PROJECT
-
-
-@pytest.fixture
-def project(tmp_path):
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
-    return load_project(tmp_path / "p")
 
 
 def _uncalibrate(doc, fid):

@@ -19,12 +19,6 @@ from courtstudio.project import FrameAnnotation, load_project
 from courtstudio.reconstruct import SAMPLE_PROJECT
 
 
-@pytest.fixture
-def project(tmp_path):
-    shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")
-    return load_project(tmp_path / "p")
-
-
 def _many_frames(tmp_path, n):
     """A copy of the sample with n frames, all showing the tennis frame's image."""
     root = tmp_path / "many"
