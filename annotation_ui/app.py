@@ -37,7 +37,7 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     from PySide6.QtWidgets import QApplication
 
     from annotation_ui.main_window import MainWindow
-    from courtstudio.sample import sample_project_copy
+    from courtstudio.export.sample import sample_project_copy
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("CourtStudio")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
 
-from courtstudio.document import AnnotationDocument
-from courtstudio.players import height_from_ground_click
-from courtstudio.tool_state import ToolState
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.pipeline.players import height_from_ground_click
+from courtstudio.editing.tool_state import ToolState
 
 HIT_RADIUS_SCREEN_PX = 10.0
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPus
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from annotation_ui.court_plan import plan_transform, plan_view
-from courtstudio.tool_state import keypoint_order
+from courtstudio.editing.tool_state import keypoint_order
 
 
 MIN_DIAGRAM_PX = QSize(230, 170)

@@ -32,16 +32,16 @@ from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
 from annotation_ui.view_adjust import ViewAdjust
 from annotation_ui.views import OrbitView, TopDownView
-from courtstudio.autosave import autosave_path, discard_recovery, pending_recovery
-from courtstudio.document import AnnotationDocument
-from courtstudio.export_scenes import ExportFolderError, export_frames
-from courtstudio.journal_guard import GuardedAutosave
-from courtstudio.live_calibration import box_ground_point, lift_frame_ball
-from courtstudio.players import world_player
-from courtstudio.project import check_recovered_state, load_project
-from courtstudio.project_lock import ProjectLockedError, acquire, live_holder, locked_message
-from courtstudio.sample import user_home
-from courtstudio.tool_state import TOOLS, ToolState
+from courtstudio.editing.autosave import autosave_path, discard_recovery, pending_recovery
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.export.export_scenes import ExportFolderError, export_frames
+from courtstudio.editing.journal_guard import GuardedAutosave
+from courtstudio.pipeline.live_calibration import box_ground_point, lift_frame_ball
+from courtstudio.pipeline.players import world_player
+from courtstudio.io.project import check_recovered_state, load_project
+from courtstudio.io.project_lock import ProjectLockedError, acquire, live_holder, locked_message
+from courtstudio.export.sample import user_home
+from courtstudio.editing.tool_state import TOOLS, ToolState
 from exporters.orbit_view import OrbitPlayer
 
 MAX_RECENT = 8
@@ -58,7 +58,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.doc: AnnotationDocument | None = None
         self.autosave: GuardedAutosave | None = None
-        self.project_lock = None  # the held .courtstudio/lock (courtstudio.project_lock)
+        self.project_lock = None  # the held .courtstudio/lock (courtstudio.io.project_lock)
         self.read_only_reason: str | None = None
         # view_only: look without writing anything (screenshots): no lock, no journal
         self.view_only = False
@@ -332,7 +332,7 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def open_sample(self):
-        from courtstudio.sample import sample_project_copy
+        from courtstudio.export.sample import sample_project_copy
         self.open_project(sample_project_copy())
 
     def new_project_dialog(self):
@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
         """Create and open a project from the New project dialog's values ({kind, source,
         sport, folder}); on failure nothing it created is left behind (the folder, or what it
         added to an existing folder) and the error is shown."""
-        from courtstudio.project_new import new_project_from_images, new_project_from_video
+        from courtstudio.io.project_new import new_project_from_images, new_project_from_video
         if not v["source"] or not v["folder"]:
             self.ask("New project", "Choose a source and a project folder.", ["OK"])
             return False
@@ -552,7 +552,7 @@ class MainWindow(QMainWindow):
 
     def import_hmr(self, path) -> list[int]:
         """Import a PromptHMR image-demo result into the current frame's players."""
-        from courtstudio.players import match_people_to_players
+        from courtstudio.pipeline.players import match_people_to_players
         from hmr.prompthmr import load_image_output
         state = self.doc.camera_state(self._fid)
         if state.camera is None:
@@ -635,7 +635,7 @@ class MainWindow(QMainWindow):
 
     def template_body(self, pid: int, stature_m: float) -> None:
         """An Anny body for a player without an HMR result (feet from the box)."""
-        from courtstudio.players import template_player
+        from courtstudio.pipeline.players import template_player
         state = self.doc.camera_state(self._fid)
         p = self.doc.annotation(self._fid).player(pid)
         if state.camera is None or p is None:
@@ -666,7 +666,7 @@ class MainWindow(QMainWindow):
 
     def propose_boxes(self, proposer=None) -> list[int]:
         """Fill in player boxes from the proposer; boxes over existing players are skipped."""
-        from courtstudio.players import box_iou
+        from courtstudio.pipeline.players import box_iou
         proposer = proposer or self._proposer()
         if proposer is None:
             self.statusBar().showMessage("No box proposer is configured (SAM3 is an optional "
@@ -725,7 +725,7 @@ class MainWindow(QMainWindow):
     def propagate_dialog(self, cancel_after: int | None = None) -> list:
         """Carry the annotated frames' keypoints through the project and recalibrate every
         frame (saved edits first: propagation reads the frames' current clicks)."""
-        from courtstudio.propagate import propagate_project
+        from courtstudio.pipeline.propagate import propagate_project
         if self.doc.undo_stack.read_only:  # propagation writes PROJECT/propagation
             raise ValueError(f"read-only: {self.doc.undo_stack.read_only}")
         total = self.doc.frame_count

@@ -1,6 +1,6 @@
 """Calibration and ball-lifting accuracy on synthetic broadcast cameras (issue 2, section 8).
 
-For each sport: N random broadcast cameras at 1920x1080 (courtstudio.synthetic); for each
+For each sport: N random broadcast cameras at 1920x1080 (courtstudio.synth.synthetic); for each
 click-noise sigma, the keypoint clicks get Gaussian noise and the camera is solved:
 
 - mean |e_fx|, |e_fy| (relative focal error, %, the paper's Table 4 metric), mean camera-centre
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.synthetic import (sample_ball, sample_broadcast_camera,  # noqa: E402
+from courtstudio.synth.synthetic import (sample_ball, sample_broadcast_camera,  # noqa: E402
                                    visible_keypoints)
 from geometry.calibration import solve_camera  # noqa: E402
 from geometry.camera_params import ParamModel  # noqa: E402

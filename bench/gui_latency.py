@@ -48,9 +48,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from annotation_ui.main_window import MainWindow  # noqa: E402
 from court_specs import load_spec  # noqa: E402
-from courtstudio.project_new import new_project_from_video  # noqa: E402
-from courtstudio.reconstruct import SAMPLE_PROJECT  # noqa: E402
-from courtstudio.synthetic import make_synthetic_frame  # noqa: E402
+from courtstudio.io.project_new import new_project_from_video  # noqa: E402
+from courtstudio.export.reconstruct import SAMPLE_PROJECT  # noqa: E402
+from courtstudio.synth.synthetic import make_synthetic_frame  # noqa: E402
 
 
 def stats(ts):
@@ -165,11 +165,11 @@ def big_project(app, tmp: Path) -> list[str]:
 
 def journal_cost(tmp: Path) -> list[str]:
     """The autosave cost of one edit against the number of unsaved frames."""
-    import courtstudio.autosave as autosave_mod
-    from courtstudio.autosave import Autosave
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.project import load_project
-    from exporters.atomic import write_json_atomic
+    import courtstudio.editing.autosave as autosave_mod
+    from courtstudio.editing.autosave import Autosave
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.project import load_project
+    from safe_io.atomic import write_json_atomic
     tiny = np.zeros((36, 64, 3), np.uint8)
     root = many_frame_project(tmp / "journal", 15_000, annotated_every=0, image=tiny)
     doc = AnnotationDocument(load_project(root))

@@ -42,12 +42,12 @@ def _canon(obj):
 def child(project_dir: str, seed: int, compact_bytes: int = 0) -> None:
     import numpy as np
 
-    import courtstudio.autosave as autosave_mod
+    import courtstudio.editing.autosave as autosave_mod
     if compact_bytes:  # compact often, so that kills also land inside compactions
         autosave_mod.COMPACT_MIN_BYTES = compact_bytes
-    from courtstudio.autosave import Autosave, pending_recovery
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.project import ProjectError, load_project
+    from courtstudio.editing.autosave import Autosave, pending_recovery
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.project import ProjectError, load_project
 
     project = load_project(project_dir)
     doc = AnnotationDocument(project)
@@ -103,10 +103,10 @@ def child(project_dir: str, seed: int, compact_bytes: int = 0) -> None:
 # ------------------------------------------------------------------------------ parent
 def _recovered_state(project_dir: Path) -> dict:
     """Every frame's state as the next session would see it, writing nothing."""
-    from courtstudio.autosave import autosave_path, read_journal
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.project import load_project
-    from exporters.atomic import is_temp_name
+    from courtstudio.editing.autosave import autosave_path, read_journal
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.project import load_project
+    from safe_io.atomic import is_temp_name
 
     project = load_project(project_dir)
     doc = AnnotationDocument(project)
@@ -123,7 +123,7 @@ def _recovered_state(project_dir: Path) -> dict:
 
 
 def _temp_files(project_dir: Path) -> list[Path]:
-    from exporters.atomic import is_temp_name
+    from safe_io.atomic import is_temp_name
     return [p for p in project_dir.rglob("*") if is_temp_name(p.name)]
 
 
@@ -131,7 +131,7 @@ def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
         compact_bytes: int = 0) -> dict:
     import numpy as np
 
-    from courtstudio.reconstruct import SAMPLE_PROJECT
+    from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
     work = Path(workdir or tempfile.mkdtemp(prefix="courtstudio-kill-"))
     project_dir = work / "project"
@@ -182,8 +182,8 @@ def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
             log(f"kill {k}: frames differ from their acknowledged state: {bad}")
         expected = got
     # the next start cleans what the kills left
-    from courtstudio.autosave import clean_project_leftovers
-    from courtstudio.project import load_project
+    from courtstudio.editing.autosave import clean_project_leftovers
+    from courtstudio.io.project import load_project
     clean_project_leftovers(load_project(project_dir))
     remaining = len(_temp_files(project_dir))
     return {"kills": kills, "acknowledged": acked, "lost_or_wrong_frames": lost,

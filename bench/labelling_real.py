@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.calibration import calibrate_court, world_convention  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court, world_convention  # noqa: E402
 from geometry.errors import CalibrationError  # noqa: E402
 
 SYMMETRIES = ("left_right", "near_far", "rotate_180")

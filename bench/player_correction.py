@@ -1,6 +1,6 @@
 """Player placement by the lowest-vertex height correction (issue 4; CourtSI eq. 4).
 
-Per sport, for random broadcast cameras (courtstudio.synthetic):
+Per sport, for random broadcast cameras (courtstudio.synth.synthetic):
 
 1. the camera is calibrated from the paper's six clicks with 1 px noise (as an annotator would);
 2. two to four Anny players (random phenotype; standing, lunging or jumping; facing a random
@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.calibration import calibrate_court  # noqa: E402
-from courtstudio.players import world_player  # noqa: E402
-from courtstudio.synthetic import sample_broadcast_camera  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
+from courtstudio.pipeline.players import world_player  # noqa: E402
+from courtstudio.synth.synthetic import sample_broadcast_camera  # noqa: E402
 from hmr.anny_body import AnnyBody, place_on_court  # noqa: E402
 from hmr.person_mesh import PersonMesh  # noqa: E402
 

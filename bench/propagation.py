@@ -2,7 +2,7 @@
 
 Clips: 300 frames of a camera panning (+-6 deg), tilting (2 deg) and zooming (up to 15 %) about
 a fixed centre over a textured tennis court, with four moving player-like occluders and a
-static scoreboard (courtstudio.synthetic_clip). The reference frames' keypoints are the true
+static scoreboard (courtstudio.synth.synthetic_clip). The reference frames' keypoints are the true
 projections of the paper's six points (the annotator's clicks are not the subject here).
 
 - keypoint error (median over the six points, px) and focal error (%) per frame, summarised
@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.calibration import calibrate_court  # noqa: E402
-from courtstudio.propagate import Reference, propagate, summary  # noqa: E402
-from courtstudio.synthetic_clip import (ClipFrames, Hazards, iter_clip,  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
+from courtstudio.pipeline.propagate import Reference, propagate, summary  # noqa: E402
+from courtstudio.synth.synthetic_clip import (ClipFrames, Hazards, iter_clip,  # noqa: E402
                                         make_clip, write_clip)
 from geometry.camera import Camera  # noqa: E402
 from geometry.plane_motion import register_to_reference, transfer_points  # noqa: E402
@@ -121,7 +121,7 @@ def hazard_rows(n: int = 300):
              ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
              ("zoom to 2.2x", Hazards(), 1.2),
              ("all of them", Hazards(True, "clay", True, True, 40), 1.2)]
-    import courtstudio.propagate as prop_mod
+    import courtstudio.pipeline.propagate as prop_mod
     for label, hz, zoom in cases:
         clip = make_clip(SPEC, n, (1280, 720), seed=1, hazards=hz, zoom=zoom)
         cam = clip.cameras[0]

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.project import load_project  # noqa: E402
-from courtstudio.reconstruct import reconstruct_project  # noqa: E402
+from courtstudio.io.project import load_project  # noqa: E402
+from courtstudio.export.reconstruct import reconstruct_project  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
 from qa.generate import GenerateOptions, generate  # noqa: E402
 

@@ -15,7 +15,8 @@ Per frame (and the median over frames):
   measured against the exact points instead of the noisy clicks.
 - ``corners`` / ``lines``: with only the four outer corners clicked, the median error at the
   other hand-clicked keypoints of the clicks-only pinhole camera, and of that camera refined
-  on the painted lines (courtstudio.line_refinement, model auto); ``ratio`` = lines/corners.
+  on the painted lines (courtstudio.pipeline.line_refinement, model auto); ``ratio`` =
+  lines/corners.
 - doctor: ``clean`` = no suspect on the frame as clicked (the false-alarm rate is the share of
   frames with a suspect); ``det`` = share of trials in which one click moved by 12 px (random
   direction, every click in turn, ``--trials`` directions each) is the first suspect.
@@ -35,8 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.calibration import calibrate_court  # noqa: E402
-from courtstudio.line_refinement import refine_on_lines  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
+from courtstudio.pipeline.line_refinement import refine_on_lines  # noqa: E402
 from geometry.calibration import solve_camera  # noqa: E402
 from geometry.errors import GeometryError  # noqa: E402
 

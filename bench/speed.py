@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.ball import lift_ball_with_uncertainty  # noqa: E402
-from courtstudio.calibration import calibrate_court  # noqa: E402
-from courtstudio.synthetic import sample_ball, sample_broadcast_camera  # noqa: E402
+from courtstudio.pipeline.ball import lift_ball_with_uncertainty  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
+from courtstudio.synth.synthetic import sample_ball, sample_broadcast_camera  # noqa: E402
 from geometry.calibration import solve_camera  # noqa: E402
 from geometry.rays import lift_ball  # noqa: E402
 

@@ -3,7 +3,7 @@
     python bench/synthetic_lens_frames.py OUT [--k1 -0.2] [--count 8] [--sigma 2.0] [--seed 0]
     python bench/real_frames.py OUT
 
-Wide broadcast cameras (the court fills about 60 % of the frame, courtstudio.synthetic with
+Wide broadcast cameras (the court fills about 60 % of the frame, courtstudio.synth.synthetic with
 ``k1``), rendered images in ``OUT/frames``, and every visible keypoint clicked with Gaussian noise
 of ``--sigma`` px in ``OUT/annotations`` (the points-file layout of /work/devset, plus
 ``truth_points``: the exact projections, which the bench then measures errors against), so the
@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.synthetic import render_frame, sample_broadcast_camera, \
+from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera, \
     visible_keypoints  # noqa: E402
 from geometry.distortion import monotonic_over_image  # noqa: E402
 

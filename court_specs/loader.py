@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
-from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
+from safe_io.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
                                   read_json_file)
 
 SPEC_DIR = Path(str(resources.files("court_specs")))  # the bundled specs (package data)

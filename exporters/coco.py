@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from exporters.atomic import write_json_atomic
+from safe_io.atomic import write_json_atomic
 
 VISIBLE = 2
 NOT_LABELLED = 0

@@ -15,7 +15,7 @@ import numpy as np
 import trimesh
 from trimesh.visual.material import PBRMaterial
 
-from exporters.atomic import write_bytes_atomic
+from safe_io.atomic import write_bytes_atomic
 from exporters.scene import Scene
 from geometry.ribbons import ribbon_quads
 

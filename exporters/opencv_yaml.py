@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from exporters.atomic import atomic_path
+from safe_io.atomic import atomic_path
 from geometry.camera import Camera
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from exporters.atomic import atomic_path
-from exporters.images import read_image  # noqa: F401 - the overlay command's reader
+from safe_io.atomic import atomic_path
+from safe_io.images import read_image  # noqa: F401 - the overlay command's reader
 from geometry.camera import Camera
 from geometry.projection import project_polyline
 

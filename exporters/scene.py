@@ -16,8 +16,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from exporters.atomic import atomic_path, write_json_atomic
-from exporters.validation import (MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array,
+from safe_io.atomic import atomic_path, write_json_atomic
+from safe_io.validation import (MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array,
                                   check_regular_file, first_schema_error, read_json_file)
 from geometry.camera import Camera
 from geometry.errors import GeometryError

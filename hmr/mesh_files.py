@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
-from exporters.validation import read_file_bytes
+from safe_io.validation import read_file_bytes
 from geometry.camera import Camera
 from hmr.person_mesh import MeshError, PersonMesh
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from exporters.atomic import atomic_path
+from safe_io.atomic import atomic_path
 from geometry.camera import Camera
 from hmr.safe_npz import read_npz
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from exporters.validation import read_file_bytes
+from safe_io.validation import read_file_bytes
 from hmr.person_mesh import MeshError, PersonMesh
 from hmr.safe_npz import read_npz
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from exporters.validation import check_regular_file
+from safe_io.validation import check_regular_file
 
 MAX_NPZ_FILE_BYTES = 2 * 1024 ** 3   # the archive itself (an SMPL-X model is ~100-170 MB)
 MAX_NPZ_ARRAY_BYTES = 1024 ** 3      # all arrays read from it together, decompressed

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from exporters.validation import check_regular_file
+from safe_io.validation import check_regular_file
 from hmr.person_mesh import MeshError, PersonMesh
 
 

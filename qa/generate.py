@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from court_specs import SpecError
-from exporters.atomic import write_json_atomic, write_text_atomic
+from safe_io.atomic import write_json_atomic, write_text_atomic
 from exporters.scene import SceneError
 from qa.entities import build_entities
 from qa.images import FrameReadError, read_scene_frame, thumbnail, write_marked

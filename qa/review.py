@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from court_specs import load_spec
-from exporters.atomic import write_text_atomic
-from exporters.validation import read_json_file
+from safe_io.atomic import write_text_atomic
+from safe_io.validation import read_json_file
 from qa.generate import write_datasets
 
 VETO_FORMAT = "courtstudio.qa_vetoes"

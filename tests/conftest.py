@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.synthetic import sample_broadcast_camera  # noqa: E402
+from courtstudio.synth.synthetic import sample_broadcast_camera  # noqa: E402
 
 IMAGE_SIZE = (1920, 1080)
 
@@ -49,7 +49,7 @@ def sample_root(tmp_path):
     import shutil
     from pathlib import Path
 
-    from courtstudio.reconstruct import SAMPLE_PROJECT
+    from courtstudio.export.reconstruct import SAMPLE_PROJECT
     return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project",
                                 ignore=shutil.ignore_patterns(".courtstudio")))
 
@@ -57,7 +57,7 @@ def sample_root(tmp_path):
 @pytest.fixture
 def project(sample_root):
     """The bundled sample loaded from a copy (tests edit and save it)."""
-    from courtstudio.project import load_project
+    from courtstudio.io.project import load_project
     return load_project(sample_root)
 
 

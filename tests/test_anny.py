@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from courtstudio.players import world_player
+from courtstudio.pipeline.players import world_player
 from hmr.anny_body import POSES, AnnyBody, place_on_court
 from hmr.person_mesh import MeshError, PersonMesh
 

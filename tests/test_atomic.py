@@ -1,4 +1,4 @@
-"""Atomic writes (exporters/atomic.py): file modes follow the umask, the folder is fsynced after
+"""Atomic writes (safe_io/atomic.py): file modes follow the umask, the folder is fsynced after
 the rename, temporary names are recognisable and the leftovers of killed writers are cleaned."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import h5py
 import numpy as np
 import pytest
 
-from exporters import atomic
+from safe_io import atomic
 
 
 @pytest.fixture

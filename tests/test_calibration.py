@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.synthetic import sample_broadcast_camera, visible_keypoints
+from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints
 from geometry.calibration import focal_from_plane_homography, solve_camera
 from geometry.camera import Camera
 from geometry.errors import CalibrationError

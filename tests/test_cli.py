@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 ANN = SAMPLE_PROJECT / "annotations" / "tennis_0001.json"
 IMG = SAMPLE_PROJECT / "frames" / "tennis_0001.jpg"

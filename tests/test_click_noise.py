@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.calibration import calibrate_court
-from courtstudio.synthetic import sample_broadcast_camera, visible_keypoints
+from courtstudio.pipeline.calibration import calibrate_court
+from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints
 from geometry.doctor import NOISE_CAP_PX, NOISE_FLOOR_PX
 
 SIZE = (1920, 1080)
@@ -84,10 +84,10 @@ def test_user_click_sigma_is_used_as_given():
 
 
 def test_export_marks_a_badly_clicked_frame_poor(tmp_path):
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.export_scenes import export_frame
-    from courtstudio.project import load_project
-    from courtstudio.synthetic_project import write_synthetic_project
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.export.export_scenes import export_frame
+    from courtstudio.io.project import load_project
+    from courtstudio.synth.synthetic_project import write_synthetic_project
     write_synthetic_project(tmp_path / "p", ["tennis"], per_sport=2, seed=1, all_points=True)
     doc = AnnotationDocument(load_project(tmp_path / "p"))
     good, bad = doc.project.frames

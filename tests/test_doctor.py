@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from courtstudio.calibration import calibrate_court
+from courtstudio.pipeline.calibration import calibrate_court
 from geometry.errors import CalibrationError
 from tests.conftest import IMAGE_SIZE, true_clicks
 

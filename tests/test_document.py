@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from courtstudio.autosave import Autosave, discard_recovery, pending_recovery
-from courtstudio.document import AnnotationDocument
-from courtstudio.project import ProjectError, load_project
-from courtstudio.undo import Command, UndoStack
+from courtstudio.editing.autosave import Autosave, discard_recovery, pending_recovery
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.io.project import ProjectError, load_project
+from courtstudio.editing.undo import Command, UndoStack
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_ball_players_flags_and_ranges(doc):
 
 
 def test_static_range_inherits_the_source_camera(tmp_path):
-    from courtstudio.synthetic_project import write_synthetic_project
+    from courtstudio.synth.synthetic_project import write_synthetic_project
     p = write_synthetic_project(tmp_path / "s", ["tennis"], per_sport=2, seed=4)
     d = AnnotationDocument(p)
     a, b = p.frames[0].id, p.frames[1].id
@@ -152,7 +152,7 @@ def test_autosave_recovers_every_click_after_a_kill(project):
 
 
 def test_unreadable_journal_is_set_aside(project):
-    from courtstudio.autosave import autosave_path
+    from courtstudio.editing.autosave import autosave_path
     p = autosave_path(project)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text("{garbage")

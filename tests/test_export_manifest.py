@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.document import AnnotationDocument
-from courtstudio.export_scenes import (MANIFEST_NAME, ExportFolderError, export_frames,
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.export.export_scenes import (MANIFEST_NAME, ExportFolderError, export_frames,
                                        read_previous_export)
 
 
@@ -139,7 +139,7 @@ def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path, proj
 
 
 def test_a_killed_first_export_is_still_an_export(project, tmp_path, monkeypatch):
-    import courtstudio.export_scenes as ex
+    import courtstudio.export.export_scenes as ex
     doc = AnnotationDocument(project)
     frames = project.frames[:2]
     real = ex.export_frame

@@ -1,5 +1,5 @@
 """VideoReader seeks frame-accurately: it verifies the position after a seek and reads
-sequentially when the container's seek lands elsewhere or fails (courtstudio/frames.py)."""
+sequentially when the container's seek lands elsewhere or fails (courtstudio/io/frames.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from courtstudio.frames import VideoReader
-from courtstudio.synthetic_clip import write_video
+from courtstudio.io.frames import VideoReader
+from courtstudio.synth.synthetic_clip import write_video
 
 N_FRAMES = 30
 
@@ -68,7 +68,7 @@ def test_a_seek_that_misses_falls_back_to_reading_on(clip, wrapper):
 
 
 def test_a_truncated_video_is_an_error_not_a_wrong_frame(clip, monkeypatch):
-    from courtstudio.project import ProjectError
+    from courtstudio.io.project import ProjectError
     r = VideoReader(clip)
     r._cap = _SeekRefused(r._cap)
     real_capture = cv2.VideoCapture

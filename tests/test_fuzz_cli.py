@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from exporters.validation import MAX_JSON_DEPTH, parse_json_text
+from safe_io.validation import MAX_JSON_DEPTH, parse_json_text
 from tests.fuzz_cases import MUTATORS_BY_KIND, build_corpus, run_case
 
 pytestmark = pytest.mark.fuzz

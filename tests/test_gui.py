@@ -16,12 +16,12 @@ from PySide6.QtTest import QTest
 from annotation_ui.coords import scene_to_uv, uv_to_scene
 from annotation_ui.main_window import MainWindow
 from court_specs.model import PAPER_SIX
-from courtstudio.project import load_project
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project import load_project
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
-from courtstudio.synthetic_clip import write_video
-from courtstudio.synthetic_project import write_synthetic_project
+from courtstudio.synth.synthetic_clip import write_video
+from courtstudio.synth.synthetic_project import write_synthetic_project
 
 CLICK_TOL_PX = 1.5  # one screen pixel is about 1.8 image pixels at fit zoom
 
@@ -273,8 +273,8 @@ def test_end_to_end_calibrate_ball_export(window, blank_project, tmp_path):
 
 
 def test_video_project_frames_are_frame_accurate(window, tmp_path):
-    from courtstudio.frames import VideoReader
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.io.frames import VideoReader
+    from courtstudio.io.project_new import new_project_from_video
     video = tmp_path / "clip.avi"
     write_video(video, [np.full((180, 320, 3), 8 * i, np.uint8) for i in range(30)])
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
@@ -290,7 +290,7 @@ def test_video_project_frames_are_frame_accurate(window, tmp_path):
 
 def test_tracking_through_a_video_clip(window, tmp_path):
     """A tracker with the SAM3 video adapter's interface fills boxes on every frame, ids kept."""
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.io.project_new import new_project_from_video
     from hmr.sam3_boxes import TrackedBox
     video = tmp_path / "clip.avi"
     write_video(video, [np.full((180, 320, 3), 30 * i, np.uint8) for i in range(6)])
@@ -394,8 +394,8 @@ def test_end_to_end_on_the_bundled_sample(window, tmp_path):
 
 
 def test_new_project_from_images_and_recent_list(window, tmp_path):
-    from courtstudio.project_new import new_project_from_images
-    from courtstudio.project import ProjectError
+    from courtstudio.io.project_new import new_project_from_images
+    from courtstudio.io.project import ProjectError
     frames = tmp_path / "frames"
     frames.mkdir()
     for i in range(3):
@@ -411,7 +411,7 @@ def test_new_project_from_images_and_recent_list(window, tmp_path):
 
 
 def test_import_prompthmr_result_matches_players(window, tmp_path):
-    from courtstudio.players import projected_box
+    from courtstudio.pipeline.players import projected_box
     from tests.stand_ins import stand_in_player
     from tests.test_prompthmr import write_output_pt
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
@@ -483,8 +483,8 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
 def test_ball_flight_marked_drawn_and_exported(window, tmp_path):
     """Three frames with lifted balls on one parabola: the fit covers the frames between,
     draws the arc, and export fills their balls from it."""
-    from courtstudio.synthetic_clip import make_clip
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.synth.synthetic_clip import make_clip
+    from courtstudio.io.project_new import new_project_from_video
     from court_specs import load_spec
     spec = load_spec("tennis")
     clip = make_clip(spec, 11, (640, 360), seed=9, pan_deg=0, tilt_deg=0, zoom=0)

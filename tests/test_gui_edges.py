@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from annotation_ui.coords import scene_to_uv, uv_to_scene
 from annotation_ui.main_window import MainWindow
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")
 
@@ -52,10 +52,10 @@ def test_wheel_zoom_keeps_the_pixel_under_the_cursor(window, sample_root, where)
 def test_a_drag_flushes_the_journal_once_when_it_ends(sample_root, monkeypatch):
     """A mouse move of a drag costs no fdatasync (issue 10: drag latency); the release
     flushes the journal, which then holds the drag's last position."""
-    import courtstudio.autosave as autosave_mod
-    from courtstudio.autosave import Autosave, pending_recovery
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.project import load_project
+    import courtstudio.editing.autosave as autosave_mod
+    from courtstudio.editing.autosave import Autosave, pending_recovery
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.project import load_project
     syncs = []
     real = autosave_mod._datasync
     monkeypatch.setattr(autosave_mod, "_datasync", lambda fd: (syncs.append(fd), real(fd)))
@@ -262,7 +262,7 @@ def test_go_to_frame_copy_previous_hide_overlays_and_point_flags(window, sample_
 
 
 def test_point_flags_round_trip_and_are_validated(tmp_path):
-    from courtstudio.project import ProjectError, parse_annotation
+    from courtstudio.io.project import ProjectError, parse_annotation
     rec = {"format": "courtstudio.annotation", "format_version": 1, "frame_id": "a",
            "image_size": [100, 80], "points": {"p": [1, 2], "q": [3, 4]},
            "point_flags": {"p": "estimated"}}

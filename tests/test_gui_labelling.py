@@ -11,8 +11,8 @@ from PySide6.QtTest import QTest
 from annotation_ui.coords import uv_to_scene
 from court_specs import load_spec
 from court_specs.model import PAPER_SIX
-from courtstudio.project import load_project
-from courtstudio.synthetic_project import write_synthetic_project
+from courtstudio.io.project import load_project
+from courtstudio.synth.synthetic_project import write_synthetic_project
 
 
 def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):

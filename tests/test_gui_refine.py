@@ -3,8 +3,8 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from courtstudio.project import load_project
-from courtstudio.synthetic_project import write_synthetic_project
+from courtstudio.io.project import load_project
+from courtstudio.synth.synthetic_project import write_synthetic_project
 
 
 @pytest.fixture

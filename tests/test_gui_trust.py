@@ -15,12 +15,12 @@ from tests.conftest import open_main_window
 from PySide6.QtWidgets import QMessageBox
 
 from annotation_ui.main_window import WRITING_ACTIONS
-from courtstudio.autosave import Autosave, autosave_path
-from courtstudio.project_lock import lock_path, read_lock
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.editing.autosave import Autosave, autosave_path
+from courtstudio.io.project_lock import lock_path, read_lock
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
-from courtstudio.undo import ReadOnlyError
+from courtstudio.editing.undo import ReadOnlyError
 from tests.test_project_trust import snapshot
 
 EXE = Path(sys.executable).parent / "courtstudio"
@@ -131,7 +131,7 @@ def test_failed_save_is_said_and_nothing_marked_saved(qtbot, proj, monkeypatch, 
 
     def broken(*a, **k):
         raise OSError(30, "Read-only file system")
-    monkeypatch.setattr("courtstudio.project.write_json_atomic", broken)
+    monkeypatch.setattr("courtstudio.io.project.write_json_atomic", broken)
     win.actions_by_name["Save"].trigger()
     assert [t for t, _ in critical] == ["Save failed"]
     assert "Read-only file system" in critical[0][1]
@@ -235,7 +235,7 @@ def test_crafted_project_is_named_in_a_dialog_and_nothing_written(qtbot, proj):
 def test_unwritable_project_folder_opens_read_only(qtbot, proj, monkeypatch, capsys):
     def refuse(*a):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr("courtstudio.project_lock._create", refuse)
+    monkeypatch.setattr("courtstudio.io.project_lock._create", refuse)
     win = new_window(qtbot)
     assert win.open_project(proj, recover=False)
     assert win.read_only_reason and "not writable" in win.banner.text()

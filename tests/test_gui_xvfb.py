@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 PROBE = Path(__file__).with_name("xvfb_wheel_probe.py")
 MISSING = [b for b in ("Xvfb", "xdotool") if shutil.which(b) is None]

@@ -1,4 +1,4 @@
-"""The append-only autosave journal (courtstudio/autosave.py): one record per edit, replay
+"""The append-only autosave journal (courtstudio/editing/autosave.py): one record per edit, replay
 (last record wins, a torn last line ignored), compaction on open, removal on save, cleanup of
 killed writers' temp files, and the kill -9 harness (bench/kill_durability.py) in small."""
 
@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from courtstudio import autosave as autosave_mod
-from courtstudio.autosave import (Autosave, autosave_path, discard_recovery, pending_recovery,
-                                  read_journal)
-from courtstudio.document import AnnotationDocument
-from courtstudio.project import FrameAnnotation, load_project
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.editing import autosave as autosave_mod
+from courtstudio.editing.autosave import (Autosave, autosave_path, discard_recovery,
+                                          pending_recovery, read_journal)
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.io.project import FrameAnnotation, load_project
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 
 def _many_frames(tmp_path, n):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.calibration import calibrate_court
+from courtstudio.pipeline.calibration import calibrate_court
 from geometry.camera import Camera, rotation_look_at
 from geometry.errors import CalibrationError
 from geometry.labelling import WorldConvention, pose_problem
@@ -246,10 +246,10 @@ def test_cli_refuses_a_mirrored_labelling_in_one_line(tmp_path):
 
 
 def test_exported_scenes_say_which_convention(tmp_path):
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.export_scenes import export_frames
-    from courtstudio.project import load_project
-    from courtstudio.synthetic_project import write_synthetic_project
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.export.export_scenes import export_frames
+    from courtstudio.io.project import load_project
+    from courtstudio.synth.synthetic_project import write_synthetic_project
     p = write_synthetic_project(tmp_path / "p", ["basketball_fiba", "tennis"], per_sport=1,
                                 seed=4)
     doc = AnnotationDocument(load_project(p.root))

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.calibration import calibrate_court
+from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.cli import main
-from courtstudio.synthetic import sample_broadcast_camera, visible_keypoints
+from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints
 from exporters.opencv_yaml import read_opencv_yaml, write_opencv_yaml
 from geometry.calibration import solve_camera
 from geometry.camera import Camera
@@ -248,8 +248,8 @@ def test_distortion_survives_the_scene_file(tmp_path):
 
 
 def test_live_cache_keeps_the_lens_while_dragging_and_follows_the_settings():
-    from courtstudio.live_calibration import CalibrationCache
-    from courtstudio.project import FrameAnnotation
+    from courtstudio.pipeline.live_calibration import CalibrationCache
+    from courtstudio.io.project import FrameAnnotation
     spec = load_spec("pickleball")
     cam = wide_camera(spec, -0.25, seed=8)
     names, X, uv = clicks_of(spec, cam, np.random.default_rng(0), sigma=0.5)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.calibration import calibrate_court
+from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.cli import main
-from courtstudio.line_refinement import refine_calibration, refine_on_lines
-from courtstudio.synthetic import render_frame, sample_broadcast_camera, visible_keypoints
+from courtstudio.pipeline.line_refinement import refine_calibration, refine_on_lines
+from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera, visible_keypoints
 from geometry.calibration import solve_camera
 from geometry.camera import Camera
 

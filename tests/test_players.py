@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from courtstudio.players import height_from_ground_click, world_player
+from courtstudio.pipeline.players import height_from_ground_click, world_player
 from hmr.mesh_files import load_mesh_file
 from hmr.person_mesh import MeshError, PersonMesh
 from tests.stand_ins import stand_in_player

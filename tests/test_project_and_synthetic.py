@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.project import ProjectError, load_annotation, load_project
-from courtstudio.reconstruct import SAMPLE_PROJECT
-from courtstudio.synthetic import (make_synthetic_frame,
+from courtstudio.io.project import ProjectError, load_annotation, load_project
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.synth.synthetic import (make_synthetic_frame,
                                    sample_broadcast_camera)
-from courtstudio.synthetic_project import write_synthetic_project
+from courtstudio.synth.synthetic_project import write_synthetic_project
 from tests.conftest import IMAGE_SIZE
 
 
@@ -98,7 +98,7 @@ def test_rendered_lines_are_where_the_camera_puts_them():
 
 
 def test_sample_copy_is_reused_and_follows_the_bundled_sample(tmp_path):
-    from courtstudio.sample import sample_digest, sample_project_copy
+    from courtstudio.export.sample import sample_digest, sample_project_copy
     a = sample_project_copy()
     (a / "marker.txt").write_text("an annotator's work")
     assert sample_project_copy() == a and (a / "marker.txt").exists()  # reused

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.project_lock import (ProjectLockedError, acquire, check_not_locked,
+from courtstudio.io.project_lock import (ProjectLockedError, acquire, check_not_locked,
                                       enclosing_project, holder_state, lock_path, read_lock)
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 
@@ -108,7 +108,7 @@ def test_enclosing_project(proj, tmp_path):
 
 
 def hold_in_subprocess(root):
-    code = ("import sys, time; from courtstudio.project_lock import acquire; "
+    code = ("import sys, time; from courtstudio.io.project_lock import acquire; "
             f"lock = acquire({str(root)!r}, 'courtstudio gui'); print('held', flush=True); "
             "time.sleep(60)")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.document import AnnotationDocument
-from courtstudio.project import (FrameAnnotation, ProjectError, check_recovered_state,
+from courtstudio.editing.document import AnnotationDocument
+from courtstudio.io.project import (FrameAnnotation, ProjectError, check_recovered_state,
                                  load_project)
-from courtstudio.project_paths import frame_id_problem, safe_frame_id
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project_paths import frame_id_problem, safe_frame_id
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 
@@ -239,7 +239,7 @@ def test_new_project_brings_outside_media_inside(tmp_path):
     import cv2
     import numpy as np
 
-    from courtstudio.project_new import new_project_from_images
+    from courtstudio.io.project_new import new_project_from_images
     src = tmp_path / "My Photos"
     src.mkdir()
     for name in ("a shot.png", "..b.png"):
@@ -253,8 +253,8 @@ def test_new_project_brings_outside_media_inside(tmp_path):
 def test_journal_guard_reverts_to_the_journaled_state(proj, monkeypatch):
     """Without a window: an edit, an undo or a merged drag that cannot be journaled is
     reverted to what the journal holds, and reported once."""
-    from courtstudio.autosave import Autosave
-    from courtstudio.journal_guard import GuardedAutosave
+    from courtstudio.editing.autosave import Autosave
+    from courtstudio.editing.journal_guard import GuardedAutosave
     doc = AnnotationDocument(load_project(proj))
     errors = []
     guard = GuardedAutosave(doc, errors.append)

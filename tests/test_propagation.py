@@ -9,8 +9,8 @@ import pytest
 from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.cli import main
-from courtstudio.propagate import Reference, propagate, summary
-from courtstudio.synthetic_clip import ClipFrames, make_clip, write_video
+from courtstudio.pipeline.propagate import Reference, propagate, summary
+from courtstudio.synth.synthetic_clip import ClipFrames, make_clip, write_video
 from geometry.camera import Camera
 from geometry.plane_motion import is_cut, is_identity
 
@@ -121,7 +121,7 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     """A video project with one annotated frame: Frame > Propagate calibrates the others, the
     timeline shows them, and a cancelled run resumes."""
     from annotation_ui.main_window import MainWindow
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.io.project_new import new_project_from_video
     spec = load_spec("tennis")
     clip = make_clip(spec, 24, (640, 360), seed=7)
     video = tmp_path / "clip.avi"
@@ -143,7 +143,7 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     assert state.propagated is not None and "propagated from frame 0" in state.message
     assert "camera propagated" in win.court_panel.summary.text()
     # the ball tool works with a propagated camera (click noise only in its sigma)
-    from courtstudio.live_calibration import lift_frame_ball
+    from courtstudio.pipeline.live_calibration import lift_frame_ball
     cam20 = clip.cameras[20]
     b, g = np.array([[10.0, 4.0, 1.2]]), np.array([[10.0, 4.0, 0.0]])
     win.doc.set_ball_pixel(p.frames[20].id, cam20.project(b)[0])
@@ -164,7 +164,7 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
 
 
 def test_line_support_separates_right_and_wrong_cameras(tennis):
-    from courtstudio.synthetic_clip import rotate_camera
+    from courtstudio.synth.synthetic_clip import rotate_camera
     from geometry.line_support import line_support
     clip = make_clip(tennis, 1, (960, 540), seed=8)
     cam = clip.cameras[0]
@@ -177,9 +177,9 @@ def test_line_support_separates_right_and_wrong_cameras(tennis):
 
 
 def test_player_boxes_are_masked(tmp_path):
-    from courtstudio.project import FrameAnnotation, PlayerAnnotation, load_project
-    from courtstudio.propagate import ProjectFrames
-    from courtstudio.project_new import new_project_from_images
+    from courtstudio.io.project import FrameAnnotation, PlayerAnnotation, load_project
+    from courtstudio.pipeline.propagate import ProjectFrames
+    from courtstudio.io.project_new import new_project_from_images
     d = tmp_path / "img"
     d.mkdir()
     cv2.imwrite(str(d / "a.png"), np.zeros((100, 200, 3), np.uint8))
@@ -224,7 +224,7 @@ def test_degenerate_frames_are_flagged_and_the_run_recovers(tennis, tmp_path):
     """Black, blurred, pure-graphics and flat frames: no crash, each flagged, and the frames
     after them are registered correctly again (a bad homography never becomes the
     prediction)."""
-    from courtstudio.synthetic_clip import draw_graphics
+    from courtstudio.synth.synthetic_clip import draw_graphics
     clip = make_clip(tennis, 30, (640, 360), seed=21, pan_deg=2, tilt_deg=1, zoom=0.05)
     clip.frames[10] = np.zeros_like(clip.frames[10])
     clip.frames[11] = cv2.GaussianBlur(clip.frames[11], (0, 0), 12)
@@ -261,8 +261,8 @@ def test_homography_checks_reject_degenerate_motion():
 
 
 def test_screen_fixed_graphics_are_found_and_kept_out(tennis, tmp_path):
-    from courtstudio.propagate import propagate as prop
-    from courtstudio.synthetic_clip import Hazards, graphics_boxes
+    from courtstudio.pipeline.propagate import propagate as prop
+    from courtstudio.synth.synthetic_clip import Hazards, graphics_boxes
     clip = make_clip(tennis, 60, (640, 360), seed=22, hazards=Hazards(graphics=True),
                      pan_deg=4, tilt_deg=1.5, zoom=0.2)
     recs = prop(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
@@ -299,7 +299,7 @@ def test_user_masks_keep_features_out(tennis, tmp_path):
 def test_a_bad_reference_is_reported_not_every_frame(tennis, tmp_path):
     """Flags reflect the frame: noisy reference clicks are reported once, as the reference's
     quality, and frames whose registration is right are not flagged for them."""
-    from courtstudio.propagate import propagate as prop
+    from courtstudio.pipeline.propagate import propagate as prop
     clip = make_clip(tennis, 12, (960, 540), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
     rng = np.random.default_rng(0)
     noisy = {n: (u + rng.normal(0, 6), v + rng.normal(0, 6))
@@ -313,8 +313,8 @@ def test_a_bad_reference_is_reported_not_every_frame(tennis, tmp_path):
 def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, capsys):
     """`batch-propagate PROJECT` calls propagate_project: summary.json with the reference
     fingerprint, results reset when the references change, user masks checked."""
-    from courtstudio.project import FrameAnnotation, load_project
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.io.project import FrameAnnotation, load_project
+    from courtstudio.io.project_new import new_project_from_video
     clip = make_clip(tennis, 12, (640, 360), seed=25, pan_deg=1, tilt_deg=0.5, zoom=0.03)
     video = tmp_path / "clip.avi"
     write_video(video, clip.frames)
@@ -331,7 +331,7 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     # other references: the stale results are not reused
     p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360), points={
         k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()}))
-    from courtstudio.propagate import propagate_project
+    from courtstudio.pipeline.propagate import propagate_project
     recs = propagate_project(load_project(p.root), masks=[[0, 0, 60, 40]])
     assert recs[0]["points"]["far_left_corner"][0] == pytest.approx(
         clicks(tennis, clip.cameras[0])["far_left_corner"][0] + 0.5, abs=1e-3)

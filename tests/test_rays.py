@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.synthetic import sample_broadcast_camera
+from courtstudio.synth.synthetic import sample_broadcast_camera
 from geometry.camera import Camera, rotation_look_at
 from geometry.errors import GeometryError
 from geometry.rays import (ground_projection_line, ground_projection_polyline,

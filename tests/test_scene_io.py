@@ -8,7 +8,7 @@ import pytest
 import trimesh
 
 from court_specs import load_spec
-from exporters import atomic
+from safe_io import atomic
 from exporters.coco import coco_court_keypoints
 from exporters.glb import scene_to_glb_bytes
 from exporters.opencv_yaml import read_opencv_yaml, write_opencv_yaml

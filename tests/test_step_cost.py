@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import shutil
 
-import courtstudio.ball as ball_mod
-import courtstudio.live_calibration as live_calibration
+import courtstudio.pipeline.ball as ball_mod
+import courtstudio.pipeline.live_calibration as live_calibration
 from annotation_ui.main_window import MainWindow
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 
 def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_path):
-    import courtstudio.live_calibration as live
+    import courtstudio.pipeline.live_calibration as live
     monkeypatch.setattr(live, "_BALL_CACHE", {})  # not filled by an earlier test's export
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")  # edited below: never the source tree
     refreshes = []

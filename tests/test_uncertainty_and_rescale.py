@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from courtstudio.calibration import calibrate_court
-from courtstudio.ball import lift_ball_with_uncertainty
+from courtstudio.pipeline.calibration import calibrate_court
+from courtstudio.pipeline.ball import lift_ball_with_uncertainty
 from geometry.errors import GeometryError
 from geometry.rays import lift_ball
 from geometry.rescale import rescale_to_lowest_vertex_height, scale_about_centre

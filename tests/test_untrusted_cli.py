@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 from exporters.glb import check_glb_json
-from exporters.images import MAX_IMAGE_PIXELS, max_pixels
+from safe_io.images import MAX_IMAGE_PIXELS, max_pixels
 from tests.test_cli import ANN, IMG, run  # noqa: F401 (the same sample inputs and runner)
 
 
@@ -282,7 +282,7 @@ def test_optional_files_of_a_frame_do_not_abort_the_export(capsys, tmp_path):
 
 
 def test_cameras_jsonl_reader_skips_and_describes_bad_records(tmp_path):
-    from courtstudio.propagate import read_done
+    from courtstudio.pipeline.propagate import read_done
     good = {"frame": 2, "status": "ok", "rms_px": 0.5, "K": [[1000, 0, 640], [0, 1000, 360],
                                                              [0, 0, 1]],
             "R": np.eye(3).tolist(), "t": [0, 0, 10], "image_size": [1280, 720],

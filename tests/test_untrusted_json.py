@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from exporters.validation import (MAX_JSON_DEPTH, check_finite_array, read_file_bytes,
+from safe_io.validation import (MAX_JSON_DEPTH, check_finite_array, read_file_bytes,
                                   read_json_file)
 
 

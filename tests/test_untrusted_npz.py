@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from courtstudio.reconstruct import SAMPLE_PROJECT
+from courtstudio.export.reconstruct import SAMPLE_PROJECT
 from hmr.person_mesh import MeshError, PersonMesh
 from hmr.safe_npz import read_npz
 

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import tomllib
 import sys
 import zipfile
 from pathlib import Path
@@ -16,7 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("courtstudio", "annotation_ui", "geometry", "hmr", "exporters", "court_specs", "qa")
+# the top-level packages (import-linter's root_packages: one list for the layer contracts)
+PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())
+                 ["tool"]["importlinter"]["root_packages"])
 SAMPLE = Path("samples") / "sample_project"
 CACHES = shutil.ignore_patterns("__pycache__", "*.pyc", ".courtstudio", "*.egg-info")
 
@@ -87,7 +90,7 @@ def test_the_installed_wheel_runs_away_from_the_source_tree(wheel, tmp_path):
                               capture_output=True, text=True, timeout=600)
 
     where = run("-c", "import courtstudio, court_specs, exporters.scene as s, qa.scenes as q;"
-                      "import courtstudio.reconstruct as r, importlib.metadata as m;"
+                      "import courtstudio.export.reconstruct as r, importlib.metadata as m;"
                       "print(courtstudio.__file__); print(r.SAMPLE_PROJECT); print(s.SCHEMA_PATH);"
                       "print(q.WORDING_PATH);"
                       "print(courtstudio.__version__ == m.version('courtstudio'))")

@@ -19,7 +19,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from courtstudio.project import load_project  # noqa: E402
+from courtstudio.io.project import load_project  # noqa: E402
 from hmr.person_mesh import PersonMesh  # noqa: E402
 from hmr.prompthmr import named_to_body25, padding  # noqa: E402
 

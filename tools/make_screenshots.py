@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from annotation_ui.main_window import MainWindow  # noqa: E402
-from courtstudio.reconstruct import SAMPLE_PROJECT  # noqa: E402
+from courtstudio.export.reconstruct import SAMPLE_PROJECT  # noqa: E402
 
 
 def main():

@@ -185,7 +185,7 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
         if started:
             started[0].shutdown()
     report.seconds = time.perf_counter() - t0
-    from exporters.atomic import write_json_atomic, write_text_atomic
+    from safe_io.atomic import write_json_atomic, write_text_atomic
     write_json_atomic(out / "report.json", report.to_json())
     write_text_atomic(out / "report.txt", report.to_text() + "\n")
     return report

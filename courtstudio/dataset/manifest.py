@@ -65,7 +65,7 @@ class Manifest:
 
 
 def _read(path: Path):
-    from exporters.validation import read_json_file
+    from safe_io.validation import read_json_file
     try:
         st = path.stat()
     except OSError as exc:
@@ -91,7 +91,7 @@ def _read(path: Path):
 
 def _check_finite(obj, path: Path, where: list) -> None:
     """YAML (and Python's json) accept .nan / Infinity: refuse them, naming the field."""
-    from exporters.validation import field_path
+    from safe_io.validation import field_path
     if isinstance(obj, float) and not math.isfinite(obj):
         raise ManifestError(f"{path}: field {field_path(where)}: {obj} is not a finite number")
     if isinstance(obj, dict):
@@ -103,7 +103,7 @@ def _check_finite(obj, path: Path, where: list) -> None:
 
 
 def _existing(base: Path, value: str, path: Path, where: str, kind: str) -> Path:
-    from courtstudio.project import PROJECT_FILE
+    from courtstudio.io.project import PROJECT_FILE
     p = Path(value)
     p = p if p.is_absolute() else base / p
     if kind == "file" and not p.is_file():
@@ -117,7 +117,7 @@ def _existing(base: Path, value: str, path: Path, where: str, kind: str) -> Path
 def load_manifest(path) -> Manifest:
     """Read and validate a manifest (JSON or YAML); paths resolved against its folder."""
     from court_specs import SpecError, load_spec
-    from exporters.validation import first_schema_error
+    from safe_io.validation import first_schema_error
     path = Path(path)
     data = _read(path)
     err = first_schema_error(SCHEMA_PATH, data)

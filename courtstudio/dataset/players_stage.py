@@ -21,8 +21,8 @@ def add_players(project_root: Path, propagation_dir: Path, frames, proposer=None
     ``propose(image_bgr) -> [Proposal(box_xyxy, score)]`` and ``runner`` has
     ``run(image_bgr, boxes_xyxy (N, 4), camera) -> PromptHMRResult``; both default to the
     configured SAM3 and PromptHMR models."""
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.project import load_project
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.project import load_project
     if proposer is None:
         from hmr.sam3_boxes import ProposerError, proposer_from_environment
         proposer = proposer_from_environment()

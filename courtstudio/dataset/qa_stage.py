@@ -36,7 +36,7 @@ def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> 
 def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -> dict:
     """Gather every clip's QA into OUT/dataset, split by match. Reused when no clip's QA
     changed and the split options are the same."""
-    from exporters.atomic import write_json_atomic
+    from safe_io.atomic import write_json_atomic
     from qa.generate import DATASET_NAME, split_units, write_datasets
     from qa.review import read_items
     sd = StageDir(out, "dataset")

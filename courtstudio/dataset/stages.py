@@ -73,7 +73,7 @@ def skip_reason(stage: str, clip: Clip, out_root, gpus: Callable[[], int]) -> st
         if len(sports) > 1:
             return ("frames of several sports (" + ", ".join(sorted(sports)) + "): nothing to "
                     "propagate; each frame keeps its own calibration")
-        from courtstudio.propagate import project_references
+        from courtstudio.pipeline.propagate import project_references
         if not project_references(project):
             return "no frame with at least 4 clicked court keypoints: nothing to propagate"
     return None
@@ -135,9 +135,9 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
-    from courtstudio.points_file import load_points_file
-    from courtstudio.project import FrameAnnotation, load_project
-    from courtstudio.project_new import new_project_from_video
+    from courtstudio.io.points_file import load_points_file
+    from courtstudio.io.project import FrameAnnotation, load_project
+    from courtstudio.io.project_new import new_project_from_video
     shutil.rmtree(work / "project", ignore_errors=True)
     root = work / "project"
     if clip.video is not None:
@@ -166,7 +166,7 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
 
 def working_project(out_root: Path, clip: Clip):
     """The clip's project for the stages after prepare: with players where they ran."""
-    from courtstudio.project import load_project
+    from courtstudio.io.project import load_project
     cdir = clip_dir(out_root, clip.id)
     players = cdir / "players" / "project"
     return load_project(players if players.is_dir() else cdir / "prepare" / "project")
@@ -175,8 +175,8 @@ def working_project(out_root: Path, clip: Clip):
 # ---------------------------------------------------------------------------- propagate
 def _propagate(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
     from court_specs import load_spec
-    from courtstudio.propagate import ProjectFrames, project_references, propagate, summary
-    from exporters.atomic import write_json_atomic
+    from courtstudio.pipeline.propagate import ProjectFrames, project_references, propagate, summary
+    from safe_io.atomic import write_json_atomic
     project = working_project(out_root, clip)
     refs = project_references(project)
     if not refs:
@@ -202,7 +202,7 @@ def _players(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
 # ------------------------------------------------------------------------------- export
 def export_frames_of(clip: Clip, qa: QAOptions, out_root: Path, project_root=None) -> list:
     """Every ``export_every``-th frame plus every frame with an annotation file."""
-    from courtstudio.project import load_project
+    from courtstudio.io.project import load_project
     project = load_project(project_root) if project_root else working_project(out_root, clip)
     step = clip.export_every or qa.export_every
     return [f for i, f in enumerate(project.frames)
@@ -210,8 +210,8 @@ def export_frames_of(clip: Clip, qa: QAOptions, out_root: Path, project_root=Non
 
 
 def _export(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
-    from courtstudio.document import AnnotationDocument
-    from courtstudio.export_scenes import export_frames
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.export.export_scenes import export_frames
     project = working_project(out_root, clip)
     doc = AnnotationDocument(project, propagation_path=clip_dir(out_root, clip.id)
                              / "propagate" / "cameras.jsonl")

@@ -1,0 +1,111 @@
+"""Frame sources: image files and videos, decoded with OpenCV behind a small LRU cache.
+
+Video seeking is frame-accurate: a request for the next frame reads on; any other request
+seeks with CAP_PROP_POS_FRAMES and verifies the position OpenCV reports after the seek. When the
+seek fails or lands elsewhere (containers without a usable index), the video is reopened and
+read sequentially up to the frame.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from courtstudio.io.project import FrameRef, Project, ProjectError
+from safe_io.images import max_pixels, probe_video, read_image
+
+CACHE_FRAMES = 16
+
+
+class VideoReader:
+    """Random access to one video's frames (BGR uint8 arrays)."""
+
+    def __init__(self, path):
+        """Probes the container (size, frame count) before decoding anything; raises
+        ProjectError for a file that is not a regular file, not a video, or whose frames are
+        over the pixel limit (safe_io.images)."""
+        self.path = Path(path)
+        self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path,
+                                                                        ProjectError)
+        self._next = 0
+
+    def read(self, index: int) -> np.ndarray:
+        if not 0 <= index < self.frame_count:
+            raise ProjectError(f"{self.path}: frame {index} is outside 0..{self.frame_count - 1}")
+        if index != self._next and not self._seek(index):
+            self._read_up_to(index)
+        try:
+            ok, frame = self._cap.read()
+        except cv2.error:
+            ok, frame = False, None
+        if not ok or frame is None or frame.shape[0] * frame.shape[1] > max_pixels():
+            raise ProjectError(f"{self.path}: cannot decode frame {index}")
+        self._next = index + 1
+        return frame
+
+    def _seek(self, index: int) -> bool:
+        """Seek by frame number; True only when OpenCV then reports exactly that position."""
+        try:
+            ok = self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
+            return bool(ok) and round(self._cap.get(cv2.CAP_PROP_POS_FRAMES)) == index
+        except cv2.error:
+            return False
+
+    def _read_up_to(self, index: int) -> None:
+        """Reopen the video and decode frames 0..index-1, so the next read is frame ``index``
+        (slow, but right where the container's seek is not)."""
+        self._cap.release()
+        self._cap = cv2.VideoCapture(str(self.path))
+        for i in range(index):
+            try:
+                ok = self._cap.grab()
+            except cv2.error:
+                ok = False
+            if not ok:
+                raise ProjectError(f"{self.path}: cannot decode frame {i} (reading up to {index})")
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class FrameStore:
+    """Images of a project's frames by index, with an LRU cache of decoded frames."""
+
+    def __init__(self, project: Project, cache_frames: int = CACHE_FRAMES):
+        self.project = project
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._videos: dict[Path, VideoReader] = {}
+        self.cache_frames = cache_frames
+
+    def image(self, frame: FrameRef) -> np.ndarray:
+        """(h, w, 3) uint8 BGR."""
+        hit = self._cache.get(frame.id)
+        if hit is not None:
+            self._cache.move_to_end(frame.id)
+            return hit
+        if frame.video is not None:
+            path = self.project.video_path(frame)
+            reader = self._videos.get(path)
+            if reader is None:
+                reader = self._videos[path] = VideoReader(path)
+            img = reader.read(frame.index)
+        else:
+            path = self.project.image_path(frame)
+            img = read_image(path, ProjectError, f"image of frame {frame.id!r}")
+        self._cache[frame.id] = img
+        while len(self._cache) > self.cache_frames:
+            self._cache.popitem(last=False)
+        return img
+
+    def image_size(self, frame: FrameRef) -> tuple[int, int]:
+        h, w = self.image(frame).shape[:2]
+        return w, h
+
+    def close(self) -> None:
+        for r in self._videos.values():
+            r.close()
+        self._videos.clear()
+        self._cache.clear()

@@ -1,0 +1,522 @@
+"""The project: a folder with a versioned project file, frames, per-frame annotations.
+
+Layout (docs/formats.md)::
+
+    PROJECT/courtstudio_project.json   {"format": "courtstudio.project", "format_version": 1,
+                                        "name", "sport", "frames": [{"id", "image", "sport"?}]}
+    PROJECT/frames/...                 images the project refers to (paths relative to PROJECT)
+    PROJECT/annotations/<id>.json      one per annotated frame (FrameAnnotation)
+    PROJECT/truth/<id>.json            optional ground truth (synthetic frames)
+
+The annotation file is a superset of the points file, so it can be passed to
+``courtstudio calibrate --points``. Loading validates and names the bad field; unknown keys are
+kept; saves are atomic; a newer format_version is refused without touching the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from court_specs import available_specs
+from courtstudio.io.points_file import InputError, parse_image_size, parse_points, read_json
+from courtstudio.io.project_paths import (FPS_LIMIT, HEIGHT_LIMIT_M, IMAGE_SIDE_LIMIT, INDEX_LIMIT,
+                                       NAME_MAX_CHARS, PIXEL_LIMIT, PLAYER_ID_LIMIT,
+                                       bounded_int, check_frame_id, check_project_folders,
+                                       finite_number, relative_path_problem, resolve_inside)
+from safe_io.atomic import write_json_atomic
+
+PROJECT_FILE = "courtstudio_project.json"
+PROJECT_FORMAT = "courtstudio.project"
+ANNOTATION_FORMAT = "courtstudio.annotation"
+FORMAT_VERSION = 1
+POINT_FLAGS = ("occluded", "estimated")  # FrameAnnotation.point_flags values
+
+
+class ProjectError(InputError):
+    """A project or annotation file is malformed; the message names the file and field."""
+
+
+@dataclass
+class FrameRef:
+    """A frame: an image file, or frame ``index`` of a ``video`` (paths relative to the
+    project folder, inside it)."""
+
+    id: str
+    image: str | None
+    sport: str
+    video: str | None = None
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class CameraRange:
+    """Frames first..last (project frame indices, inclusive) reuse frame ``source``'s camera
+    (a static camera). A frame with its own court points uses its own calibration."""
+
+    first: int
+    last: int
+    source: str
+
+
+@dataclass(frozen=True)
+class BallFlightMarks:
+    """A ball flight between a hit and the next bounce or hit: the frames (ids) where the
+    annotator lifted the ball at its start, middle and end."""
+
+    start: str
+    middle: str
+    end: str
+
+
+@dataclass
+class PlayerAnnotation:
+    """A player box (px, xyxy) with a stable id (Player N), and the annotated height of the
+    mesh's lowest vertex when known."""
+
+    id: int
+    box_xyxy: tuple[float, float, float, float]
+    lowest_vertex_height_m: float | None = None
+    mesh: str | None = None  # a PersonMesh .npz, relative to the project folder
+
+
+@dataclass
+class BallAnnotation:
+    """The ball tool's two clicks (px) and the projection plane's name."""
+
+    visible: bool
+    uv: tuple[float, float] | None = None
+    ground_uv: tuple[float, float] | None = None
+    plane: str | None = None
+
+
+@dataclass
+class FrameAnnotation:
+    frame_id: str
+    image_size: tuple[int, int]
+    points: dict[str, tuple[float, float]] = field(default_factory=dict)
+    ball: BallAnnotation | None = None
+    players: list[PlayerAnnotation] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False)
+    # {keypoint name: 'occluded' | 'estimated'}: a click placed where the point should be but
+    # cannot be seen; kept and drawn, left out of the calibration (calibration_points)
+    point_flags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def calibration_points(self) -> dict[str, tuple[float, float]]:
+        """The clicks the calibration uses: every click not flagged occluded / estimated."""
+        return {n: uv for n, uv in self.points.items() if n not in self.point_flags}
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.points and self.ball is None and not self.players and not self.flags
+
+    def player(self, pid: int) -> PlayerAnnotation | None:
+        return next((p for p in self.players if p.id == pid), None)
+
+    def to_json(self) -> dict:
+        out = dict(self.raw)
+        out.update({"format": ANNOTATION_FORMAT, "format_version": FORMAT_VERSION,
+                    "frame_id": self.frame_id, "image_size": list(self.image_size),
+                    "points": {k: list(v) for k, v in self.points.items()}})
+        out.pop("ball", None)
+        out["players"] = [{"id": p.id, "box_xyxy": list(p.box_xyxy),
+                           **({"lowest_vertex_height_m": p.lowest_vertex_height_m}
+                              if p.lowest_vertex_height_m is not None else {}),
+                           **({"mesh": p.mesh} if p.mesh is not None else {})}
+                          for p in self.players]
+        out["flags"] = list(self.flags)
+        out.pop("point_flags", None)
+        flags = {n: f for n, f in self.point_flags.items() if n in self.points}
+        if flags:
+            out["point_flags"] = flags
+        if self.ball is not None:
+            b = {"visible": self.ball.visible}
+            if self.ball.uv is not None:
+                b["uv"] = list(self.ball.uv)
+            if self.ball.ground_uv is not None:
+                b["ground_uv"] = list(self.ball.ground_uv)
+            if self.ball.plane is not None:
+                b["plane"] = self.ball.plane
+            out["ball"] = b
+        return out
+
+
+@dataclass
+class Project:
+    root: Path
+    name: str
+    sport: str
+    frames: list[FrameRef]
+    raw: dict = field(default_factory=dict, repr=False)
+    camera_ranges: list[CameraRange] = field(default_factory=list)
+    ball_flights: list[BallFlightMarks] = field(default_factory=list)
+    fps: float = 25.0
+
+    @property
+    def path(self) -> Path:
+        return self.root / PROJECT_FILE
+
+    def frame(self, frame_id: str) -> FrameRef:
+        return self.frames[self.index_of(frame_id)]
+
+
+    def inside(self, rel: str, where: str) -> Path:
+        """``root / rel``, refusing a path that leaves the project (also through a link)."""
+        return resolve_inside(self.root, rel, f"{self.path}: {where}", ProjectError)
+
+    def image_path(self, frame: FrameRef) -> Path:
+        if frame.image is None:
+            raise ProjectError(f"{self.path}: frame {frame.id!r} is a video frame, not an image")
+        return self.inside(frame.image, f"frame {frame.id!r} image")
+
+    def video_path(self, frame: FrameRef) -> Path:
+        return self.inside(frame.video, f"frame {frame.id!r} video")
+
+    def mesh_path(self, rel: str) -> Path:
+        """A player's mesh file (an annotation's ``players[].mesh``)."""
+        return self.inside(rel, "player mesh")
+
+    def index_of(self, frame_id: str) -> int:
+        """Position of a frame, from an id table built once (the app asks on every edit, and
+        a video project has thousands of frames)."""
+        table = self.__dict__.get("_index")
+        if table is None or len(table) != len(self.frames):
+            table = self.__dict__["_index"] = {f.id: i for i, f in enumerate(self.frames)}
+        try:
+            return table[frame_id]
+        except KeyError:
+            raise ProjectError(f"{self.path}: no frame {frame_id!r}") from None
+
+    def camera_range_of(self, index: int) -> CameraRange | None:
+        """The static-camera range containing frame ``index`` (the last defined wins)."""
+        for r in reversed(self.camera_ranges):
+            if r.first <= index <= r.last:
+                return r
+        return None
+
+    def annotation_path(self, frame_id: str) -> Path:
+        """``annotations/<id>.json``; a bad id (or a linked folder) never yields a path
+        outside the project, whatever is in memory."""
+        check_frame_id(frame_id, f"{self.path}: frame id", ProjectError)
+        # no resolve() here: the timeline asks for every frame; the folder was checked at
+        # load, a link in it is checked where it is read or written
+        return self.root / "annotations" / f"{frame_id}.json"
+
+    def truth_path(self, frame_id: str) -> Path:
+        check_frame_id(frame_id, f"{self.path}: frame id", ProjectError)
+        return self.inside(f"truth/{frame_id}.json", f"frame {frame_id!r} truth")
+
+    def load_annotation(self, frame_id: str) -> FrameAnnotation | None:
+        checked = self.__dict__.get("_checked_annotations", {}).pop(frame_id, None)
+        if checked is not None:  # parsed by load_project, handed out once
+            return checked
+        p = self.annotation_path(frame_id)
+        if not p.exists():
+            return None
+        if p.is_symlink():  # the folder was checked at load; a link in it is checked here
+            self.inside(f"annotations/{frame_id}.json", f"frame {frame_id!r} annotation")
+        return load_annotation(p)
+
+    def save_annotation(self, ann: FrameAnnotation) -> None:
+        self.index_of(ann.frame_id)  # only frames of this project have annotation files
+        self.annotation_path(ann.frame_id)  # checks the id
+        write_json_atomic(self.inside(f"annotations/{ann.frame_id}.json",
+                                      f"frame {ann.frame_id!r} annotation"), ann.to_json())
+
+    def to_json(self) -> dict:
+        out = dict(self.raw)
+        frames = []
+        for f in self.frames:
+            d = {"id": f.id}
+            if f.image is not None:
+                d["image"] = f.image
+            else:
+                d.update({"video": f.video, "index": f.index})
+            if f.sport != self.sport:
+                d["sport"] = f.sport
+            frames.append(d)
+        out.update({"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION,
+                    "name": self.name, "sport": self.sport, "frames": frames,
+                    "camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
+                                      for r in self.camera_ranges],
+                    "ball_flights": [{"start": b.start, "middle": b.middle, "end": b.end}
+                                     for b in self.ball_flights],
+                    "fps": self.fps})
+        return out
+
+    def save(self) -> None:
+        write_json_atomic(self.path, self.to_json())
+
+
+def _check_version(data: dict, path: Path, fmt: str) -> None:
+    if data.get("format") != fmt:
+        raise ProjectError(f"{path}: field format: expected {fmt!r}, got {data.get('format')!r}")
+    v = data.get("format_version")
+    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        raise ProjectError(f"{path}: field format_version: expected a positive integer")
+    if v > FORMAT_VERSION:
+        raise ProjectError(f"{path}: format_version {v} is newer than this CourtStudio reads "
+                           f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed")
+
+
+def _check_sport(sport, where: str, known: frozenset | None = None) -> str:
+    """A bundled spec id: a project never names a spec file (it would be read from anywhere).
+    ``known``: available_specs(), when the caller checks many frames."""
+    if not isinstance(sport, str):
+        raise ProjectError(f"{where}: expected a sport id string")
+    if sport not in (known or available_specs()):
+        raise ProjectError(f"{where}: unknown sport {sport[:80]!r} (a bundled spec id is "
+                           f"expected); available: {', '.join(available_specs())}")
+    return sport
+
+
+def _check_frame_path(root: Path, rel, where: str, checked: set) -> None:
+    if isinstance(rel, str) and rel in checked:  # a video's thousands of frames name one file
+        return
+    resolve_inside(root, rel, where, ProjectError)  # syntax first, then where it resolves
+    checked.add(rel)
+
+
+def load_project(root) -> Project:
+    """Open a project folder (or its project file); raise ProjectError naming the bad field."""
+    root = Path(root)
+    path = root if root.is_file() else root / PROJECT_FILE
+    root = path.parent
+    try:
+        data = read_json(path, "project file")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    _check_version(data, path, PROJECT_FORMAT)
+    check_project_folders(root, ProjectError)
+    name = data.get("name", root.name)
+    if not isinstance(name, str) or len(name) > NAME_MAX_CHARS:
+        raise ProjectError(f"{path}: field name: expected a string of at most "
+                           f"{NAME_MAX_CHARS} characters")
+    sport = _check_sport(data.get("sport"), f"{path}: field sport")
+    frames_raw = data.get("frames")
+    if not isinstance(frames_raw, list):
+        raise ProjectError(f"{path}: field frames: expected a list")
+    if not frames_raw:
+        raise ProjectError(f"{path}: field frames: the project has no frames")
+    known = frozenset(available_specs())
+    frames, seen, folded, checked = [], set(), set(), set()
+    for i, fr in enumerate(frames_raw):
+        where = f"{path}: field frames[{i}]"
+        if not isinstance(fr, dict):
+            raise ProjectError(f"{where}: expected an object")
+        fid, image = fr.get("id"), fr.get("image")
+        check_frame_id(fid, f"{where}.id", ProjectError)
+        if fid.casefold() in folded:  # one annotation file on a case-insensitive disk
+            raise ProjectError(f"{where}.id: duplicate frame id {fid!r} (ids must differ in "
+                               "more than letter case)")
+        seen.add(fid)
+        folded.add(fid.casefold())
+        video, index = fr.get("video"), fr.get("index")
+        if video is not None:
+            _check_frame_path(root, video, f"{where}.video", checked)
+            bounded_int(index, f"{where}.index", ProjectError, 0, INDEX_LIMIT)
+            image = None
+        else:
+            _check_frame_path(root, image, f"{where}.image", checked)
+        fsport = _check_sport(fr.get("sport", sport), f"{where}.sport", known)
+        frames.append(FrameRef(fid, image, fsport, video, index))
+    ranges = []
+    for i, r in enumerate(_list_field(data, "camera_ranges", path)):
+        where = f"{path}: field camera_ranges[{i}]"
+        if not isinstance(r, dict) or not all(isinstance(r.get(k), int)
+                                              and not isinstance(r.get(k), bool)
+                                              for k in ("first", "last")):
+            raise ProjectError(f"{where}: expected {{first, last, source}}")
+        if not 0 <= r["first"] <= r["last"] < len(frames):
+            raise ProjectError(f"{where}: frames {r['first']}..{r['last']} are not in the "
+                               f"project (0..{len(frames) - 1})")
+        if not isinstance(r.get("source"), str) or r["source"] not in seen:
+            raise ProjectError(f"{where}.source: no frame {r.get('source')!r}")
+        ranges.append(CameraRange(r["first"], r["last"], r["source"]))
+    flights = []
+    for i, b in enumerate(_list_field(data, "ball_flights", path)):
+        where = f"{path}: field ball_flights[{i}]"
+        if not isinstance(b, dict) or any(not isinstance(b.get(k), str) or b.get(k) not in seen
+                                          for k in ("start", "middle", "end")):
+            raise ProjectError(f"{where}: expected {{start, middle, end}} frame ids of this "
+                               "project")
+        flights.append(BallFlightMarks(b["start"], b["middle"], b["end"]))
+    fps = finite_number(data.get("fps", 25.0), f"{path}: field fps", ProjectError, FPS_LIMIT)
+    if fps <= 0:
+        raise ProjectError(f"{path}: field fps: expected frames per second > 0")
+    project = Project(root=root, name=name, sport=sport, frames=frames, raw=data,
+                      camera_ranges=ranges, ball_flights=flights, fps=float(fps))
+    project.__dict__["_checked_annotations"] = _check_annotations(project)
+    return project
+
+
+def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
+    """Parse every frame's annotation file now, so a bad one fails the open (naming the file
+    and field) instead of a later save; its mesh paths must stay inside the project."""
+    folder = project.root / "annotations"
+    try:
+        names = {e.name for e in os.scandir(folder)}
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ProjectError(f"{folder}: cannot list ({exc.strerror})") from None
+    out = {}
+    for f in project.frames:
+        if f"{f.id}.json" in names:
+            ann = project.load_annotation(f.id)
+            for i, p in enumerate(ann.players):
+                if p.mesh is not None:
+                    resolve_inside(project.root, p.mesh, f"{project.annotation_path(f.id)}: "
+                                   f"field players[{i}].mesh", ProjectError)
+            out[f.id] = ann
+    return out
+
+
+def _list_field(data: dict, key: str, path) -> list:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise ProjectError(f"{path}: field {key}: expected a list")
+    return value
+
+
+def load_annotation(path) -> FrameAnnotation:
+    """An annotation file; its ``frame_id`` must be the file's stem (``<id>.json``)."""
+    path = Path(path)
+    try:
+        data = read_json(path, "annotation file")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    return parse_annotation(data, path, frame_id=path.stem)
+
+
+def _pixel(uv, where: str) -> None:
+    for c in uv:
+        finite_number(c, where, ProjectError, PIXEL_LIMIT)
+
+
+def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnnotation:
+    """Validate an annotation record (``path`` names it in errors); ``frame_id``: the id
+    the record must carry (its file's stem, or its frame in a recovery journal)."""
+    if not isinstance(data, dict):
+        raise ProjectError(f"{path}: expected a JSON object")
+    _check_version(data, path, ANNOTATION_FORMAT)
+    fid = check_frame_id(data.get("frame_id"), f"{path}: field frame_id", ProjectError)
+    if frame_id is not None and fid != frame_id:
+        raise ProjectError(f"{path}: field frame_id: {fid!r} is not this file's frame "
+                           f"{frame_id!r}")
+    try:
+        size = parse_image_size(data.get("image_size"), f"{path}: field image_size")
+        points = parse_points(data.get("points", {}), f"{path}: field points")
+    except InputError as exc:
+        raise ProjectError(str(exc)) from None
+    if max(size) > IMAGE_SIDE_LIMIT:
+        raise ProjectError(f"{path}: field image_size: {size[0]}x{size[1]} exceeds "
+                           f"{IMAGE_SIDE_LIMIT} px per side")
+    for name, uv in points.items():
+        _pixel(uv, f"{path}: field points.{name}")
+    ball = None
+    b = data.get("ball")
+    if b is not None:
+        if not isinstance(b, dict) or not isinstance(b.get("visible"), bool):
+            raise ProjectError(f"{path}: field ball.visible: expected true or false")
+        uv = gu = None
+        try:
+            if "uv" in b:
+                uv = parse_points({"uv": b["uv"]}, f"{path}: field ball")["uv"]
+            if "ground_uv" in b:
+                gu = parse_points({"ground_uv": b["ground_uv"]}, f"{path}: field ball")[
+                    "ground_uv"]
+        except InputError as exc:
+            raise ProjectError(str(exc)) from None
+        for key, c in (("uv", uv), ("ground_uv", gu)):
+            if c is not None:
+                _pixel(c, f"{path}: field ball.{key}")
+        if b["visible"] and uv is None:
+            raise ProjectError(f"{path}: field ball.uv: a visible ball needs its pixel")
+        plane = b.get("plane")
+        if plane is not None and not isinstance(plane, str):
+            raise ProjectError(f"{path}: field ball.plane: expected a plane name")
+        ball = BallAnnotation(b["visible"], uv, gu, plane)
+    players, ids = [], set()
+    for i, pl in enumerate(_list_field(data, "players", path)):
+        where = f"{path}: field players[{i}]"
+        if not isinstance(pl, dict):
+            raise ProjectError(f"{where}: expected an object")
+        bounded_int(pl.get("id"), f"{where}.id", ProjectError, 1, PLAYER_ID_LIMIT)
+        if pl["id"] in ids:
+            raise ProjectError(f"{where}.id: duplicate player {pl['id']}")
+        ids.add(pl["id"])
+        box = pl.get("box_xyxy")
+        if not isinstance(box, list) or len(box) != 4:
+            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1]")
+        box = [finite_number(c, f"{where}.box_xyxy", ProjectError, PIXEL_LIMIT) for c in box]
+        if not (box[0] < box[2] and box[1] < box[3]):
+            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1] with x0 < x1, "
+                               "y0 < y1")
+        h = pl.get("lowest_vertex_height_m")
+        if h is not None:
+            h = finite_number(h, f"{where}.lowest_vertex_height_m", ProjectError,
+                              HEIGHT_LIMIT_M)
+        mesh = pl.get("mesh")
+        if mesh is not None and relative_path_problem(mesh):
+            raise ProjectError(f"{where}.mesh: {relative_path_problem(mesh)}")
+        players.append(PlayerAnnotation(pl["id"], tuple(float(c) for c in box), h, mesh))
+    flags = data.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise ProjectError(f"{path}: field flags: expected a list of strings")
+    pflags = data.get("point_flags", {})
+    if not isinstance(pflags, dict) or not all(
+            isinstance(k, str) and v in POINT_FLAGS for k, v in pflags.items()):
+        raise ProjectError(f"{path}: field point_flags: expected {{keypoint name: "
+                           f"{' or '.join(repr(f) for f in POINT_FLAGS)}}}")
+    return FrameAnnotation(fid, size, points, ball, players, list(flags), raw=data,
+                           point_flags={k: v for k, v in pflags.items() if k in points})
+
+
+def check_recovered_state(project: Project, state: dict, where: str) -> None:
+    """Validate a recovery journal's unsaved state (what ``restore_unsaved_state`` applies)
+    as strictly as the project's own files: every annotation is keyed by a frame of this
+    project and carries that frame's id, mesh paths stay inside the project, ranges and
+    flights name this project's frames. Raises ProjectError naming ``where`` and the field."""
+    anns = state.get("annotations", {})
+    if not isinstance(anns, dict):
+        raise ProjectError(f"{where}: field annotations: expected an object")
+    ids = {f.id for f in project.frames}
+    for fid, data in anns.items():
+        if not isinstance(fid, str) or fid not in ids:
+            raise ProjectError(f"{where}: field annotations.{str(fid)[:60]}: not a frame of "
+                               "this project")
+        ann = parse_annotation(data, f"{where}: annotations.{fid}", frame_id=fid)
+        for p in ann.players:
+            if p.mesh is not None:
+                project.inside(p.mesh, f"{where}: annotations.{fid} mesh")
+    n = len(project.frames)
+    ranges = state.get("camera_ranges")
+    if ranges is not None:
+        if not isinstance(ranges, list):
+            raise ProjectError(f"{where}: field camera_ranges: expected a list")
+        for i, r in enumerate(ranges):
+            w = f"{where}: field camera_ranges[{i}]"
+            if not isinstance(r, dict):
+                raise ProjectError(f"{w}: expected {{first, last, source}}")
+            first = bounded_int(r.get("first"), f"{w}.first", ProjectError, 0, n - 1)
+            bounded_int(r.get("last"), f"{w}.last", ProjectError, first, n - 1)
+            if r.get("source") not in ids:
+                raise ProjectError(f"{w}.source: no frame {str(r.get('source'))[:60]!r} in "
+                                   "this project")
+    flights = state.get("ball_flights")
+    if flights is not None:
+        if not isinstance(flights, list):
+            raise ProjectError(f"{where}: field ball_flights: expected a list")
+        for i, b in enumerate(flights):
+            if (not isinstance(b, list) or len(b) != 3
+                    or not all(isinstance(f, str) for f in b)):
+                raise ProjectError(f"{where}: field ball_flights[{i}]: expected three frame "
+                                   "ids")
+            for f in b:
+                if f not in ids:
+                    raise ProjectError(f"{where}: field ball_flights[{i}]: no frame "
+                                       f"{f[:60]!r} in this project")

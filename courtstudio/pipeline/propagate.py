@@ -1,0 +1,512 @@
+"""Carry annotated court keypoints from reference frames through a clip and recalibrate every
+frame (issue 5; docs/propagation.md).
+
+1. Shots: a jump in the colour histogram between consecutive frames is a cut. A cut ends a
+   propagation run and is flagged; runs never cross it.
+2. Each frame takes the nearest reference in its shot (so between two references each half
+   propagates from its own end) and is registered *directly* to it (geometry.plane_motion):
+   the previous frame's homography predicts, the residual is measured, errors do not chain.
+3. The reference's clicked keypoints are transferred by that homography (exact for every point
+   under pan/tilt/zoom about a fixed point) and the frame is recalibrated, warm-started.
+4. Status: "reference"; "static" (the image did not move: the reference camera is reused);
+   "ok"; or "flagged" with a reason (cut, registration failed, residual above the threshold,
+   court lines that no longer lie on the painted lines, too few keypoints in view, no
+   reference in the shot).
+
+Results stream to ``cameras.jsonl`` (one JSON line per frame, written as soon as the frame is
+done), so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Protocol
+
+import cv2
+import numpy as np
+
+from court_specs import CourtSpec
+from courtstudio.pipeline.propagate_frame import (FrameCamera, Options, Reference, RefState,
+                                                  Tracker, make_ref_state)
+
+__all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summary"]
+from courtstudio.pipeline.propagate_sources import (ProjectFrames, ProjectSource,  # noqa: F401
+                                           VideoFrames, VideoSource, project_masks,
+                                           save_project_masks)
+from geometry.camera import Camera
+from geometry.plane_motion import cut_signature, is_cut_between, prepare, same_view
+
+FLAG_RMS_PX = 3.0
+
+
+class Frames(Protocol):
+    """count, size (w, h), image(i); optionally mask(i): uint8 (h, w), 0 where features must
+    not be used (players), or None."""
+
+    count: int
+    size: tuple[int, int]
+
+    def image(self, index: int) -> np.ndarray: ...
+
+
+def frame_mask(frames, index: int):
+    fn = getattr(frames, "mask", None)
+    return fn(index) if fn is not None else None
+
+
+MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
+STATUSES = ("reference", "ok", "static", "flagged")
+
+
+def check_record(d) -> str | None:
+    """Why a cameras.jsonl record is unusable (None: it is fine). A record with a camera
+    (K) must hold a valid one (K, R, t, image_size, dist: finite, a rotation, positive
+    focal, pixels <= 1e6, metres <= 1e4) and a numeric rms_px."""
+    from safe_io.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M
+    from geometry.errors import GeometryError
+    if not isinstance(d, dict):
+        return "expected a JSON object"
+    f = d.get("frame")
+    if not isinstance(f, int) or isinstance(f, bool) or f < 0:
+        return "field frame: expected a frame number >= 0"
+    if d.get("status") not in STATUSES:
+        return f"field status: expected one of {', '.join(STATUSES)}"
+    rms = d.get("rms_px")
+    if rms is not None and (not isinstance(rms, (int, float)) or isinstance(rms, bool)
+                            or not 0 <= rms <= MAX_ABS_PIXEL):
+        return "field rms_px: expected pixels >= 0 or null"
+    ref = d.get("reference")
+    if ref is not None and (not isinstance(ref, int) or isinstance(ref, bool)):
+        return "field reference: expected a frame number"
+    for k in ("reason",):
+        if k in d and not isinstance(d[k], str):
+            return f"field {k}: expected text"
+    if "K" in d:
+        if rms is None:
+            return "field rms_px: a record with a camera needs its RMS"
+        try:
+            cam = Camera.from_dict(d, "camera")
+        except GeometryError as exc:
+            return f"field {exc}"
+        if (np.abs(cam.K).max() > MAX_ABS_PIXEL or max(cam.image_size) > MAX_ABS_PIXEL
+                or np.abs(cam.camera_centre_world).max() > MAX_ABS_WORLD_M
+                or np.abs(cam.dist).max() > MAX_ABS_WORLD_M):
+            return "field K/t/dist/image_size: absurd magnitude"
+    return None
+
+
+def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
+    """Valid records of a cameras.jsonl by frame (a partial last line from a kill, and any
+    line that is not a valid record, is skipped and, when ``problems`` is given, described
+    there as 'line N: why'). The file must be a regular file of at most MAX_JSONL_BYTES."""
+    from courtstudio.io.points_file import InputError
+    from safe_io.validation import parse_json_text, read_file_bytes
+    done = {}
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return done
+    text = read_file_bytes(path, MAX_JSONL_BYTES, InputError, "cameras.jsonl file").decode(
+        "utf-8", "replace")
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = parse_json_text(line, f"{path}: line {n}", InputError)
+        except InputError as exc:
+            if problems is not None:
+                problems.append(str(exc))
+            continue
+        why = check_record(d)
+        if why is not None:
+            if problems is not None:
+                problems.append(f"{path}: line {n}: {why}")
+            continue
+        done[d["frame"]] = d
+    return done
+
+
+def _read(frames, i: int):
+    """Frame i, or None when it cannot be decoded (flagged, never fatal)."""
+    try:
+        img = frames.image(i)
+    except (OSError, ValueError, cv2.error):
+        return None
+    return img if isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size else None
+
+
+def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefState]:
+    states = {}
+    for r in refs:
+        img = _read(frames, r.frame)
+        if img is None:
+            raise ValueError(f"reference frame {r.frame} cannot be read")
+        states[r.frame] = make_ref_state(spec, r, img, frame_mask(frames, r.frame), dense)
+    return states
+
+
+def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emit,
+          options: Options, states=None) -> list:
+    """One decode pass over frames lo..hi - 1 (in order): the cut scan, and every frame not
+    in done registered, recalibrated and verified; each record goes to emit as soon as it is
+    made. A frame takes the nearest reference in its shot as far as the pass knows it (a cut
+    found later is repaired by propagate). Returns the screen-fixed graphics boxes found."""
+    tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None),
+                      options)
+    by_frame = {r.frame: r for r in refs}
+    ref_frames = sorted(by_frame)
+    prev_sig = prev_p = None
+    if lo > 0:
+        img = _read(frames, lo - 1)
+        prev_sig = None if img is None else cut_signature(img)
+        prev_p = None if img is None else prepare(img)
+        rec = done.get(lo - 1)
+        if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
+            st = tracker.states[rec["reference"]]
+            st.last_H, st.last_frame = np.array(rec["H_from_reference"]), lo - 1
+    shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
+    for i in range(lo, hi):
+        img = _read(frames, i)
+        sig = None if img is None else cut_signature(img)
+        p = None if img is None else prepare(img)
+        cut = prev_sig is not None and sig is not None and is_cut_between(prev_sig, sig)
+        if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
+            cut = False
+        prev_sig = sig
+        if cut:
+            shot_start = i
+            tracker.reset_motion()
+        elif p is not None and tracker.observe(prev_p, p):
+            for rec in tracker.retry_pending():
+                emit(rec, bool(done.get(rec.frame, {}).get("cut")))
+        prev_p = p
+        if i in done:
+            rec = done[i]
+            if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
+                st = tracker.states[rec["reference"]]
+                st.last_H, st.last_frame = np.array(rec["H_from_reference"]), i
+            continue
+        if i in by_frame:
+            st = tracker.states[i]
+            st.last_H, st.last_frame = np.eye(3), i
+            emit(FrameCamera(i, "reference", st.camera, st.rms_px, reference=i, H=np.eye(3),
+                             points=by_frame[i].points, evidence=st.evidence), cut)
+            continue
+        if img is None:
+            emit(FrameCamera(i, "flagged", reason="the frame cannot be decoded"), cut)
+            continue
+        before = [f for f in ref_frames if shot_start <= f <= i]
+        after = [f for f in ref_frames if f > i]
+        a = before[-1] if before else None
+        b = after[0] if after else None
+        if a is None and b is None:  # the view may still be a reference's (after a replay)
+            r = min(ref_frames, key=lambda f: abs(f - i))
+            rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
+            if rec.status == "flagged":
+                rec.reason = ("no reference in this shot" + (" (starts at a cut)" if cut else "")
+                              + f"; {rec.reason}")
+            emit(rec, cut)
+            continue
+        r = a if b is None or (a is not None and i - a <= b - i) else b
+        emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
+    return tracker.graphics_boxes()
+
+
+def _shots(records: dict, n: int) -> list[tuple[int, int]]:
+    cuts = [i for i in range(1, n) if records.get(i, {}).get("cut")]
+    bounds = [0] + cuts + [n]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
+    """Blocks (lo, hi, in-shot references) of frames whose record used a reference outside
+    their shot, or found none, while their shot has one of its own."""
+    out = []
+    for s0, s1 in shots:
+        in_shot = [r for r in refs if s0 <= r.frame < s1]
+        if not in_shot:  # its frames were registered to any reference, and verified
+            continue
+        bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != "reference"
+               and ((records.get(i, {}).get("reference") is not None
+                     and not s0 <= records[i]["reference"] < s1)
+                    or records.get(i, {}).get("reason", "").startswith("no reference"))]
+        if bad:
+            out.append((bad[0], bad[-1] + 1, in_shot))
+    return out
+
+
+def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
+              flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
+              progress: Callable[[int, int], None] | None = None, workers: int = 1,
+              frames_source=None, snap: bool = False, masks=(), detect_graphics: bool = True,
+              line_refiner=None) -> list[dict]:
+    """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
+
+    One decode pass (the cut scan folded in); every record is appended to
+    OUT/cameras.jsonl as soon as it is made, with any number of workers (workers > 1 split
+    the clip into contiguous ranges, one process each, which send their records to this
+    one; frames_source, picklable and called to open the frames in a worker, is then
+    required). A killed run resumes: frames already recorded are not redone. masks: user
+    boxes [x0, y0, x1, y1] (full-resolution px) never used for registration.
+    line_refiner: see Options. Returns records; the summary's extras (reference quality,
+    graphics boxes) are in propagate.last_extras."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "cameras.jsonl"
+    done = read_done(path)
+    n = frames.count
+    refs = sorted(references, key=lambda r: r.frame)
+    for r in refs:
+        if not 0 <= r.frame < n:
+            raise ValueError(f"reference frame {r.frame} is outside the clip (0..{n - 1})")
+    options = Options(flag_rms_px, snap, tuple(tuple(m) for m in masks), detect_graphics,
+                      line_refiner)
+    states = _references(frames, spec, refs, None)
+    finished = len(done)
+    graphics: list = []
+    with open(path, "a") as fh:
+        def emit(rec: FrameCamera, cut: bool = False):
+            nonlocal finished
+            if isinstance(rec, FrameCamera):
+                rec.cut = rec.cut or cut
+                d = rec.to_json()
+            else:
+                d = rec
+            fh.write(json.dumps(d) + "\n")
+            fh.flush()
+            if d["frame"] not in done:
+                finished += 1
+            done[d["frame"]] = d
+            if progress:
+                progress(min(finished, n), n)
+
+        ranges = _ranges(refs, n, workers)
+        if workers > 1 and frames_source is not None and len(ranges) > 1:
+            graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit)
+        else:
+            graphics = _pass(frames, spec, refs, 0, n, dict(done), emit, options, states)
+        shots = _shots(done, n)
+        for lo, hi, in_shot in _misassigned(done, shots, refs):
+            if not in_shot:
+                for i in range(lo, hi):
+                    emit(FrameCamera(i, "flagged", reason="no reference in this shot",
+                                     cut=bool(done[i].get("cut"))))
+                continue
+            redo = {k: v for k, v in done.items() if not lo <= k < hi}
+            _pass(frames, spec, in_shot, lo, hi, redo, emit, options,
+                  {r.frame: states[r.frame] for r in in_shot})
+    records = [done[i] for i in sorted(done)]
+    if shared_centre:
+        for s0, s1 in _shots(done, n):
+            share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
+    write_jsonl_atomic(path, records)  # one record per frame, in frame order
+    propagate.last_extras = {"reference_quality": [states[r.frame].quality() for r in refs],
+                             "graphics_boxes": graphics, "masks": [list(m) for m in masks]}
+    return records
+
+
+propagate.last_extras = {}
+
+
+def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous frame ranges, one per worker: the references split into groups, the
+    boundaries half-way between groups."""
+    k = max(1, min(workers, len(refs)))
+    groups = [g for g in np.array_split(np.arange(len(refs)), k) if len(g)]
+    bounds = [0]
+    for g0, g1 in zip(groups[:-1], groups[1:]):
+        bounds.append((refs[g0[-1]].frame + refs[g1[0]].frame) // 2 + 1)
+    bounds.append(n)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None:
+    """A worker process: one pass over lo..hi - 1, every record sent to the parent at once."""
+    try:
+        from court_specs import load_spec
+        frames = frames_source()
+        boxes = _pass(frames, load_spec(spec_ref), refs, lo, hi, done,
+                      lambda rec, cut=False: queue.put(("record", rec.to_json() | (
+                          {"cut": True} if cut or rec.cut else {}))), options)
+        queue.put(("done", boxes))
+    except Exception as exc:  # reported to the parent, which raises it
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list:
+    import multiprocessing as mp
+    import queue as queue_mod
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    procs = []
+    for lo, hi in ranges:
+        sub = {k: v for k, v in done.items() if lo - 1 <= k < hi}
+        procs.append(ctx.Process(target=_worker, args=(frames_source, spec.source or spec.id,
+                                                       refs, lo, hi, sub, options, q),
+                                 daemon=True))
+    for p in procs:
+        p.start()
+    running, boxes, error = len(procs), [], None
+    try:
+        while running:
+            try:
+                kind, payload = q.get(timeout=1.0)
+            except queue_mod.Empty:
+                if not any(p.is_alive() for p in procs):
+                    error = error or "a worker died"
+                    break
+                continue
+            if kind == "record":
+                emit(payload)
+            elif kind == "done":
+                boxes += payload
+                running -= 1
+            else:
+                error, running = payload, running - 1
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+    if error:
+        raise RuntimeError(f"propagation worker failed: {error}")
+    return boxes
+
+
+SHARED_TOL_PX = 0.5
+
+
+def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
+    """One camera centre for a shot (the median of its frames' free solutions); each frame is
+    refitted for rotation and focal length with it, and keeps its free pose where the shared
+    centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
+    from geometry.fixed_centre import solve_fixed_centre
+    solved = [r for r in records if r["status"] in ("ok", "reference") and r.get("points")]
+    if len(solved) < 2:
+        return
+    cams = {r["frame"]: _camera(r) for r in solved}
+    C = np.median([c.camera_centre_world for c in cams.values()], axis=0)
+    for r in solved:
+        names = list(r["points"])
+        X = np.array([spec.keypoints[n] for n in names])
+        uv = np.array([r["points"][n] for n in names])
+        try:
+            cam, rms = solve_fixed_centre(X, uv, size, C, cams[r["frame"]])
+        except ValueError:
+            r["centre"] = "free"
+            continue
+        if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
+            r.update({"K": cam.K.tolist(), "R": cam.R.tolist(), "t": cam.t.tolist(),
+                      "dist": cam.dist.tolist(),
+                      "rms_px": round(rms, 4), "centre": "shared"})
+        else:
+            r["centre"] = "free"
+    by_frame = {r["frame"]: r for r in records}
+    for r in records:  # static frames show their reference's final camera
+        ref = by_frame.get(r.get("reference"))
+        if r["status"] == "static" and ref is not None and "K" in ref:
+            r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
+
+
+def _camera(r: dict) -> Camera:
+    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]),
+                  dist=np.array(r.get("dist", np.zeros(5))))
+
+
+def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
+    from safe_io.atomic import write_text_atomic
+    write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
+
+
+
+
+def summary(records: list[dict]) -> dict:
+    """Counts, cuts, flagged frames with reasons; the last run's reference quality (each
+    reference's own residual and line evidence: a bad reference is reported here once) and
+    the screen-fixed graphics it masked."""
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
+               if r["status"] == "flagged"]
+    cuts = [r["frame"] for r in records if r.get("cut")]
+    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
+            **propagate.last_extras}
+
+
+def print_progress(done: int, total: int) -> None:
+    if done == total or done % 10 == 0:
+        print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+
+
+class ProgressBar:
+    """A tqdm progress bar with ETA as a propagate progress callback (close when done)."""
+
+    def __init__(self, total: int | None = None):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit="frame", desc="propagating", file=sys.stderr,
+                        dynamic_ncols=True)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def project_references(project, annotation_of=None) -> list[Reference]:
+    """Every frame of the project annotated with at least 4 court keypoints."""
+    refs = []
+    for i, f in enumerate(project.frames):
+        ann = annotation_of(f.id) if annotation_of else project.load_annotation(f.id)
+        if ann is not None and len(ann.points) >= 4:
+            refs.append(Reference(i, dict(ann.points)))
+    return refs
+
+
+def propagate_project(project, references=None, store=None, progress=None,
+                      annotation_of=None, flag_rms_px: float = FLAG_RMS_PX, masks=(),
+                      workers: int = 1, snap: bool = False) -> list[dict]:
+    """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
+    summary.json; the app's Frame > Propagate and `batch-propagate PROJECT` both call this.
+    masks: extra boxes besides the project's (masks.json). A run with other references or
+    masks than the saved one starts afresh."""
+    from court_specs import load_spec
+    from safe_io.atomic import write_json_atomic
+    sports = {f.sport for f in project.frames}
+    if len(sports) != 1:
+        raise ValueError(f"propagation needs one sport per project; this one has "
+                         f"{', '.join(sorted(sports))}")
+    refs = references if references is not None else project_references(project,
+                                                                         annotation_of)
+    if not refs:
+        raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
+    all_masks = project_masks(project) + [list(map(float, m)) for m in masks]
+    out = project.root / "propagation"
+    fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
+                                    for k, v in r.points.items())] for r in refs]
+    if all_masks:
+        fingerprint.append(["masks", all_masks])
+    summary_path = out / "summary.json"
+    if summary_path.exists():
+        try:
+            old = json.loads(summary_path.read_text()).get("references")
+        except ValueError:
+            old = None
+        if old != fingerprint and (out / "cameras.jsonl").exists():
+            (out / "cameras.jsonl").unlink()
+    elif (out / "cameras.jsonl").exists() and references is not None:
+        (out / "cameras.jsonl").unlink()  # results of unknown references
+    records = propagate(ProjectFrames(project, store, annotation_of), load_spec(sports.pop()),
+                        refs, out, flag_rms_px=flag_rms_px, progress=progress,
+                        workers=workers, frames_source=ProjectSource(str(project.root))
+                        if annotation_of is None and store is None else None,
+                        snap=snap, masks=all_masks)
+    rep = summary(records)
+    rep["references"] = fingerprint
+    write_json_atomic(summary_path, rep)
+    return records

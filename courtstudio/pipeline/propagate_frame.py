@@ -1,0 +1,374 @@
+"""One frame of a propagation run: register, recover, recalibrate, verify (docs/propagation.md).
+
+A frame is registered to its reference, predicted by the last frame registered to it. When
+that fails, or the resulting camera is not supported by the frame's own painted lines, the
+frame is retried: directly against its reference (no prediction), against every other
+reference, and against the last good frames (composing their homography to their reference).
+Only when every attempt fails is the frame flagged, with the reason of the best attempt.
+
+Verification uses the frame's own evidence only: its line support and line residual
+(geometry.line_support.line_evidence), and its recalibration residual *beyond* the
+reference's (a reference whose clicks fit badly is reported once, in its own record, instead
+of flagging every frame it reaches).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from court_specs import CourtSpec
+from courtstudio.pipeline.calibration import calibrate_court
+from geometry.camera import Camera
+from geometry.camera_params import ParamModel
+from geometry.line_snap import snap_keypoints
+from geometry.line_support import line_evidence
+from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
+                                   register_to_reference, transfer_points)
+from geometry.projection import densify_all, project_polygon
+from geometry.screen_fixed import ScreenFixedDetector
+
+MIN_POINTS_IN_VIEW = 4
+SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
+MIN_LINE_SAMPLES = 10
+LINE_STEP_M = 0.5  # line evidence samples every this many metres of painted line
+COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
+RECENT_GOOD = 3
+RECENT_SPACING = 5  # frames between the kept recent good frames
+GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
+PENDING = 12  # flagged frames kept for another try when the graphics mask changes
+FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
+VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
+
+
+@dataclass
+class FrameCamera:
+    frame: int
+    status: str
+    camera: Camera | None = None
+    rms_px: float | None = None
+    reason: str = ""
+    reference: int | None = None
+    H: np.ndarray | None = None  # reference -> frame
+    cut: bool = False  # a shot cut just before this frame
+    points: dict | None = None  # the keypoints it was calibrated from, px
+    evidence: dict | None = None  # line_evidence of this frame's camera on this frame
+    registration: dict | None = None
+
+    def to_json(self) -> dict:
+        d = {"frame": self.frame, "status": self.status,
+             "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4)}
+        if self.camera is not None:
+            d.update({"K": self.camera.K.tolist(), "R": self.camera.R.tolist(),
+                      "t": self.camera.t.tolist(), "image_size": list(self.camera.image_size),
+                      "dist": self.camera.dist.tolist()})
+        if self.reason:
+            d["reason"] = self.reason
+        if self.reference is not None:
+            d["reference"] = self.reference
+        if self.H is not None:
+            d["H_from_reference"] = self.H.tolist()
+        if self.cut:
+            d["cut"] = True
+        if self.points:
+            d["points"] = {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
+                           for k, v in self.points.items()}
+        if self.evidence is not None:
+            d["line_support"] = _num(self.evidence["support"])
+            d["line_residual_px"] = _num(self.evidence["residual_px"])
+        if self.registration:
+            d["registration"] = self.registration
+        return d
+
+
+def _num(x):
+    return None if x is None or not np.isfinite(x) else round(float(x), 4)
+
+
+@dataclass(frozen=True)
+class Reference:
+    frame: int
+    points: dict  # {keypoint: (u, v)}
+
+
+@dataclass
+class Options:
+    """flag_rms_px: a frame's recalibration RMS beyond its reference's that flags it; snap:
+    snap transferred line crossings onto painted lines; masks: [x0, y0, x1, y1] full-res
+    pixel boxes never used for registration (user masks); detect_graphics: find and mask
+    screen-fixed graphics; line_refiner: optional hook (image, camera, spec) -> camera that
+    refines each frame's camera on the painted lines before verification."""
+
+    flag_rms_px: float = 3.0
+    snap: bool = False
+    masks: tuple = ()
+    detect_graphics: bool = True
+    line_refiner: Callable | None = None
+
+
+@dataclass
+class RefState:
+    ref: Reference
+    camera: Camera
+    rms_px: float
+    prepared: Prepared
+    image_mask: np.ndarray | None  # the reference's own (players) mask, reduced
+    court_mask: np.ndarray  # reduced: the court and its surround
+    names: list
+    uv: np.ndarray  # (N, 2) clicked keypoints
+    evidence: dict
+    last_H: np.ndarray | None = None
+    last_frame: int | None = None
+    theta: np.ndarray | None = None
+    fine: Prepared | None = None  # the reference at twice the frames' scale
+
+    def source(self, H_pred) -> Prepared:
+        """The reference image to register with: the finer one when H_pred zooms in."""
+        return self.fine if self.fine is not None and zoom_of(H_pred, self.prepared.size
+                                                              ) >= FINE_ZOOM else self.prepared
+
+    def quality(self) -> dict:
+        return {"frame": self.ref.frame, "rms_px": _num(self.rms_px),
+                "line_support": _num(self.evidence["support"]),
+                "line_residual_px": _num(self.evidence["residual_px"])}
+
+
+def zoom_of(H, size) -> float:
+    """Linear magnification of the homography H (3, 3) over an image of size (w, h)."""
+    w, h = size
+    c = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    q = transfer_points(H, c)
+    return float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32))) / (w * h)))
+
+
+def ground_lines(spec: CourtSpec) -> list:
+    return [pl for pl in spec.lines.values() if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
+
+
+def court_region(spec: CourtSpec, camera: Camera, p: Prepared, margin_m: float) -> np.ndarray:
+    """Reduced uint8 mask: 255 inside the court rectangle grown by margin_m, as camera sees it."""
+    z = spec.plane_z()
+    L, W, m = spec.length_m, spec.width_m, margin_m
+    quad = np.array([[-m, -m, z], [L + m, -m, z], [L + m, W + m, z], [-m, W + m, z]])
+    uv = project_polygon(camera, quad)
+    h, w = p.gray.shape[:2]
+    out = np.zeros((h, w), np.uint8)
+    if len(uv) >= 3:
+        cv2.fillPoly(out, [np.round(uv * p.scale * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
+    return out
+
+
+def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask,
+                   dense) -> RefState:
+    cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
+    p = prepare(image, corners=True)
+    fine = prepare(image, 2 * WORK_WIDTH, corners=True)  # for frames zoomed in on it
+    dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
+    names = list(ref.points)
+    return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
+                    reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
+                    names, np.array([ref.points[n] for n in names], float),
+                    line_evidence(image, cal.camera, [], dense=dense),
+                    theta=ParamModel("simple").from_camera(cal.camera),
+                    fine=fine if fine.scale > p.scale else None)
+
+
+def _and(*masks):
+    out = None
+    for m in masks:
+        if m is not None:
+            out = m if out is None else cv2.bitwise_and(out, m)
+    return out
+
+
+@dataclass
+class _Good:
+    frame: int
+    prepared: Prepared
+    H: np.ndarray  # reference -> this frame
+    state: RefState
+
+
+@dataclass
+class Tracker:
+    """Per-run state: references, the screen-fixed graphics detector, recent good frames."""
+
+    spec: CourtSpec
+    size: tuple
+    states: dict  # {reference frame: RefState}
+    options: Options
+    dense: tuple = field(default=None)
+    detector: ScreenFixedDetector | None = None
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_GOOD))
+    pending: deque = field(default_factory=lambda: deque(maxlen=PENDING))
+    history: deque = field(default_factory=lambda: deque(maxlen=GRAPHICS_LAG + 1))
+
+    def __post_init__(self):
+        self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
+        self.user_mask = None
+        if self.options.masks:
+            w, h = self.size
+            m = np.full((h, w), 255, np.uint8)
+            for x0, y0, x1, y1 in self.options.masks:
+                m[max(0, int(y0)):max(0, int(y1)), max(0, int(x0)):max(0, int(x1))] = 0
+            self.user_mask = m
+
+    # ---------------------------------------------------------------- masks
+    def _screen_mask(self, p: Prepared):
+        graphics = self.detector.mask() if self.detector is not None else None
+        return _and(reduce_mask(self.user_mask, p), graphics)
+
+    def graphics_boxes(self) -> list:
+        if self.detector is None:
+            return []
+        return self.detector.boxes_px(self.frame_scale)
+
+    def reset_motion(self):
+        """After a cut: no prediction carries over."""
+        for st in self.states.values():
+            st.last_H, st.last_frame = None, None
+        self.recent.clear()
+        self.pending.clear()
+        self.history.clear()
+
+    # ---------------------------------------------------------------- one frame
+    def observe(self, prev: Prepared | None, p: Prepared) -> bool:
+        """Feed a consecutive pair (same shot) to the graphics detector; True when its mask
+        changed (then the pending flagged frames deserve another try)."""
+        if not self.options.detect_graphics or prev is None:
+            return False
+        if self.detector is None:
+            self.detector = ScreenFixedDetector(p.gray.shape[:2])
+            self.frame_scale = p.scale
+        self.history.append(p.gray)
+        if len(self.history) < self.history.maxlen:
+            return False
+        before = self.detector.mask()
+        self.detector.update(self.history[0], p.gray)
+        after = self.detector.mask()
+        return after is not None and (before is None or not np.array_equal(before, after))
+
+    def retry_pending(self):
+        """Flagged frames kept since the last cut, processed again (the graphics mask
+        changed); yields the records that now pass."""
+        pending, self.pending = list(self.pending), deque(maxlen=PENDING)
+        for i, image, mask, st, p in pending:
+            rec = self.process(i, image, mask, st, p)
+            if rec.status != "flagged":
+                yield rec
+
+    def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
+                p: Prepared | None = None) -> FrameCamera:
+        p = p if p is not None else prepare(image)
+        screen = self._screen_mask(p)
+        m_frame = _and(reduce_mask(frame_mask, p), screen)
+        best: FrameCamera | None = None
+        for label, target, H_pred, meth, via in self._attempts(st, i):
+            src = target.source(H_pred) if via is None else via.prepared
+            m_ref = _and(reduce_mask(target.image_mask, src) if via is None else None,
+                         reduce_mask(screen, src),
+                         reduce_mask(target.court_mask, src) if via is None else None)
+            reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
+            if not reg.ok and via is None and meth == "auto":  # court region too small
+                reg = register_to_reference(src, p, H_pred,
+                                            _and(reduce_mask(target.image_mask, src),
+                                                 reduce_mask(screen, src)),
+                                            m_frame, method="match")
+            if not reg.ok:
+                rec = FrameCamera(i, "flagged", reason=f"registration failed ({reg.reason})",
+                                  reference=target.ref.frame)
+            else:
+                H = reg.H if via is None else reg.H @ via.H
+                rec = self._evaluate(i, image, target, H)
+                rec.registration = {"inliers": reg.inliers, "rms_px": _num(reg.rms_px),
+                                    "spread": round(reg.spread, 4), "method": reg.method,
+                                    "attempt": label}
+            if rec.status != "flagged":
+                self._remember(i, p, rec, target)
+                return rec
+            best = best or rec
+            if rec.H is not None and best.H is None:
+                best = rec
+        self.pending.append((i, image, frame_mask, st, p))
+        return best
+
+    def _attempts(self, st: RefState, i: int):
+        """(label, reference state, prediction, method, via good frame) in the order tried."""
+        if st.last_H is not None and st.last_frame is not None and abs(i - st.last_frame) <= 3:
+            yield "predicted", st, st.last_H, "auto", None
+        yield "reference", st, np.eye(3), "auto", None
+        for other in sorted(self.states.values(), key=lambda s: abs(s.ref.frame - i)):
+            if other is not st:
+                yield f"reference {other.ref.frame}", other, np.eye(3), "match", None
+        for g in reversed(self.recent):
+            if g.prepared.corners is None:  # trackable from now on
+                g.prepared = prepare(g.prepared.gray, corners=True, scale=g.prepared.scale,
+                                     size=g.prepared.size)
+            last = g.state.last_H
+            pred = np.eye(3) if last is None else last @ np.linalg.inv(g.H)
+            yield f"frame {g.frame}", g.state, pred / pred[2, 2], "auto", g
+
+    def _remember(self, i, p: Prepared, rec: FrameCamera, st: RefState):
+        if st.last_frame is None or i >= st.last_frame:
+            st.last_H, st.last_frame = rec.H, i
+        if not self.recent or i - self.recent[-1].frame >= RECENT_SPACING:
+            self.recent.append(_Good(i, p, rec.H, st))
+
+    def _evaluate(self, i: int, image, st: RefState, H: np.ndarray) -> FrameCamera:
+        """The camera of frame i from the homography H (reference -> frame), verified."""
+        opt, size = self.options, self.size
+        w, h = size
+        if is_identity(H, size):
+            cam, rms, pts, status = st.camera, st.rms_px, None, "static"
+        else:
+            uv = transfer_points(H, st.uv)
+            inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
+            if inside.sum() < MIN_POINTS_IN_VIEW:
+                return FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints "
+                                   "in view", reference=st.ref.frame, H=H)
+            pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
+            theta0 = st.theta if st.theta is not None else ParamModel("simple").from_camera(
+                st.camera)
+            if opt.snap:
+                ground = {n: v for n, v in pts.items()
+                          if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9}
+                snapped, _ = snap_keypoints(image, ParamModel("simple").to_camera(theta0, size),
+                                            ground, self.spec.keypoints, ground_lines(self.spec))
+                pts.update(snapped)
+            try:
+                # the reference's lens: a pinhole stays a pinhole (no model selection per
+                # frame); a distorted reference lets each frame fit its lens again
+                cal = calibrate_court(self.spec, size, pts, diagnose=False, theta0=theta0,
+                                      model="auto" if st.camera.has_distortion else "simple")
+            except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
+                return FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
+                                   reference=st.ref.frame, H=H)
+            cam, rms, status = cal.camera, float(cal.fit.rms_px), "ok"
+            if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
+                cam = opt.line_refiner(image, cam, self.spec)
+        ev = line_evidence(image, cam, [], dense=self.dense)
+        reason = self._problem(st, rms, ev)
+        rec = FrameCamera(i, "flagged" if reason else status, cam, rms, reason, st.ref.frame,
+                          H, points=pts, evidence=ev)
+        if not reason and status == "ok":
+            st.theta = ParamModel("simple").from_camera(cam)
+        return rec
+
+    def _problem(self, st: RefState, rms: float, ev: dict) -> str:
+        """Why this frame's own evidence rejects its camera ("" when it does not)."""
+        excess = rms - st.rms_px
+        if excess > self.options.flag_rms_px:
+            return f"residual {rms:.1f} px ({excess:.1f} px above the reference's)"
+        ref_ev = st.evidence
+        if (ref_ev["samples"] >= MIN_LINE_SAMPLES and np.isfinite(ref_ev["support"])
+                and ref_ev["support"] > 0):
+            if ev["samples"] < MIN_LINE_SAMPLES:
+                return "court lines out of view"
+            if ev["support"] < SUPPORT_RATIO * ref_ev["support"]:
+                return (f"court lines do not match the image (support {ev['support']:.2f}, "
+                        f"reference {ref_ev['support']:.2f})")
+        return ""
