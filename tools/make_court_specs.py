@@ -22,6 +22,7 @@ Run: ``python tools/make_court_specs.py`` (rewrites court_specs/*.json).
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -525,4 +526,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # no options: --help prints what the script writes, instead of writing it
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -9,6 +9,7 @@ error). BODY_25 slots we have no joint for repeat the pelvis; the ones `players 
 Run: ``.venv/bin/python tools/make_sample_prompthmr.py``
 """
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -46,4 +47,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # no options: --help prints what the script writes, instead of writing it
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

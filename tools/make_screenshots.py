@@ -6,6 +6,7 @@ temporary copy of the sample project (whose players carry simulated PromptHMR me
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -48,4 +49,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # no options: --help prints what the script writes, instead of writing it
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()
