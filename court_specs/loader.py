@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
+from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
+                                   check_drawing_fields, parse_raised_surface, parse_synthesis)
 from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
                                   read_json_file)
 
@@ -103,6 +105,7 @@ def _parse(path: Path) -> CourtSpec:
         for k in ("post_left_top", "post_right_top"):
             if abs(data["net"][k][0] - data["net"]["x_m"]) > 1e-6:
                 bad(f"net.{k}", "post is not on the net line x = net.x_m")
+    check_drawing_fields(data, bad)
     zones = [Zone(name=z["name"], label=z["label"], half=z.get("half"),
                   polygon=np.asarray(z["polygon"], float)) for z in data["zones"]]
     return CourtSpec(
@@ -112,6 +115,10 @@ def _parse(path: Path) -> CourtSpec:
         keypoints={k: np.asarray(v, float) for k, v in data["keypoints"].items()},
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
         zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
-        notes=data.get("notes", ""), ball_radius_m=float(data.get("ball_radius_m", 0.05)),
+        notes=data.get("notes", ""),
+        ball_radius_m=float(data.get("ball_radius_m", DEFAULT_BALL_RADIUS_M)),
         broadcast_view=data.get("broadcast_view", "end"),
-        source=str(path), raw=data)
+        source=str(path), raw=data,
+        line_width_m=float(data.get("line_width_m", DEFAULT_LINE_WIDTH_M)),
+        line_widths_m={k: float(v) for k, v in data.get("line_widths_m", {}).items()},
+        raised_surface=parse_raised_surface(data), synthesis=parse_synthesis(data))
