@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from court_specs import available_specs, load_spec
+from court_specs import SpecError, available_specs, load_spec
 
 
 def path_row(edit: QLineEdit, on_browse) -> QWidget:
@@ -45,7 +45,13 @@ class NewProjectDialog(QDialog):
         self.source = QLineEdit()
         self.sport = QComboBox()
         for sid in available_specs():
-            self.sport.addItem(load_spec(sid).name, sid)
+            try:
+                self.sport.addItem(load_spec(sid).name, sid)
+            except SpecError as exc:  # a broken user spec: listed, not selectable
+                self.sport.addItem(f"{sid} (invalid spec)", None)
+                item = self.sport.model().item(self.sport.count() - 1)
+                item.setEnabled(False)
+                item.setToolTip(str(exc))
         self.folder = QLineEdit()
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.from_images)

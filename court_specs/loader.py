@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -17,15 +19,44 @@ from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_erro
 SPEC_DIR = Path(str(resources.files("court_specs")))  # the bundled specs (package data)
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
 MAX_SPEC_BYTES = 4 * 1024 * 1024  # the bundled specs are ~20 KB
+# User spec folders, searched before the bundled one: os.pathsep-separated (the CLI's
+# --specs-dir and the app's Preferences set it; docs/court_specs.md)
+SPECS_DIR_ENV = "COURTSTUDIO_SPECS_DIR"
+SPEC_ID = re.compile(r"[a-z][a-z0-9_]*")  # the schema's id pattern: a file name, never a path
 
 
 class SpecError(ValueError):
     """A court spec file is missing, malformed or inconsistent; names the file and field."""
 
 
+def spec_dirs() -> list[Path]:
+    """The folders searched for ``<id>.json``, first match wins: the user's folders
+    (COURTSTUDIO_SPECS_DIR, os.pathsep-separated, in order), then the bundled specs. A user
+    folder that does not exist is an error (a typo would otherwise hide the user's sports)."""
+    dirs = []
+    for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep):
+        if not part.strip():
+            continue
+        d = Path(part).expanduser()
+        if not d.is_dir():
+            raise SpecError(f"{d}: spec folder not found (from {SPECS_DIR_ENV} or --specs-dir)")
+        dirs.append(d)
+    return dirs + [SPEC_DIR]
+
+
+def _spec_paths() -> dict[str, Path]:
+    """id -> file of every spec on the search path (the first folder holding an id wins)."""
+    found: dict[str, Path] = {}
+    for d in spec_dirs():
+        for p in sorted(d.glob("*.json")):
+            if SPEC_ID.fullmatch(p.stem):  # other names cannot be asked for by id
+                found.setdefault(p.stem, p)
+    return found
+
+
 def available_specs() -> list[str]:
-    """Ids of the bundled specs (one JSON file each in court_specs/)."""
-    return sorted(p.stem for p in SPEC_DIR.glob("*.json"))
+    """Ids of the specs on the search path (spec_dirs): the user's and the bundled ones."""
+    return sorted(_spec_paths())
 
 
 @lru_cache(maxsize=64)
@@ -44,15 +75,23 @@ def load_spec_file(path) -> CourtSpec:
 
 
 def load_spec(sport_or_path: str) -> CourtSpec:
-    """A bundled spec by id ('tennis') or any spec file by path."""
+    """A spec by id ('tennis': from the search path, spec_dirs) or any spec file by path.
+    A file found by id must hold that id (its ``id`` field equals its file name)."""
     p = Path(sport_or_path)
     if p.suffix == ".json" or p.exists():
         return load_spec_file(p)
-    path = SPEC_DIR / f"{sport_or_path}.json"
-    if not path.exists():
+    path = None
+    if SPEC_ID.fullmatch(sport_or_path):
+        path = next((d / f"{sport_or_path}.json" for d in spec_dirs()
+                     if (d / f"{sport_or_path}.json").is_file()), None)
+    if path is None:
         raise SpecError(f"unknown sport {sport_or_path!r}; available: "
                         f"{', '.join(available_specs())}")
-    return load_spec_file(path)
+    spec = load_spec_file(path)
+    if spec.id != sport_or_path:
+        raise SpecError(f"{path}: field id: {spec.id!r} differs from the file name "
+                        f"({sport_or_path!r}); name the file <id>.json")
+    return spec
 
 
 def _absurd_number(data) -> str | None:

@@ -104,3 +104,25 @@ def check_drawing_fields(data: dict, bad) -> None:
         if not data["planes"][r["floor_plane"]] < 0:
             bad("raised_surface.floor_plane", "the floor must lie below the playing surface "
                                               "(z < 0)")
+
+
+def describe_drawing(spec) -> list[str]:
+    """Text lines for ``courtstudio specs SPORT``: line widths, raised surface, synthesis
+    presets; presets scaled from the court's size are marked 'derived'."""
+    out = [f"lines painted {spec.line_width_m:g} m wide"
+           + "".join(f", {k} {v:g} m" for k, v in spec.line_widths_m.items())
+           + f"; ball radius {spec.ball_radius_m:g} m"]
+    if spec.raised_surface is not None:
+        r = spec.raised_surface
+        out.append(f"raised surface: a {r.thickness_m:g} m slab standing on plane "
+                   f"{r.floor_plane} (players stand there, behind the ends)")
+    p = spec.synthesis
+
+    def rng(k):
+        lo, hi = getattr(p, k)
+        return f"{lo:.3g}..{hi:.3g} m" + (" (derived)" if k in p.derived else "")
+    lateral = f"{p.camera_lateral_m:.3g} m" + (" (derived)" if "camera_lateral_m" in p.derived
+                                               else "")
+    out.append(f"synthesis: camera {rng('camera_distance_m')} back, {rng('camera_height_m')} "
+               f"high, lateral up to {lateral}; ball {rng('ball_height_m')} high")
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -86,6 +87,7 @@ def _print_json(obj) -> None:
 # ---------------------------------------------------------------------------------- specs
 def cmd_specs(args) -> int:
     from court_specs import available_specs, load_spec
+    from court_specs.loader import SPEC_DIR
     if args.sport is None:
         rows = [load_spec(s) for s in available_specs()]
         if args.json:
@@ -93,8 +95,9 @@ def cmd_specs(args) -> int:
                           "width_m": s.width_m, "keypoints": len(s.keypoints)} for s in rows])
         else:
             for s in rows:
+                where = "" if Path(s.source).parent == SPEC_DIR else f" ({s.source})"
                 print(f"{s.id:<16} {s.name:<20} {s.length_m:g} x {s.width_m:g} m, "
-                      f"{len(s.keypoints)} keypoints")
+                      f"{len(s.keypoints)} keypoints{where}")
         return 0
     spec = load_spec(args.sport)
     if args.json:
@@ -113,6 +116,9 @@ def cmd_specs(args) -> int:
     if spec.net:
         print(f"net: x = {spec.net['x_m']:g} m, {spec.net['height_at_posts_m']:g} m at the posts, "
               f"{spec.net['height_at_centre_m']:g} m at the centre")
+    from court_specs.synthesis import describe_drawing
+    for line in describe_drawing(spec):
+        print(line)
     return 0
 
 
@@ -608,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_examples(
             "courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
             "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+    p.add_argument("--specs-dir", action="append", metavar="DIR",
+                   help="a folder of court spec files (<sport>.json) searched before the "
+                        "bundled ones; repeatable (also: COURTSTUDIO_SPECS_DIR)")
     p.add_argument("--max-megapixels", type=_positive, metavar="MP",
                    help="refuse images and video frames larger than this (default "
                         "100 megapixels; read from the file header before decoding)")
@@ -891,6 +900,29 @@ def _written_paths(args) -> list:
     return [p for p in paths if p]
 
 
+SPECS_DIR_ENV = "COURTSTUDIO_SPECS_DIR"  # court_specs.loader.SPECS_DIR_ENV (not imported: fast)
+
+
+def _use_specs_dirs(dirs) -> str | None | bool:
+    """Put --specs-dir folders first on the spec search path for this run (through the
+    environment, so worker processes see them too); returns the previous value to restore
+    (False: nothing changed)."""
+    if not dirs:
+        return False
+    old = os.environ.get(SPECS_DIR_ENV)
+    os.environ[SPECS_DIR_ENV] = os.pathsep.join([*dirs, *([old] if old else [])])
+    return old
+
+
+def _restore_specs_env(old) -> None:
+    if old is False:
+        return
+    if old is None:
+        os.environ.pop(SPECS_DIR_ENV, None)
+    else:
+        os.environ[SPECS_DIR_ENV] = old
+
+
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         name = exc.filename2 if exc.filename2 is not None else exc.filename
@@ -907,6 +939,7 @@ def main(argv=None) -> int:
             # numpy's floating-point RuntimeWarnings are not for the user: results are checked
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
+            saved_specs_env = _use_specs_dirs(args.specs_dir)
             # after parsing: --help and usage errors import nothing heavy
             from courtstudio.project_lock import hold_projects
             from exporters.images import set_max_pixels
@@ -928,6 +961,7 @@ def main(argv=None) -> int:
               "please report it", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
+        _restore_specs_env(locals().get("saved_specs_env", False))
         if "exporters.images" in sys.modules:  # set by this run (after parsing): reset it
             sys.modules["exporters.images"].set_max_pixels(None)
 
