@@ -12,7 +12,7 @@ import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
 from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
-                                   check_drawing_fields, parse_raised_surface, parse_synthesis)
+                                   check_optional_fields, parse_raised_surface, parse_synthesis)
 from exporters.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
                                   read_json_file)
 
@@ -144,7 +144,7 @@ def _parse(path: Path) -> CourtSpec:
         for k in ("post_left_top", "post_right_top"):
             if abs(data["net"][k][0] - data["net"]["x_m"]) > 1e-6:
                 bad(f"net.{k}", "post is not on the net line x = net.x_m")
-    check_drawing_fields(data, bad)
+    check_optional_fields(data, bad)
     zones = [Zone(name=z["name"], label=z["label"], half=z.get("half"),
                   polygon=np.asarray(z["polygon"], float)) for z in data["zones"]]
     return CourtSpec(

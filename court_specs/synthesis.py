@@ -87,8 +87,9 @@ def parse_raised_surface(data: dict) -> RaisedSurface | None:
     return None if r is None else RaisedSurface(str(r["floor_plane"]), float(r["thickness_m"]))
 
 
-def check_drawing_fields(data: dict, bad) -> None:
-    """Checks across fields the schema cannot express; ``bad(field, message)`` raises."""
+def check_optional_fields(data: dict, bad) -> None:
+    """Checks of the optional fields (drawing, synthesis, qa_wording) that span fields and that
+    the schema cannot express; ``bad(field, message)`` raises."""
     for k in ("camera_distance_m", "camera_height_m", "ball_height_m"):
         v = data.get("synthesis", {}).get(k)
         if v is not None and v[0] > v[1]:
@@ -96,6 +97,13 @@ def check_drawing_fields(data: dict, bad) -> None:
     for name in data.get("line_widths_m", {}):
         if name not in data["lines"]:
             bad(f"line_widths_m.{name}", f"no such line (lines: {', '.join(data['lines'])})")
+    qa = data.get("qa_wording", {})
+    zones = {z["name"] for z in data["zones"]}
+    for key, known in (("line_names", data["lines"]), ("zone_names", zones),
+                       ("three_point_zones", zones)):
+        for name in qa.get(key, ()):
+            if name not in known:
+                bad(f"qa_wording.{key}.{name}", "no such line or zone in this spec")
     r = data.get("raised_surface")
     if r is not None:
         if r["floor_plane"] not in data["planes"]:

@@ -200,3 +200,26 @@ def test_the_app_lists_and_opens_the_new_sport(qtbot, specs_dir, tmp_path, monke
     assert "f = " in win.court_panel.summary.text()  # calibrated from the six clicks
     assert win.court_panel.table.rowCount() == 6
     assert win.grab().save(str(tmp_path / "padel.png"))
+
+
+def test_qa_wording_travels_in_the_spec(tmp_path):
+    from qa.scenes import wording_for
+    plain = tmp_path / "plain" / "padel.json"
+    plain.parent.mkdir()
+    plain.write_text(json.dumps(padel_spec()))
+    w = wording_for(load_spec_file(plain))
+    assert (w.ball, w.surface, w.sport) == ("ball", "court", "padel")  # generic, not tennis
+    assert w.line("far_service_line") == "the far service line"
+    spec = {**padel_spec(), "qa_wording": {
+        "ball_noun": "padel ball", "line_names": {"centre_service_line": "the centre line"},
+        "ambiguity_margins": {"zone_m": 0.2}}}
+    path = tmp_path / "padel.json"
+    path.write_text(json.dumps(spec))
+    w = wording_for(load_spec_file(path))
+    assert w.ball == "padel ball" and w.line("centre_service_line") == "the centre line"
+    assert w.margins["zone_m"] == 0.2 and w.margins["nearest_m"] == 0.30
+    spec["qa_wording"]["zone_names"] = {"far_kitchen": "the kitchen"}
+    bad = tmp_path / "bad.json"  # a new file: the loader caches by path and mtime
+    bad.write_text(json.dumps(spec))
+    with pytest.raises(SpecError, match=r"qa_wording\.zone_names\.far_kitchen"):
+        load_spec_file(bad)
