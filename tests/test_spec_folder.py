@@ -223,3 +223,13 @@ def test_qa_wording_travels_in_the_spec(tmp_path):
     bad.write_text(json.dumps(spec))
     with pytest.raises(SpecError, match=r"qa_wording\.zone_names\.far_kitchen"):
         load_spec_file(bad)
+
+
+def test_new_project_dialog_survives_a_missing_spec_folder(qtbot, tmp_path, monkeypatch):
+    from annotation_ui.dialogs import NewProjectDialog
+    monkeypatch.setenv(SPECS_DIR_ENV, str(tmp_path / "gone"))
+    dlg = NewProjectDialog()
+    qtbot.addWidget(dlg)
+    assert dlg.sport.count() == 1 and dlg.sport.itemData(0) is None
+    assert "not found" in dlg.sport.itemText(0)
+    assert "spec folder not found" in dlg.sport.model().item(0).toolTip()
