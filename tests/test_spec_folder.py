@@ -233,3 +233,13 @@ def test_new_project_dialog_survives_a_missing_spec_folder(qtbot, tmp_path, monk
     assert dlg.sport.count() == 1 and dlg.sport.itemData(0) is None
     assert "not found" in dlg.sport.itemText(0)
     assert "spec folder not found" in dlg.sport.model().item(0).toolTip()
+
+
+def test_derived_presets_follow_the_broadcast_view(tmp_path):
+    path = tmp_path / "padel_side.json"
+    path.write_text(json.dumps({**padel_spec(), "broadcast_view": "side",
+                                "synthesis": {"camera_height_m": [4.0, 6.0]}}))
+    syn = load_spec_file(path).synthesis
+    assert syn.camera_distance_m == pytest.approx(np.multiply(DERIVED_DISTANCE_D, W))
+    assert syn.camera_height_m == (4.0, 6.0)  # given, not derived
+    assert "camera_height_m" not in syn.derived and "camera_distance_m" in syn.derived
