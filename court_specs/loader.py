@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -42,6 +43,26 @@ def spec_dirs() -> list[Path]:
             raise SpecError(f"{d}: spec folder not found (from {SPECS_DIR_ENV} or --specs-dir)")
         dirs.append(d)
     return dirs + [SPEC_DIR]
+
+
+@contextmanager
+def extra_spec_dirs(dirs):
+    """Put ``dirs`` (folder paths) first on the search path for the with-block, through
+    COURTSTUDIO_SPECS_DIR so worker processes started inside it see them too (the CLI's
+    --specs-dir); no dirs: no change."""
+    dirs = [str(d) for d in dirs or ()]
+    if not dirs:
+        yield
+        return
+    old = os.environ.get(SPECS_DIR_ENV)
+    os.environ[SPECS_DIR_ENV] = os.pathsep.join(dirs + ([old] if old else []))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(SPECS_DIR_ENV, None)
+        else:
+            os.environ[SPECS_DIR_ENV] = old
 
 
 def _spec_paths() -> dict[str, Path]:

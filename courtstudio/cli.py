@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -900,29 +899,6 @@ def _written_paths(args) -> list:
     return [p for p in paths if p]
 
 
-SPECS_DIR_ENV = "COURTSTUDIO_SPECS_DIR"  # court_specs.loader.SPECS_DIR_ENV (not imported: fast)
-
-
-def _use_specs_dirs(dirs) -> str | None | bool:
-    """Put --specs-dir folders first on the spec search path for this run (through the
-    environment, so worker processes see them too); returns the previous value to restore
-    (False: nothing changed)."""
-    if not dirs:
-        return False
-    old = os.environ.get(SPECS_DIR_ENV)
-    os.environ[SPECS_DIR_ENV] = os.pathsep.join([*dirs, *([old] if old else [])])
-    return old
-
-
-def _restore_specs_env(old) -> None:
-    if old is False:
-        return
-    if old is None:
-        os.environ.pop(SPECS_DIR_ENV, None)
-    else:
-        os.environ[SPECS_DIR_ENV] = old
-
-
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         name = exc.filename2 if exc.filename2 is not None else exc.filename
@@ -939,13 +915,14 @@ def main(argv=None) -> int:
             # numpy's floating-point RuntimeWarnings are not for the user: results are checked
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
-            saved_specs_env = _use_specs_dirs(args.specs_dir)
             # after parsing: --help and usage errors import nothing heavy
+            from court_specs.loader import extra_spec_dirs
             from courtstudio.project_lock import hold_projects
             from exporters.images import set_max_pixels
             set_max_pixels(None if args.max_megapixels is None
                            else int(args.max_megapixels * 1e6))
-            with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+            with extra_spec_dirs(args.specs_dir), \
+                    hold_projects(_written_paths(args), f"courtstudio {args.command}"):
                 return args.func(args)
     except (CliError, ValueError, OSError) as exc:
         print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
@@ -961,7 +938,6 @@ def main(argv=None) -> int:
               "please report it", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
-        _restore_specs_env(locals().get("saved_specs_env", False))
         if "exporters.images" in sys.modules:  # set by this run (after parsing): reset it
             sys.modules["exporters.images"].set_max_pixels(None)
 
