@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from court_specs import available_specs, load_spec
+from court_specs import SpecError, available_specs, load_spec
 
 
 def path_row(edit: QLineEdit, on_browse) -> QWidget:
@@ -44,8 +44,17 @@ class NewProjectDialog(QDialog):
         (self.from_video if kind == "video" else self.from_images).setChecked(True)
         self.source = QLineEdit()
         self.sport = QComboBox()
-        for sid in available_specs():
-            self.sport.addItem(load_spec(sid).name, sid)
+        try:
+            sports = available_specs()
+        except SpecError as exc:  # the user's spec folder is gone (File > Preferences)
+            self._add_disabled("(court specs folder not found: see File > Preferences)",
+                               str(exc))
+            sports = []
+        for sid in sports:
+            try:
+                self.sport.addItem(load_spec(sid).name, sid)
+            except SpecError as exc:  # a broken user spec: listed, not selectable
+                self._add_disabled(f"{sid} (invalid spec)", str(exc))
         self.folder = QLineEdit()
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.from_images)
@@ -58,6 +67,13 @@ class NewProjectDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(ok_cancel(self))
+
+    def _add_disabled(self, text: str, tooltip: str) -> None:
+        """A sport entry that is listed but cannot be chosen (its reason in the tooltip)."""
+        self.sport.addItem(text, None)
+        item = self.sport.model().item(self.sport.count() - 1)
+        item.setEnabled(False)
+        item.setToolTip(tooltip)
 
     def _browse_source(self):
         if self.from_video.isChecked():

@@ -1,6 +1,6 @@
-"""File > Preferences: where the user's licensed models live. Stored in the app's settings and
-exported to the environment variables the hmr adapters read (an explicitly set environment
-variable wins)."""
+"""File > Preferences: where the user's licensed models and extra court specs live. Stored in the
+app's settings and exported to the environment variables the hmr adapters and the spec loader
+read (an explicitly set environment variable wins)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from annotation_ui.dialogs import ok_cancel, path_row
 
 PATHS = (("smplx_dir", "COURTSTUDIO_SMPLX_DIR", "SMPL-X model folder (holds smplx/)", True),
          ("sam3_checkpoint", "COURTSTUDIO_SAM3_CHECKPOINT", "SAM3 checkpoint file", False),
-         ("prompthmr_dir", "COURTSTUDIO_PROMPTHMR_DIR", "PromptHMR checkout folder", True))
+         ("prompthmr_dir", "COURTSTUDIO_PROMPTHMR_DIR", "PromptHMR checkout folder", True),
+         ("specs_dir", "COURTSTUDIO_SPECS_DIR", "Court specs folder (your sports)", True))
 _FROM_ENVIRONMENT = {env for _, env, _, _ in PATHS if os.environ.get(env)}
 
 

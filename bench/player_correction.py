@@ -53,10 +53,11 @@ def random_phenotype(rng) -> dict:
 def player_spot(spec, rng):
     """(ground xy, plane z) where a player plausibly stands."""
     L, W = spec.length_m, spec.width_m
-    if spec.id == "table_tennis":
+    if spec.raised_surface is not None:  # a table: players stand on the floor behind it
         end = rng.choice([-1, 1])
         x = (-rng.uniform(0.5, 2.0)) if end < 0 else L + rng.uniform(0.5, 2.0)
-        return np.array([x, rng.uniform(-0.5, W + 0.5)]), spec.plane_z("floor")
+        return (np.array([x, rng.uniform(-0.5, W + 0.5)]),
+                spec.plane_z(spec.raised_surface.floor_plane))
     return np.array([rng.uniform(-0.1 * L, 1.05 * L), rng.uniform(-0.1 * W, 1.1 * W)]), 0.0
 
 

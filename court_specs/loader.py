@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -9,21 +12,72 @@ from pathlib import Path
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
+from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
+                                   check_optional_fields, parse_raised_surface, parse_synthesis)
 from safe_io.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
                                   read_json_file)
 
 SPEC_DIR = Path(str(resources.files("court_specs")))  # the bundled specs (package data)
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
 MAX_SPEC_BYTES = 4 * 1024 * 1024  # the bundled specs are ~20 KB
+# User spec folders, searched before the bundled one: os.pathsep-separated (the CLI's
+# --specs-dir and the app's Preferences set it; docs/court_specs.md)
+SPECS_DIR_ENV = "COURTSTUDIO_SPECS_DIR"
+SPEC_ID = re.compile(r"[a-z][a-z0-9_]*")  # the schema's id pattern: a file name, never a path
 
 
 class SpecError(ValueError):
     """A court spec file is missing, malformed or inconsistent; names the file and field."""
 
 
+def spec_dirs() -> list[Path]:
+    """The folders searched for ``<id>.json``, first match wins: the user's folders
+    (COURTSTUDIO_SPECS_DIR, os.pathsep-separated, in order), then the bundled specs. A user
+    folder that does not exist is an error (a typo would otherwise hide the user's sports)."""
+    dirs = []
+    for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep):
+        if not part.strip():
+            continue
+        d = Path(part).expanduser()
+        if not d.is_dir():
+            raise SpecError(f"{d}: spec folder not found (from {SPECS_DIR_ENV} or --specs-dir)")
+        dirs.append(d)
+    return dirs + [SPEC_DIR]
+
+
+@contextmanager
+def extra_spec_dirs(dirs):
+    """Put ``dirs`` (folder paths) first on the search path for the with-block, through
+    COURTSTUDIO_SPECS_DIR so worker processes started inside it see them too (the CLI's
+    --specs-dir); no dirs: no change."""
+    dirs = [str(d) for d in dirs or ()]
+    if not dirs:
+        yield
+        return
+    old = os.environ.get(SPECS_DIR_ENV)
+    os.environ[SPECS_DIR_ENV] = os.pathsep.join(dirs + ([old] if old else []))
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(SPECS_DIR_ENV, None)
+        else:
+            os.environ[SPECS_DIR_ENV] = old
+
+
+def _spec_paths() -> dict[str, Path]:
+    """id -> file of every spec on the search path (the first folder holding an id wins)."""
+    found: dict[str, Path] = {}
+    for d in spec_dirs():
+        for p in sorted(d.glob("*.json")):
+            if SPEC_ID.fullmatch(p.stem):  # other names cannot be asked for by id
+                found.setdefault(p.stem, p)
+    return found
+
+
 def available_specs() -> list[str]:
-    """Ids of the bundled specs (one JSON file each in court_specs/)."""
-    return sorted(p.stem for p in SPEC_DIR.glob("*.json"))
+    """Ids of the specs on the search path (spec_dirs): the user's and the bundled ones."""
+    return sorted(_spec_paths())
 
 
 @lru_cache(maxsize=64)
@@ -42,15 +96,23 @@ def load_spec_file(path) -> CourtSpec:
 
 
 def load_spec(sport_or_path: str) -> CourtSpec:
-    """A bundled spec by id ('tennis') or any spec file by path."""
+    """A spec by id ('tennis': from the search path, spec_dirs) or any spec file by path.
+    A file found by id must hold that id (its ``id`` field equals its file name)."""
     p = Path(sport_or_path)
     if p.suffix == ".json" or p.exists():
         return load_spec_file(p)
-    path = SPEC_DIR / f"{sport_or_path}.json"
-    if not path.exists():
+    path = None
+    if SPEC_ID.fullmatch(sport_or_path):
+        path = next((d / f"{sport_or_path}.json" for d in spec_dirs()
+                     if (d / f"{sport_or_path}.json").is_file()), None)
+    if path is None:
         raise SpecError(f"unknown sport {sport_or_path!r}; available: "
                         f"{', '.join(available_specs())}")
-    return load_spec_file(path)
+    spec = load_spec_file(path)
+    if spec.id != sport_or_path:
+        raise SpecError(f"{path}: field id: {spec.id!r} differs from the file name "
+                        f"({sport_or_path!r}); name the file <id>.json")
+    return spec
 
 
 def _absurd_number(data) -> str | None:
@@ -103,6 +165,7 @@ def _parse(path: Path) -> CourtSpec:
         for k in ("post_left_top", "post_right_top"):
             if abs(data["net"][k][0] - data["net"]["x_m"]) > 1e-6:
                 bad(f"net.{k}", "post is not on the net line x = net.x_m")
+    check_optional_fields(data, bad)
     zones = [Zone(name=z["name"], label=z["label"], half=z.get("half"),
                   polygon=np.asarray(z["polygon"], float)) for z in data["zones"]]
     return CourtSpec(
@@ -112,6 +175,10 @@ def _parse(path: Path) -> CourtSpec:
         keypoints={k: np.asarray(v, float) for k, v in data["keypoints"].items()},
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
         zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
-        notes=data.get("notes", ""), ball_radius_m=float(data.get("ball_radius_m", 0.05)),
+        notes=data.get("notes", ""),
+        ball_radius_m=float(data.get("ball_radius_m", DEFAULT_BALL_RADIUS_M)),
         broadcast_view=data.get("broadcast_view", "end"),
-        source=str(path), raw=data)
+        source=str(path), raw=data,
+        line_width_m=float(data.get("line_width_m", DEFAULT_LINE_WIDTH_M)),
+        line_widths_m={k: float(v) for k, v in data.get("line_widths_m", {}).items()},
+        raised_surface=parse_raised_surface(data), synthesis=parse_synthesis(data))

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
+                                   DEFAULT_NET_POST_RADIUS_M, RaisedSurface, SynthesisPreset)
 from geometry.polygons import points_in_polygon
 
 
@@ -47,15 +49,28 @@ class CourtSpec:
     net: dict | None
     frame_phrase: str
     notes: str = ""
-    ball_radius_m: float = 0.05
+    ball_radius_m: float = DEFAULT_BALL_RADIUS_M
     broadcast_view: str = "end"  # 'end' | 'side' | 'auto': the world convention (docs/frames.md)
     source: str = ""
+    line_width_m: float = DEFAULT_LINE_WIDTH_M  # painted line width, metres
+    line_widths_m: dict[str, float] = field(default_factory=dict)  # per-line overrides
+    raised_surface: RaisedSurface | None = None  # a table: the surface stands on a floor plane
+    synthesis: SynthesisPreset | None = None  # synthetic camera/ball presets (synthesis.py)
     raw: dict = field(default_factory=dict, repr=False)
 
     def frame_phrase_for(self, world_convention: str) -> str:
         """The QA phrase of the frame for 'end_on' / 'side_on' (the spec's frame_phrases),
         else frame_phrase."""
         return str(self.raw.get("frame_phrases", {}).get(world_convention, self.frame_phrase))
+
+    def line_width(self, name: str) -> float:
+        """Painted width (m) of the named line: its line_widths_m entry, else line_width_m."""
+        return float(self.line_widths_m.get(name, self.line_width_m))
+
+    @property
+    def net_post_radius_m(self) -> float:
+        """Radius (m) of the net posts for drawing (net.post_radius_m, default 0.04)."""
+        return float((self.net or {}).get("post_radius_m", DEFAULT_NET_POST_RADIUS_M))
 
     @property
     def keypoint_names(self) -> list[str]:

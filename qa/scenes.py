@@ -70,8 +70,9 @@ def _wording_file() -> dict:
 
 
 def wording_for(spec: CourtSpec, frame_phrase: str = "", side_on: bool = False) -> Wording:
-    """The wording of a spec's sport; a spec unknown to the file gets generic nouns."""
-    w = _wording_file().get(spec.id, {})
+    """The wording of a spec's sport: the spec's own qa_wording over the file's entry; a
+    sport in neither gets generic nouns."""
+    w = {**_wording_file().get(spec.id, {}), **spec.raw.get("qa_wording", {})}
     return Wording(ball=w.get("ball_noun", "ball"), surface=w.get("surface_noun", "court"),
                    player_ground=w.get("player_ground_noun", "court"),
                    sport=w.get("sport_noun", spec.name.lower()),

@@ -499,12 +499,48 @@ BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
                  "basketball_nba": 0.12}
 
 
+# Synthetic broadcast cameras (courtstudio/synth/synthetic.py): distance beyond the near baseline
+# (side view: the sideline), height above the playing surface, largest lateral offset from the
+# centre line, and the ball's height range; metres.
+SYNTHESIS = {
+    "tennis": dict(camera_distance_m=[12.0, 28.0], camera_height_m=[7.0, 16.0],
+                   camera_lateral_m=2.5, ball_height_m=[0.1, 3.0]),
+    "badminton": dict(camera_distance_m=[5.0, 12.0], camera_height_m=[4.0, 9.0],
+                      camera_lateral_m=1.5, ball_height_m=[0.1, 4.0]),
+    "table_tennis": dict(camera_distance_m=[2.5, 6.0], camera_height_m=[1.2, 3.0],
+                         camera_lateral_m=0.5, ball_height_m=[0.02, 0.6],
+                         colours_bgr={"background": [45, 45, 55], "surround": [40, 60, 140],
+                                      "surface": [110, 60, 20]}),
+    "pickleball": dict(camera_distance_m=[6.0, 14.0], camera_height_m=[4.0, 9.0],
+                       camera_lateral_m=1.5, ball_height_m=[0.1, 2.5]),
+    "volleyball": dict(camera_distance_m=[8.0, 18.0], camera_height_m=[5.0, 12.0],
+                       camera_lateral_m=2.0, ball_height_m=[0.2, 5.0]),
+    "basketball_fiba": dict(camera_distance_m=[6.0, 15.0], camera_height_m=[5.0, 10.0],
+                            camera_lateral_m=2.0, ball_height_m=[0.2, 4.0]),
+    "basketball_nba": dict(camera_distance_m=[6.0, 15.0], camera_height_m=[5.0, 10.0],
+                           camera_lateral_m=2.0, ball_height_m=[0.2, 4.0]),
+}
+# Painted lines: 5 cm on courts; the table's edge lines 2 cm, its centre line 3 mm (ITTF).
+LINE_WIDTH_M = {"table_tennis": 0.02}
+LINE_WIDTHS_M = {"table_tennis": {"centre_line": 0.003}}
+NET_POST_RADIUS_M = {"table_tennis": 0.01}  # drawing only; courts: the default 0.04
+RAISED_SURFACE = {"table_tennis": {"floor_plane": "floor", "thickness_m": 0.025}}
+
+
 def build_specs() -> list[dict]:
     """Every bundled spec as the dict its JSON file holds."""
     out = []
     for s in [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
               basketball("fiba"), basketball("nba")]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
+        s["line_width_m"] = LINE_WIDTH_M.get(s["id"], 0.05)
+        if s["id"] in LINE_WIDTHS_M:
+            s["line_widths_m"] = LINE_WIDTHS_M[s["id"]]
+        if s["id"] in RAISED_SURFACE:
+            s["raised_surface"] = RAISED_SURFACE[s["id"]]
+        if s["id"] in NET_POST_RADIUS_M:
+            s["net"]["post_radius_m"] = NET_POST_RADIUS_M[s["id"]]
+        s["synthesis"] = SYNTHESIS[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
         s["frame_phrases"] = ({"end_on": s["frame_phrase"], "side_on": TABLE_SIDE_FRAME_PHRASE}

@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=examples(
             "courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
             "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
+    p.add_argument("--specs-dir", action="append", metavar="DIR",
+                   help="a folder of court spec files (<sport>.json) searched before the "
+                        "bundled ones; repeatable (also: COURTSTUDIO_SPECS_DIR)")
     p.add_argument("--max-megapixels", type=positive, metavar="MP",
                    help="refuse images and video frames larger than this (default "
                         "100 megapixels; read from the file header before decoding)")
@@ -67,11 +70,13 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
             # after parsing: --help and usage errors import nothing heavy
+            from court_specs.loader import extra_spec_dirs
             from courtstudio.io.project_lock import hold_projects
             from safe_io.images import set_max_pixels
             set_max_pixels(None if args.max_megapixels is None
                            else int(args.max_megapixels * 1e6))
-            with hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+            with extra_spec_dirs(args.specs_dir), \
+                    hold_projects(_written_paths(args), f"courtstudio {args.command}"):
                 return args.func(args)
     except (CliError, ValueError, OSError) as exc:
         print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)

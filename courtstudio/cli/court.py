@@ -13,6 +13,7 @@ from courtstudio.cli.common import (CliError, add_plane_args, examples, finite,
 
 def cmd_specs(args) -> int:
     from court_specs import available_specs, load_spec
+    from court_specs.loader import SPEC_DIR
     if args.sport is None:
         rows = [load_spec(s) for s in available_specs()]
         if args.json:
@@ -20,8 +21,9 @@ def cmd_specs(args) -> int:
                           "width_m": s.width_m, "keypoints": len(s.keypoints)} for s in rows])
         else:
             for s in rows:
+                where = "" if Path(s.source).parent == SPEC_DIR else f" ({s.source})"
                 print(f"{s.id:<16} {s.name:<20} {s.length_m:g} x {s.width_m:g} m, "
-                      f"{len(s.keypoints)} keypoints")
+                      f"{len(s.keypoints)} keypoints{where}")
         return 0
     spec = load_spec(args.sport)
     if args.json:
@@ -40,6 +42,9 @@ def cmd_specs(args) -> int:
     if spec.net:
         print(f"net: x = {spec.net['x_m']:g} m, {spec.net['height_at_posts_m']:g} m at the posts, "
               f"{spec.net['height_at_centre_m']:g} m at the centre")
+    from court_specs.synthesis import describe_drawing
+    for line in describe_drawing(spec):
+        print(line)
     return 0
 
 

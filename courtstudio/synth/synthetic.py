@@ -7,6 +7,11 @@ keypoints (or, without a net, the corners and rings)
 fill most of the frame, as broadcast framing does. Images show the surround, the court
 surface, painted lines with their real widths, the net and the ball, drawn with sub-pixel
 anti-aliasing from the spec, so a click on a rendered corner is a click on the true corner.
+
+Everything per sport comes from the spec (docs/court_specs.md, "Drawing and synthesis"): the
+camera and ball ranges and colours (``spec.synthesis``), the line widths, the net posts' radius,
+and a raised playing surface (``spec.raised_surface``: a table, drawn with its edge, hiding
+players, who stand on the floor behind its ends).
 """
 
 from __future__ import annotations
@@ -21,22 +26,8 @@ from geometry.camera import Camera, rotation_look_at
 from geometry.projection import project_polygon
 from geometry.ribbons import ribbon_quads
 
-# Per sport: distance behind the near baseline (m), camera height above the surface (m),
-# lateral offset from the centre line (m), ball height range (m).
-PRESETS = {
-    "tennis": dict(back=(12.0, 28.0), height=(7.0, 16.0), lateral=2.5, ball_h=(0.1, 3.0)),
-    "badminton": dict(back=(5.0, 12.0), height=(4.0, 9.0), lateral=1.5, ball_h=(0.1, 4.0)),
-    "table_tennis": dict(back=(2.5, 6.0), height=(1.2, 3.0), lateral=0.5, ball_h=(0.02, 0.6)),
-    "pickleball": dict(back=(6.0, 14.0), height=(4.0, 9.0), lateral=1.5, ball_h=(0.1, 2.5)),
-    "volleyball": dict(back=(8.0, 18.0), height=(5.0, 12.0), lateral=2.0, ball_h=(0.2, 5.0)),
-    "basketball_fiba": dict(back=(6.0, 15.0), height=(5.0, 10.0), lateral=2.0,
-                            ball_h=(0.2, 4.0)),
-    "basketball_nba": dict(back=(6.0, 15.0), height=(5.0, 10.0), lateral=2.0,
-                           ball_h=(0.2, 4.0)),
-}
-LINE_WIDTH_M = {"table_tennis": 0.02}
-DEFAULT_LINE_WIDTH_M = 0.05
 FRAMING_MARGIN = 0.04
+FAR_PLAYER_PROBE_M = (1.0, 1.8)  # pelvis and head heights above the floor kept in frame
 
 
 def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
@@ -44,18 +35,18 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
                             k1: float = 0.0) -> Camera:
     """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
     frame_players: also keep the far player's pelvis and head in frame where the court alone
-    would crop them (table tennis: players stand behind the table). k1: OpenCV's first radial
+    would crop them (a raised surface: players stand behind the table). k1: OpenCV's first radial
     coefficient (normalised coordinates; wide-angle lenses -0.3..-0.05, 0 = pinhole), applied
     after framing (barrel distortion pulls the court inward, so it stays in frame)."""
     rng = rng or np.random.default_rng()
-    pre = PRESETS.get(spec.id, PRESETS["tennis"])
+    pre = spec.synthesis
     L, W = spec.length_m, spec.width_m
-    back, lateral, height = (rng.uniform(*pre["back"]), rng.uniform(-1, 1),
-                             rng.uniform(*pre["height"]))
+    back, lateral, height = (rng.uniform(*pre.camera_distance_m), rng.uniform(-1, 1),
+                             rng.uniform(*pre.camera_height_m))
     if spec.broadcast_view in ("side", "auto"):
         C = np.array([L / 2 + lateral * 0.15 * L, -back, height])
     else:
-        C = np.array([L + back, W / 2 + lateral * pre["lateral"], height])
+        C = np.array([L + back, W / 2 + lateral * pre.camera_lateral_m, height])
     target = np.array([L * rng.uniform(0.42, 0.58), W / 2 + rng.uniform(-0.05, 0.05) * W, 0.0])
     roll = np.deg2rad(np.clip(rng.normal(0.0, 1.0), -2.0, 2.0))
     R = rotation_look_at(C, target, roll)
@@ -64,9 +55,9 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     c = np.array([(w - 1) / 2, (h - 1) / 2])
     # a broadcast view keeps the paper's minimum annotation in frame
     P = np.array([spec.keypoints[n] for n in spec.minimal_keypoints])
-    if frame_players and spec.id == "table_tennis":
-        z_floor = spec.plane_z("floor")
-        P = np.vstack([P, [[-1.0, W / 2, z_floor + 1.0], [-1.0, W / 2, z_floor + 1.8]]])
+    if frame_players and spec.raised_surface is not None:
+        z_floor = spec.plane_z(spec.raised_surface.floor_plane)
+        P = np.vstack([P, [[-1.0, W / 2, z_floor + h] for h in FAR_PLAYER_PROBE_M]])
     Xc = P @ R.T + t
     xn = np.abs(Xc[:, 0] / Xc[:, 2])
     yn = np.abs(Xc[:, 1] / Xc[:, 2])
@@ -87,9 +78,8 @@ def visible_keypoints(spec: CourtSpec, camera: Camera, margin_px: float = 2.0) -
 
 def sample_ball(spec: CourtSpec, rng) -> np.ndarray:
     """(3,) a ball position over the court (world, metres)."""
-    pre = PRESETS.get(spec.id, PRESETS["tennis"])
     return np.array([rng.uniform(0, spec.length_m), rng.uniform(0, spec.width_m),
-                     spec.plane_z() + rng.uniform(*pre["ball_h"])])
+                     spec.plane_z() + rng.uniform(*spec.synthesis.ball_height_m)])
 
 
 def _fill(img, uv, bgr, alpha=1.0):
@@ -109,33 +99,31 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
     rng = rng or np.random.default_rng(0)
     w, h = camera.image_size
     img = np.empty((h, w, 3), np.uint8)
-    img[:] = (70, 95, 60) if spec.id != "table_tennis" else (45, 45, 55)
+    colours = spec.synthesis.colours_bgr
+    img[:] = colours["background"]
     L, W = spec.length_m, spec.width_m
-    z_floor = min(spec.planes.values())
     m = max(3.0, 0.2 * L)
-    if spec.id == "table_tennis":
+    raised = spec.raised_surface
+    if raised is not None:
+        z_floor, d = spec.plane_z(raised.floor_plane), raised.thickness_m
         _fill(img, project_polygon(camera, np.array([[-m, -m, z_floor], [L + m, -m, z_floor],
                                                      [L + m, W + m, z_floor],
-                                                     [-m, W + m, z_floor]])), (40, 60, 140))
-        # the table's near and side faces (2.5 cm thick top)
-        for quad in ([[L, 0, 0], [L, W, 0], [L, W, -0.025], [L, 0, -0.025]],
-                     [[0, 0, 0], [L, 0, 0], [L, 0, -0.025], [0, 0, -0.025]],
-                     [[0, W, 0], [L, W, 0], [L, W, -0.025], [0, W, -0.025]]):
-            _fill(img, project_polygon(camera, np.array(quad, float)), (60, 40, 20))
-        _fill(img, project_polygon(camera, np.array([[0, 0, 0], [L, 0, 0], [L, W, 0],
-                                                     [0, W, 0]], float)), (110, 60, 20))
+                                                     [-m, W + m, z_floor]])), colours["surround"])
+        # the table's near and side faces (its top's thickness)
+        for quad in ([[L, 0, 0], [L, W, 0], [L, W, -d], [L, 0, -d]],
+                     [[0, 0, 0], [L, 0, 0], [L, 0, -d], [0, 0, -d]],
+                     [[0, W, 0], [L, W, 0], [L, W, -d], [0, W, -d]]):
+            _fill(img, project_polygon(camera, np.array(quad, float)), colours["surface_edge"])
     else:
         surround = np.array([[-m, -m, 0], [L + m, -m, 0], [L + m, W + m, 0], [-m, W + m, 0]])
-        _fill(img, project_polygon(camera, surround), (80, 120, 70))
-        _fill(img, project_polygon(camera, np.array([[0, 0, 0], [L, 0, 0], [L, W, 0],
-                                                     [0, W, 0]], float)), (120, 90, 50))
-    width = LINE_WIDTH_M.get(spec.id, DEFAULT_LINE_WIDTH_M)
+        _fill(img, project_polygon(camera, surround), colours["surround"])
+    _fill(img, project_polygon(camera, np.array([[0, 0, 0], [L, 0, 0], [L, W, 0],
+                                                 [0, W, 0]], float)), colours["surface"])
     for name, pl in spec.lines.items():
         if name == "net_line":
             continue
-        wd = 0.003 if (spec.id == "table_tennis" and name == "centre_line") else width
-        for quad in ribbon_quads(pl, wd, extend_ends=True):
-            _fill(img, project_polygon(camera, quad), (235, 235, 235))
+        for quad in ribbon_quads(pl, spec.line_width(name), extend_ends=True):
+            _fill(img, project_polygon(camera, quad), colours["lines"])
     if spec.net is not None:
         left = np.asarray(spec.net["post_left_top"], float)
         right = np.asarray(spec.net["post_right_top"], float)
@@ -149,7 +137,7 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
             band = np.array([a, b, b - [0, 0, band_m], a - [0, 0, band_m]])
             _fill(img, project_polygon(camera, band), (245, 245, 245))
         for p in (left, right):
-            post_r = 0.04 if spec.id != "table_tennis" else 0.01
+            post_r = spec.net_post_radius_m
             quad = np.array([[p[0], p[1] - post_r, z0], [p[0], p[1] + post_r, z0],
                              [p[0], p[1] + post_r, p[2]], [p[0], p[1] - post_r, p[2]]])
             _fill(img, project_polygon(camera, quad), (50, 50, 50))
@@ -172,14 +160,16 @@ def _draw_ball(img, camera: Camera, ball_world, radius_m):
 
 
 def _occluders(spec: CourtSpec) -> list:
-    """Scene geometry that can stand in front of a player: the table-tennis table's slab."""
-    if spec.id != "table_tennis":
+    """Scene geometry that can stand in front of a player: a raised surface's slab (a table's
+    top)."""
+    if spec.raised_surface is None:
         return []
     import trimesh
 
     from exporters.mesh_render import RenderMesh
-    slab = trimesh.creation.box(extents=[spec.length_m, spec.width_m, 0.025])
-    slab.apply_translation([spec.length_m / 2, spec.width_m / 2, -0.0125])
+    d = spec.raised_surface.thickness_m
+    slab = trimesh.creation.box(extents=[spec.length_m, spec.width_m, d])
+    slab.apply_translation([spec.length_m / 2, spec.width_m / 2, -d / 2])
     return [RenderMesh(np.asarray(slab.vertices), np.asarray(slab.faces))]
 
 
@@ -231,7 +221,7 @@ MIN_VISIBLE = 0.7
 
 def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[SyntheticPlayer]:
     """``count`` Anny players (random phenotype and pose) where players stand: on the court,
-    or on the floor behind the table ends for table tennis. At least MIN_VISIBLE of each
+    or on the floor behind the ends of a raised surface (table tennis). At least MIN_VISIBLE of each
     body, and its pelvis, are inside the image (tight table-tennis framing cuts players off,
     as broadcasts do); boxes are clipped to the image."""
     from courtstudio.pipeline.players import box_iou
@@ -242,8 +232,8 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
     tries = 0
     while len(players) < count and tries < 50 * count:
         tries += 1
-        if spec.id == "table_tennis":
-            plane = "floor"
+        if spec.raised_surface is not None:
+            plane = spec.raised_surface.floor_plane
             side = len(players) % 2
             x = -rng.uniform(0.4, 1.5) if side == 0 else L + rng.uniform(0.4, 1.5)
             xy = (x, rng.uniform(0.0, W))
