@@ -316,7 +316,8 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
     def journal_records(self) -> list[dict]:
         """The autosave records of the edits since the last call (courtstudio/editing/autosave.py):
         ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights",
-        "flight_draft"}`` when those changed. Costs what the edited frames cost, not the unsaved total."""
+        "flight_draft"}`` when those changed. Costs what the edited frames cost, not the
+        unsaved total."""
         records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
                                for fid in self._journal_frames]
         if self._journal_ranges:
