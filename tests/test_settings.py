@@ -23,6 +23,7 @@ def test_environment_wins_over_the_settings_file(tmp_path):
     env = {"COURTSTUDIO_HOME": str(home), "COURTSTUDIO_PROMPTHMR_DIR": "/env/phmr"}
     s = Settings.load(env)
     assert s.home == home and s.settings_file == home / "settings.ini"
+    assert s.anny_cache_dir == home / "anny_cache"
     assert s.smplx_dir == "/models/smplx" and s.sam3_checkpoint == "/ck/with, comma.pt"
     assert s.prompthmr_dir == "/env/phmr" and s.from_environment == {"prompthmr_dir"}
     assert s.sam3_bpe is None

@@ -130,6 +130,7 @@ class PlayerWorkflow:
         if foot is None:
             raise ValueError("the box's feet are not on the court in front of the camera")
         with busy():
-            mesh = template_player(state.camera, foot, stature_m)
+            mesh = template_player(state.camera, foot, stature_m,
+                                   cache_dir=self.settings.anny_cache_dir)
         doc.import_people(fid, [(pid, p.box_xyxy, mesh)])
         doc.set_player_height(fid, pid, 0.0)

@@ -49,6 +49,11 @@ class Settings:
     def settings_file(self) -> Path:
         return self.home / SETTINGS_FILE
 
+    @property
+    def anny_cache_dir(self) -> Path:
+        """Where the Anny body model keeps its cache (hmr/anny_body.py)."""
+        return self.home / "anny_cache"
+
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None,
              stored: Callable[[str], str | None] | None = None) -> Settings:
