@@ -6,7 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-PANELS = {"court": 0, "ball": 1, "players": 2}
 VIEWS = {"topdown": 0, "3d": 1}
 HEADLESS_PLATFORMS = ("offscreen", "minimal")
 
@@ -37,6 +36,7 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     from PySide6.QtWidgets import QApplication
 
     from annotation_ui.main_window import MainWindow
+    from annotation_ui.panels import panel_index
     from courtstudio.export.sample import sample_project_copy
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -56,7 +56,7 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
             win.project_lock.release()
         print(f"courtstudio: error: {q}", file=sys.stderr)
         return 2
-    win.tabs.setCurrentIndex(PANELS[panel])
+    win.tabs.setCurrentIndex(panel_index(panel))
     win.result_tabs.setCurrentIndex(VIEWS[view])
     if win.doc is not None:
         win.go_to(frame)

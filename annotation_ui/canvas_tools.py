@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
 
+from annotation_ui.panels import BY_ID
 from courtstudio.editing.document import AnnotationDocument
 from courtstudio.pipeline.players import height_from_ground_click
 from courtstudio.editing.tool_state import ToolState
@@ -48,11 +49,11 @@ class CanvasTools(QObject):
     def _pressed(self, u, v, mods):
         if self.doc is None:
             return
-        self._guard(getattr(self, f"_press_{self.tools.tool}"), u, v, mods)
+        self._guard(getattr(self, BY_ID[self.tools.tool].press), u, v, mods)
 
     def _dragged(self, u, v):
         if self._drag is not None:
-            self._guard(getattr(self, f"_drag_{self.tools.tool}"), u, v)
+            self._guard(getattr(self, BY_ID[self.tools.tool].drag), u, v)
 
     def _released(self, u, v):
         if self.doc is None:

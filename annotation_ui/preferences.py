@@ -1,21 +1,22 @@
-"""File > Preferences: where the user's licensed models and extra court specs live. Stored in the
-app's settings and exported to the environment variables the hmr adapters and the spec loader
-read (an explicitly set environment variable wins)."""
+"""File > Preferences: where the user's licensed models and extra court specs live, and the
+calibration's click noise. Stored in the user's settings file; the app reads them back as one
+``Settings`` (courtstudio/io/settings.py), in which an environment variable that is set wins
+(its field is shown locked here)."""
 
 from __future__ import annotations
-
-import os
 
 from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QLineEdit,
                                QVBoxLayout)
 
 from annotation_ui.dialogs import ok_cancel, path_row
+from courtstudio.io.settings import MODEL_PATHS, Settings
 
-PATHS = (("smplx_dir", "COURTSTUDIO_SMPLX_DIR", "SMPL-X model folder (holds smplx/)", True),
-         ("sam3_checkpoint", "COURTSTUDIO_SAM3_CHECKPOINT", "SAM3 checkpoint file", False),
-         ("prompthmr_dir", "COURTSTUDIO_PROMPTHMR_DIR", "PromptHMR checkout folder", True),
-         ("specs_dir", "COURTSTUDIO_SPECS_DIR", "Court specs folder (your sports)", True))
-_FROM_ENVIRONMENT = {env for _, env, _, _ in PATHS if os.environ.get(env)}
+# (Settings field, label, is a folder); the settings-file key and the environment variable
+# are courtstudio.io.settings.MODEL_PATHS
+PATHS = (("smplx_dir", "SMPL-X model folder (holds smplx/)", True),
+         ("sam3_checkpoint", "SAM3 checkpoint file", False),
+         ("prompthmr_dir", "PromptHMR checkout folder", True),
+         ("specs_dir", "Court specs folder (your sports)", True))
 
 
 def calibration_preferences(settings) -> tuple[str, float | None]:
@@ -25,28 +26,20 @@ def calibration_preferences(settings) -> tuple[str, float | None]:
     return model, (sigma if sigma > 0 else None)
 
 
-def apply_preferences(settings) -> None:
-    for key, env, _, _ in PATHS:
-        if env in _FROM_ENVIRONMENT:
-            continue
-        value = settings.value(f"paths/{key}", "", str)
-        if value:
-            os.environ[env] = value
-        else:
-            os.environ.pop(env, None)
-
-
 class PreferencesDialog(QDialog):
-    def __init__(self, settings, parent=None):
+    def __init__(self, settings, current: Settings, parent=None):
+        """settings: the QSettings of the settings file (written on OK); current: the
+        settings in force (fields set by the environment are shown locked)."""
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.settings = settings
         self.fields = {}
         form = QFormLayout()
-        for key, env, label, is_dir in PATHS:
-            edit = QLineEdit(settings.value(f"paths/{key}", "", str))
-            if env in _FROM_ENVIRONMENT:
-                edit.setText(os.environ[env])
+        for key, label, is_dir in PATHS:
+            env, file_key = MODEL_PATHS[key]
+            edit = QLineEdit(settings.value(file_key, "", str))
+            if key in current.from_environment:
+                edit.setText(getattr(current, key))
                 edit.setEnabled(False)
                 edit.setToolTip(f"set by the environment variable {env}")
             form.addRow(label, path_row(edit, lambda e=edit, d=is_dir: self._browse(e, d)))
@@ -75,7 +68,6 @@ class PreferencesDialog(QDialog):
     def accept(self):
         for key, edit in self.fields.items():
             if edit.isEnabled():
-                self.settings.setValue(f"paths/{key}", edit.text().strip())
+                self.settings.setValue(MODEL_PATHS[key][1], edit.text().strip())
         self.settings.setValue("calibration/click_sigma_px", float(self.click_sigma.value()))
-        apply_preferences(self.settings)
         super().accept()

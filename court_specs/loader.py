@@ -30,18 +30,34 @@ class SpecError(ValueError):
     """A court spec file is missing, malformed or inconsistent; names the file and field."""
 
 
+# the user's settings (File > Preferences > Court specs folder), after the environment's
+_configured_dirs: tuple[str, ...] = ()
+
+
+def configure_spec_dirs(dirs) -> None:
+    """The spec folders of the user's settings (``courtstudio.io.settings.Settings.specs_dir``),
+    searched after COURTSTUDIO_SPECS_DIR / --specs-dir and before the bundled specs; set by
+    whoever loads the settings (the app, the CLI). Empty: none."""
+    global _configured_dirs
+    _configured_dirs = tuple(str(d) for d in dirs or () if d and str(d).strip())
+
+
 def spec_dirs() -> list[Path]:
     """The folders searched for ``<id>.json``, first match wins: the user's folders
     (COURTSTUDIO_SPECS_DIR, os.pathsep-separated, in order), then the bundled specs. A user
     folder that does not exist is an error (a typo would otherwise hide the user's sports)."""
-    dirs = []
-    for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep):
+    dirs: list[Path] = []
+    sources = [(part, f"from {SPECS_DIR_ENV} or --specs-dir")
+               for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep)]
+    sources += [(part, "from Preferences: Court specs folder") for part in _configured_dirs]
+    for part, where in sources:
         if not part.strip():
             continue
         d = Path(part).expanduser()
         if not d.is_dir():
-            raise SpecError(f"{d}: spec folder not found (from {SPECS_DIR_ENV} or --specs-dir)")
-        dirs.append(d)
+            raise SpecError(f"{d}: spec folder not found ({where})")
+        if d not in dirs:
+            dirs.append(d)
     return dirs + [SPEC_DIR]
 
 

@@ -70,9 +70,12 @@ class AnnyBody:
 
     _model = None
 
-    def __init__(self):
+    def __init__(self, cache_dir=None):
+        """cache_dir: Anny's cache folder when the model is first built (CourtStudio passes
+        Settings.anny_cache_dir, courtstudio/io/settings.py); without it, $ANNY_CACHE_DIR or
+        ~/.courtstudio/anny_cache as before (hmr imports nothing of courtstudio)."""
         if AnnyBody._model is None:
-            os.environ.setdefault("ANNY_CACHE_DIR", os.path.join(
+            os.environ.setdefault("ANNY_CACHE_DIR", str(cache_dir) if cache_dir else os.path.join(
                 os.environ.get("COURTSTUDIO_HOME", os.path.expanduser("~/.courtstudio")),
                 "anny_cache"))
             try:

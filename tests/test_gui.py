@@ -457,7 +457,6 @@ def test_box_proposer_fills_in_new_players(window, tmp_path):
 
 
 def test_template_body_and_preferences(window, tmp_path, monkeypatch):
-    from annotation_ui.preferences import apply_preferences
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
@@ -469,14 +468,25 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     mesh = window.doc.player_mesh(p.mesh)
     Vw = mesh.vertices_world(window.doc.camera_state(fid).camera)
     assert abs(Vw[:, 2].max() - Vw[:, 2].min() - 1.85) < 1e-6 and abs(Vw[:, 2].min()) < 1e-6
-    # preferences: a stored path reaches the adapters through the environment
-    monkeypatch.delenv("COURTSTUDIO_SMPLX_DIR", raising=False)
-    window.settings.setValue("paths/smplx_dir", str(tmp_path / "models"))
-    apply_preferences(window.settings)
+    # preferences: a stored path reaches the player workflow in the one Settings object
+    # (not through the environment); a set environment variable wins over the file
     import os
-    assert os.environ["COURTSTUDIO_SMPLX_DIR"] == str(tmp_path / "models")
-    monkeypatch.delenv("COURTSTUDIO_SMPLX_DIR")
-    with pytest.raises(ValueError, match="PromptHMR"):
+    for env in ("COURTSTUDIO_SMPLX_DIR", "COURTSTUDIO_PROMPTHMR_DIR"):
+        monkeypatch.delenv(env, raising=False)
+    window.settings.setValue("paths/smplx_dir", str(tmp_path / "models"))
+    window.settings.setValue("paths/prompthmr_dir", str(tmp_path / "phmr"))
+    window.reload_settings()
+    assert window.player_workflow.settings.smplx_dir == str(tmp_path / "models")
+    assert "COURTSTUDIO_SMPLX_DIR" not in os.environ
+    monkeypatch.setenv("COURTSTUDIO_SMPLX_DIR", str(tmp_path / "env_models"))
+    settings = window._load_settings()
+    assert settings.smplx_dir == str(tmp_path / "env_models")
+    assert settings.from_environment == {"smplx_dir"}
+    assert settings.prompthmr_dir == str(tmp_path / "phmr")
+    window.settings.sync()
+    from courtstudio.io.settings import Settings  # the same file read without Qt
+    assert Settings.load(stored=None).prompthmr_dir == str(tmp_path / "phmr")
+    with pytest.raises(ValueError, match="PromptHMR is not installed"):
         window.run_prompthmr()  # not installed here: a clear message
 
 

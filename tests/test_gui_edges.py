@@ -281,3 +281,32 @@ def test_every_shortcut_is_in_the_one_table_once(window):
     for n in ("Go to frame...", "Copy previous frame's keypoints", "Hide overlays",
               "Keypoint occluded / estimated", "Brightness / contrast / gamma..."):
         assert n in names
+
+
+def test_flight_marks_are_undone_recovered_and_dropped_on_a_clean_close(qtbot, sample_root):
+    """The ball-flight draft is the document's: Ctrl+Z takes a mark back (the panel follows),
+    a crash keeps it for Recover, and closing without unsaved edits drops it."""
+    from courtstudio.editing.autosave import autosave_path, pending_recovery
+    from courtstudio.io.project import load_project
+    from tests.conftest import open_main_window
+    win = open_main_window(qtbot, "Recover")
+    win.open_project(sample_root, recover=False)
+    win.go_to(1)
+    win.mark_flight("start")
+    fid = win.doc.current_frame.id
+    assert win.doc.flight_draft == {"start": fid}
+    assert win.ball_panel.flight.text() == f"draft: start {fid}"
+    assert not win.doc.is_dirty and not win.isWindowModified()  # a draft is not a save
+    win.undo()
+    assert win.ball_panel.flight.text() == "no flight through this frame"
+    win.redo()
+    # a crash: the window goes without closing the project (no save, no journal removal)
+    win.autosave.close()
+    win.project_lock.release()
+    win.doc = win.autosave = win.project_lock = None
+    assert pending_recovery(load_project(sample_root))["flight_draft"] == {"start": fid}
+    win2 = open_main_window(qtbot, "Recover")
+    assert win2.open_project(sample_root)  # asks; "Recover"
+    assert win2.doc.flight_draft == {"start": fid}
+    assert win2.close_project()
+    assert not autosave_path(load_project(sample_root)).exists()

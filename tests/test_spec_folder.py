@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from court_specs import SPECS_DIR_ENV, SpecError, available_specs, load_spec, load_spec_file
+from court_specs import (SPECS_DIR_ENV, SpecError, available_specs, load_spec, load_spec_file,
+                         spec_dirs)
 from court_specs.synthesis import (DEFAULT_COLOURS_BGR, DEFAULT_LINE_WIDTH_M,
                                    DERIVED_BALL_HEIGHT_D, DERIVED_DISTANCE_D, DERIVED_HEIGHT_D,
                                    DERIVED_LATERAL_W)
@@ -181,15 +182,16 @@ def test_a_user_folder_comes_first(tmp_path, monkeypatch):
 
 def test_the_app_lists_and_opens_the_new_sport(qtbot, specs_dir, tmp_path, monkeypatch):
     from annotation_ui.dialogs import NewProjectDialog
-    from annotation_ui.preferences import apply_preferences
     from courtstudio.synth.synthetic_project import write_synthetic_project
     from tests.conftest import open_main_window
     (specs_dir / "broken.json").write_text("{}")
     win = open_main_window(qtbot)
-    monkeypatch.setenv(SPECS_DIR_ENV, "")  # restored after the test: Preferences writes it
+    monkeypatch.delenv(SPECS_DIR_ENV, raising=False)
+    monkeypatch.setattr("court_specs.loader._configured_dirs", ())  # restored after the test
     win.settings.setValue("paths/specs_dir", str(specs_dir))  # File > Preferences
-    apply_preferences(win.settings)
-    assert os.environ[SPECS_DIR_ENV] == str(specs_dir)
+    win.reload_settings()
+    assert win.app_settings.specs_dir == str(specs_dir)
+    assert spec_dirs()[0] == specs_dir and SPECS_DIR_ENV not in os.environ
     dlg = NewProjectDialog(win)
     sports = {dlg.sport.itemData(i): dlg.sport.itemText(i) for i in range(dlg.sport.count())}
     assert sports["padel"] == "Padel" and "tennis" in sports
@@ -243,3 +245,19 @@ def test_derived_presets_follow_the_broadcast_view(tmp_path):
     assert syn.camera_distance_m == pytest.approx(np.multiply(DERIVED_DISTANCE_D, W))
     assert syn.camera_height_m == (4.0, 6.0)  # given, not derived
     assert "camera_height_m" not in syn.derived and "camera_distance_m" in syn.derived
+
+
+def test_the_cli_reads_the_preferences_spec_folder(specs_dir, tmp_path, capsys, monkeypatch):
+    """The Court specs folder set in File > Preferences (HOME/settings.ini) serves the CLI too,
+    for that run only; a folder that is gone is one error line naming Preferences."""
+    monkeypatch.delenv(SPECS_DIR_ENV, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("COURTSTUDIO_HOME", str(home))
+    (home / "settings.ini").write_text(f"[paths]\nspecs_dir={specs_dir}\n")
+    code, out, _ = run(capsys, "specs")
+    assert code == 0 and "padel" in out
+    assert spec_dirs()[0] != specs_dir  # not left configured after the run
+    (home / "settings.ini").write_text(f"[paths]\nspecs_dir={tmp_path / 'gone'}\n")
+    code, _, err = run(capsys, "specs", "padel")
+    assert code == 2 and "from Preferences" in err and err.count("\n") == 1

@@ -70,8 +70,11 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
             # after parsing: --help and usage errors import nothing heavy
-            from court_specs.loader import extra_spec_dirs
+            from court_specs.loader import configure_spec_dirs, extra_spec_dirs
             from courtstudio.io.project_lock import hold_projects
+            from courtstudio.io.settings import Settings
+            # the Court specs folder of File > Preferences, as the app uses it
+            configure_spec_dirs([Settings.load().specs_dir])
             from safe_io.images import set_max_pixels
             set_max_pixels(None if args.max_megapixels is None
                            else int(args.max_megapixels * 1e6))
@@ -92,5 +95,7 @@ def main(argv=None) -> int:
               "please report it", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
+        if "court_specs.loader" in sys.modules:
+            sys.modules["court_specs.loader"].configure_spec_dirs(())
         if "safe_io.images" in sys.modules:  # set by this run (after parsing): reset it
             sys.modules["safe_io.images"].set_max_pixels(None)

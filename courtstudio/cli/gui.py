@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from courtstudio.cli.common import (CliError, examples, int_in)
+from courtstudio.editing.panel_ids import PANEL_IDS
 
 
 def cmd_gui(args) -> int:
@@ -31,7 +32,7 @@ def register(sub, fmt) -> None:
     sp.add_argument("--sample", action="store_true", help="open the bundled sample project "
                                                           "(a writable copy in ~/.courtstudio)")
     sp.add_argument("--screenshot", metavar="FILE.png")
-    sp.add_argument("--panel", choices=["court", "ball", "players"], default="court")
+    sp.add_argument("--panel", choices=PANEL_IDS, default=PANEL_IDS[0])
     sp.add_argument("--view", choices=["topdown", "3d"], default="topdown")
     sp.add_argument("--frame", type=int_in(0, 10 ** 9), default=0, help="frame index to show")
     sp.add_argument("--size", nargs=2, type=int_in(100, 16384), default=[1600, 960],

@@ -2,7 +2,8 @@
 will be exported, placed by the lowest-vertex correction with the players standing.
 
 Runs only where a CUDA GPU is (the driver gives the task a GPU resource); the models come
-from the same settings as the app (COURTSTUDIO_SAM3_CHECKPOINT, COURTSTUDIO_PROMPTHMR_DIR).
+from the same settings as the app (courtstudio/io/settings.py: the settings file, or
+COURTSTUDIO_SAM3_CHECKPOINT, COURTSTUDIO_PROMPTHMR_DIR in the task's environment).
 An automatic build has no annotator to type each lowest vertex's height: it uses 0 m
 (a player on the ground), which is right for a standing or running player and wrong for one
 in the air; the build report counts the players placed this way (``players_assumed_ground``)
@@ -15,22 +16,26 @@ from pathlib import Path
 
 
 def add_players(project_root: Path, propagation_dir: Path, frames, proposer=None,
-                runner=None) -> dict:
+                runner=None, settings=None) -> dict:
     """Propose boxes, run HMR and place every player on ``frames`` of the project at
     ``project_root`` (written in place: it is the stage's own copy). ``proposer`` has
     ``propose(image_bgr) -> [Proposal(box_xyxy, score)]`` and ``runner`` has
     ``run(image_bgr, boxes_xyxy (N, 4), camera) -> PromptHMRResult``; both default to the
-    configured SAM3 and PromptHMR models."""
+    SAM3 and PromptHMR models of ``settings`` (courtstudio.io.settings.Settings, default:
+    loaded where the task runs)."""
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.io.project import load_project
+    from courtstudio.io.settings import Settings
+    if settings is None and (proposer is None or runner is None):
+        settings = Settings.load()
     if proposer is None:
-        from hmr.sam3_boxes import ProposerError, proposer_from_environment
-        proposer = proposer_from_environment()
-        if proposer is None:
+        from hmr.sam3_boxes import ProposerError, Sam3BoxProposer
+        if not settings.sam3_checkpoint:
             raise ProposerError("players need SAM3: set COURTSTUDIO_SAM3_CHECKPOINT")
+        proposer = Sam3BoxProposer(settings.sam3_checkpoint, settings.sam3_bpe)
     if runner is None:
         from hmr.prompthmr_runner import PromptHMRRunner
-        runner = PromptHMRRunner()
+        runner = PromptHMRRunner(settings.prompthmr_dir)
     doc = AnnotationDocument(load_project(project_root),
                              propagation_path=Path(propagation_dir) / "cameras.jsonl")
     counts = {"frames": 0, "players": 0, "players_assumed_ground": 0, "no_camera": 0}

@@ -6,7 +6,10 @@
   "written_utc", "project"}``;
 - ``{"frame": ID, "annotation": {...}}``: a frame's whole annotation after an edit (the
   ``courtstudio.annotation`` object of docs/formats.md);
-- ``{"camera_ranges": [...], "ball_flights": [...]}``: the project-level lists after an edit.
+- ``{"camera_ranges": [...], "ball_flights": [...], "flight_draft": {...}}``: the
+  project-level lists after an edit (``flight_draft``: the ball-flight frames marked so far,
+  ``{part: frame id}``; journaled but never saved, so a saved project with a draft keeps a
+  journal of that one record).
 
 After every edit (every command pushed, undone or redone) the records of what it changed are
 appended and fdatasync'ed before the edit returns, so a kill loses no acknowledged click; the
@@ -79,7 +82,7 @@ class Autosave:
         self._compacted_bytes = 0
         self._compacted = False  # appends only go to a journal written by this session
         clean_project_leftovers(doc.project)
-        if doc.is_dirty:
+        if doc.has_journal_state:
             self.compact()
         doc.undo_stack.changed.connect(self.write)
         doc.saved.connect(self._saved)
@@ -90,7 +93,7 @@ class Autosave:
         after its first (UndoStack.merged_last) are appended without fdatasync, and synced
         when the drag ends (break_merge): a mouse move costs no disk flush, a crash of the
         app loses nothing, a power cut mid-drag at most that drag."""
-        if not self.doc.is_dirty:
+        if not self.doc.has_journal_state:
             self.clear()
             return
         if not self._compacted:
@@ -146,16 +149,18 @@ class Autosave:
         when nothing is unsaved."""
         self._close_fd()
         self.doc.drop_journal_records()  # everything is in the snapshot below
-        if not self.doc.is_dirty:
+        if not self.doc.has_journal_state:
             self.clear()
             return
         state = self.doc.unsaved_state()
         text = _line(_header(self.doc.project)) + "".join(
             _line({"frame": fid, "annotation": ann})
             for fid, ann in state["annotations"].items())
-        if state["camera_ranges"] is not None or state["ball_flights"] is not None:
+        if (state["camera_ranges"] is not None or state["ball_flights"] is not None
+                or state["flight_draft"] is not None):
             text += _line({"camera_ranges": state["camera_ranges"],
-                           "ball_flights": state["ball_flights"]})
+                           "ball_flights": state["ball_flights"],
+                           "flight_draft": state["flight_draft"]})
         write_text_atomic(self.path, text)
         legacy = _legacy_path(self.doc.project)
         if legacy.exists():
@@ -171,7 +176,10 @@ class Autosave:
         self._compacted = True  # the next edit starts a new journal by appending
 
     def _saved(self) -> None:
-        self.clear()
+        if self.doc.has_journal_state:  # a ball-flight draft: not saved, still journaled
+            self.compact()
+        else:
+            self.clear()
         clean_project_leftovers(self.doc.project)
 
     def _close_fd(self) -> None:
@@ -205,8 +213,8 @@ def _remove_journal(project: Project) -> None:
 # ------------------------------------------------------------------------------ reading
 def read_journal(path: Path) -> dict:
     """Replay a journal: ``{"format", "format_version", "annotations": {frame id: annotation
-    JSON} (last record wins), "camera_ranges", "ball_flights" (None when not edited),
-    "skipped_lines"}``. A line that does not parse (a torn last line from a kill) is
+    JSON} (last record wins), "camera_ranges", "ball_flights", "flight_draft" (None when not
+    edited), "skipped_lines"}``. A line that does not parse (a torn last line from a kill) is
     skipped. Raises ValueError when the header is not a journal's."""
     with open(path, "rb") as fh:
         lines = fh.read().decode("utf-8", errors="replace").split("\n")
@@ -218,7 +226,7 @@ def read_journal(path: Path) -> dict:
             or head.get("format_version") != AUTOSAVE_VERSION):
         raise ValueError(f"{path}: not an autosave journal (version {AUTOSAVE_VERSION})")
     out = {**head, "annotations": {}, "camera_ranges": None, "ball_flights": None,
-           "skipped_lines": 0}
+           "flight_draft": None, "skipped_lines": 0}
     for line in lines[1:]:
         if not line.strip():
             continue
@@ -232,9 +240,10 @@ def read_journal(path: Path) -> dict:
         elif isinstance(rec.get("frame"), str) and isinstance(rec.get("annotation"), dict):
             out["annotations"].pop(rec["frame"], None)  # keep the order of the last edits
             out["annotations"][rec["frame"]] = rec["annotation"]
-        elif "camera_ranges" in rec or "ball_flights" in rec:
+        elif "camera_ranges" in rec or "ball_flights" in rec or "flight_draft" in rec:
             out["camera_ranges"] = rec.get("camera_ranges")
             out["ball_flights"] = rec.get("ball_flights")
+            out["flight_draft"] = rec.get("flight_draft")
         else:
             out["skipped_lines"] += 1
     return out
@@ -263,7 +272,7 @@ def pending_recovery(project: Project) -> dict | None:
         return None
     _drop_saved(project, data)
     if (not data["annotations"] and data.get("camera_ranges") is None
-            and data.get("ball_flights") is None):
+            and data.get("ball_flights") is None and not data.get("flight_draft")):
         return None
     return data
 

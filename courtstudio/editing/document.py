@@ -9,43 +9,35 @@ Signals:
     annotation_changed(frame_id)    a frame's clicks, ball, players or flags changed
     ranges_changed()                static-camera ranges changed
     saved()                         everything was written to disk
+    flight_draft_changed()          the ball-flight draft changed (the flights did not)
+
+Player edits are in document_players.py, static-camera ranges, ball flights and the flight
+draft in document_lists.py (mixins of this class).
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
 from pathlib import Path
 
 import numpy as np
 
 from court_specs import CourtSpec, load_spec
+from courtstudio.editing.document_lists import ProjectLists
+from courtstudio.editing.document_players import PlayerEdits, store_person_mesh  # noqa: F401
 from courtstudio.editing.events import Signal
 from courtstudio.io.frames import FrameStore
-from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState, lift_frame_ball
-from courtstudio.io.project import (POINT_FLAGS, BallAnnotation, BallFlightMarks, CameraRange,
+from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState
+from courtstudio.io.project import (POINT_FLAGS, BallAnnotation,
                                  FrameAnnotation, FrameRef,
-                                 PlayerAnnotation, Project, ProjectError,
+                                 Project, ProjectError,
                                  check_recovered_state, parse_annotation)
 from courtstudio.editing.undo import Command, UndoStack
 from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
 
 
-def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMesh) -> str:
-    """Write a mesh once under meshes/<frame id>/, named by its content (so an annotation,
-    its undo history and the autosave journal can all refer to it); returns the path relative
-    to the project."""
-    digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
-                          + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
-    rel = f"meshes/{frame_id}/player_{int(pid)}_{digest}.npz"
-    path = project.inside(rel, f"frame {frame_id!r} mesh")
-    if not path.exists():
-        mesh.save_npz(path)
-    return rel
-
-
-class AnnotationDocument:
+class AnnotationDocument(PlayerEdits, ProjectLists):
     def __init__(self, project: Project, frames: FrameStore | None = None,
                  propagation_path: Path | None = None):
         """propagation_path: the cameras.jsonl whose cameras frames without their own clicks
@@ -63,11 +55,13 @@ class AnnotationDocument:
         self._ranges_dirty = False
         self._journal_frames: dict[str, None] = {}  # edited since the last journal_records
         self._journal_ranges = False
+        self._flight_draft: dict[str, str] = {}  # ProjectLists.mark_ball_flight
         self.current_index = 0
         self.frame_changed = Signal("frame_changed")
         self.annotation_changed = Signal("annotation_changed")
         self.ranges_changed = Signal("ranges_changed")
         self.saved = Signal("saved")
+        self.flight_draft_changed = Signal("flight_draft_changed")
 
     # ------------------------------------------------------------------ reading
     @property
@@ -141,6 +135,12 @@ class AnnotationDocument:
     @property
     def is_dirty(self) -> bool:
         return bool(self._dirty) or self._ranges_dirty
+
+    @property
+    def has_journal_state(self) -> bool:
+        """Unsaved edits, or a ball-flight draft (journaled, never saved): what the autosave
+        journal must hold."""
+        return self.is_dirty or bool(self._flight_draft)
 
     # ---------------------------------------------------------------- navigation
     def go_to(self, index: int) -> None:
@@ -285,121 +285,6 @@ class AnnotationDocument:
             a.ball = BallAnnotation(b.visible, b.uv, b.ground_uv, plane)
         self._edit(frame_id, f"Ball plane: {plane}", m)
 
-    def next_player_id(self) -> int:
-        """The lowest id not used in the current frame (ids are stable across frames)."""
-        used = {p.id for p in self.annotation(self.current_frame.id).players}
-        return next(i for i in range(1, len(used) + 2) if i not in used)
-
-    def set_player_box(self, frame_id: str, pid: int, box_xyxy, drag: bool = False) -> None:
-        x0, y0, x1, y1 = (float(c) for c in box_xyxy)
-        box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-        if box[2] - box[0] < 2 or box[3] - box[1] < 2:
-            raise ProjectError("a player box must be at least 2 px wide and high")
-
-        def m(a: FrameAnnotation):
-            old = a.player(pid)
-            h = old.lowest_vertex_height_m if old else None
-            mesh = old.mesh if old else None
-            a.players = [p for p in a.players if p.id != pid] + [PlayerAnnotation(pid, box, h,
-                                                                                  mesh)]
-            a.players.sort(key=lambda p: p.id)
-        self._edit(frame_id, f"Player {pid} box", m, ("box", frame_id, pid) if drag else None)
-
-    def remove_player(self, frame_id: str, pid: int) -> None:
-        def m(a: FrameAnnotation):
-            a.players = [p for p in a.players if p.id != pid]
-        self._edit(frame_id, f"Remove player {pid}", m)
-
-    def set_player_height(self, frame_id: str, pid: int, height_m: float | None) -> None:
-        def m(a: FrameAnnotation):
-            p = a.player(pid)
-            if p is None:
-                raise ProjectError(f"no player {pid} in frame {frame_id}")
-            p.lowest_vertex_height_m = None if height_m is None else float(height_m)
-        self._edit(frame_id, f"Player {pid} height", m)
-
-    def set_player_mesh(self, frame_id: str, pid: int, mesh: PersonMesh | None) -> None:
-        """Attach a mesh (camera frame of this frame) to a player. The mesh is stored once,
-        content-addressed, under meshes/<frame id>/, so undo and autosave can refer to it."""
-        rel = None
-        if mesh is not None:
-            rel = self._store_mesh(frame_id, pid, mesh)
-
-        def m(a: FrameAnnotation):
-            p = a.player(pid)
-            if p is None:
-                raise ProjectError(f"no player {pid} in frame {frame_id}: draw its box first")
-            p.mesh = rel
-        self._edit(frame_id, f"Player {pid} mesh", m)
-
-    def set_tracked_boxes(self, frame_id: str, boxes: dict) -> int:
-        """Boxes {player id: xyxy} from a tracker, in one undo step: existing players keep
-        their mesh and height and get the new box; returns how many boxes were set."""
-        def m(a: FrameAnnotation):
-            for pid, box in boxes.items():
-                p = a.player(pid)
-                if p is None:
-                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box)))
-                else:
-                    p.box_xyxy = tuple(float(c) for c in box)
-            a.players.sort(key=lambda p: p.id)
-        if boxes:
-            self._edit(frame_id, f"Track {len(boxes)} players", m)
-        return len(boxes)
-
-    def _first_new_player_id(self, frame_id: str) -> int:
-        """Above every id in the frame: players added in bulk never take a free lower id that
-        belongs to a player of another frame."""
-        return max([p.id for p in self.annotation(frame_id).players] + [0]) + 1
-
-    def add_players(self, frame_id: str, boxes: list) -> list[int]:
-        """New players (next free ids) for boxes xyxy, in one undo step; returns their ids."""
-        first = self._first_new_player_id(frame_id)
-        ids = list(range(first, first + len(boxes)))
-
-        def m(a: FrameAnnotation):
-            for pid, box in zip(ids, boxes):
-                a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box)))
-        if boxes:
-            self._edit(frame_id, f"Add {len(boxes)} proposed players", m)
-        return ids
-
-    def import_people(self, frame_id: str, assignments: list[tuple[int | None, tuple,
-                                                                   PersonMesh]]) -> list[int]:
-        """Attach HMR people to players in one undo step: (player id or None for a new player,
-        box xyxy used for a new player, mesh). Returns the player ids."""
-        next_id = self._first_new_player_id(frame_id)
-        plan = []
-        for pid, box, mesh in assignments:
-            if pid is None:
-                pid, next_id = next_id, next_id + 1
-            plan.append((pid, box, self._store_mesh(frame_id, pid, mesh)))
-
-        def m(a: FrameAnnotation):
-            for pid, box, rel in plan:
-                p = a.player(pid)
-                if p is None:
-                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box),
-                                                      None, rel))
-                else:
-                    p.mesh = rel
-            a.players.sort(key=lambda p: p.id)
-        self._edit(frame_id, f"Import {len(plan)} HMR people", m)
-        return [pid for pid, _, _ in plan]
-
-    def _store_mesh(self, frame_id: str, pid: int, mesh: PersonMesh) -> str:
-        rel = store_person_mesh(self.project, frame_id, pid, mesh)
-        self._meshes[rel] = mesh
-        return rel
-
-    def player_mesh(self, rel: str | None) -> PersonMesh | None:
-        """The PersonMesh stored at ``rel`` (cached); None for None."""
-        if rel is None:
-            return None
-        if rel not in self._meshes:
-            self._meshes[rel] = PersonMesh.load_npz(self.project.mesh_path(rel))
-        return self._meshes[rel]
-
     def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
         def m(a: FrameAnnotation):
             if flag in a.flags:
@@ -407,71 +292,6 @@ class AnnotationDocument:
             else:
                 a.flags.append(flag)
         self._edit(frame_id, f"Toggle {flag}", m)
-
-    # static-camera ranges (project level)
-    def _set_ranges(self, ranges: list) -> None:
-        self.project.camera_ranges = [CameraRange(*r) for r in ranges]
-        self._ranges_dirty = self._journal_ranges = True
-        self.ranges_changed.emit()
-
-    def set_camera_range(self, first: int, last: int, source_frame_id: str) -> None:
-        """Frames first..last reuse source_frame_id's calibration."""
-        first, last = sorted((int(first), int(last)))
-        if not (0 <= first and last < self.frame_count):
-            raise ProjectError(f"frames {first}..{last} are outside 0..{self.frame_count - 1}")
-        self.project.frame(source_frame_id)
-        before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
-        after = before + [(first, last, source_frame_id)]
-        self.undo_stack.push(Command(f"Static camera {first}..{last}", self._set_ranges,
-                                     before, after))
-
-    def remove_camera_range_at(self, index: int) -> None:
-        before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
-        after = [r for r in before if not (r[0] <= index <= r[1])]
-        if after != before:
-            self.undo_stack.push(Command("Remove static camera range", self._set_ranges,
-                                         before, after))
-
-    # ball flights (project level)
-    def _set_flights(self, flights: list) -> None:
-        self.project.ball_flights = [BallFlightMarks(*f) for f in flights]
-        self._ranges_dirty = self._journal_ranges = True
-        self.ranges_changed.emit()
-
-    def add_ball_flight(self, start: str, middle: str, end: str) -> None:
-        """A flight from the balls lifted on three frames (ordered by frame index)."""
-        idx = sorted((self.project.index_of(f), f) for f in (start, middle, end))
-        if len({i for i, _ in idx}) != 3:
-            raise ProjectError("a flight needs three different frames")
-        before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
-        after = before + [tuple(f for _, f in idx)]
-        self.undo_stack.push(Command("Add ball flight", self._set_flights, before, after))
-
-    def remove_ball_flight_at(self, index: int) -> None:
-        before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
-        after = [b for b in before if not (self.project.index_of(b[0]) <= index
-                                           <= self.project.index_of(b[2]))]
-        if after != before:
-            self.undo_stack.push(Command("Remove ball flight", self._set_flights, before,
-                                         after))
-
-    def ball_flight_at(self, index: int):
-        """(BallFlight, marks) for the flight covering frame ``index``, or (None, message)."""
-        from geometry.ballistics import fit_flight
-        for b in self.project.ball_flights:
-            idx = [self.project.index_of(f) for f in (b.start, b.middle, b.end)]
-            if not idx[0] <= index <= idx[2]:
-                continue
-            pts = []
-            for fid in (b.start, b.middle, b.end):
-                frame = self.project.frame(fid)
-                res, msg = lift_frame_ball(self.camera_state(fid), load_spec(frame.sport),
-                                           self.annotation(fid), uncertainty=False)
-                if res is None:
-                    return None, f"flight frame {fid}: {msg}"
-                pts.append(res.world)
-            return fit_flight(np.array(idx) / self.project.fps, np.array(pts)), b
-        return None, ""
 
     # --------------------------------------------------------------------- undo
     def undo(self) -> bool:
@@ -485,22 +305,19 @@ class AnnotationDocument:
         self.undo_stack.break_merge()
 
     # --------------------------------------------------------------- save/recover
-    def _project_lists(self) -> dict:
-        return {"camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
-                                  for r in self.project.camera_ranges],
-                "ball_flights": [[b.start, b.middle, b.end] for b in self.project.ball_flights]}
 
     def unsaved_state(self) -> dict:
         """Everything not yet saved, as JSON (what a compacted autosave journal holds)."""
         lists = self._project_lists() if self._ranges_dirty else {"camera_ranges": None,
                                                                   "ball_flights": None}
         return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
-                **lists}
+                **lists, "flight_draft": dict(self._flight_draft) or None}
 
     def journal_records(self) -> list[dict]:
         """The autosave records of the edits since the last call (courtstudio/editing/autosave.py):
-        ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights"}``
-        when those changed. Costs what the edited frames cost, not the unsaved total."""
+        ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights",
+        "flight_draft"}`` when those changed. Costs what the edited frames cost, not the
+        unsaved total."""
         records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
                                for fid in self._journal_frames]
         if self._journal_ranges:
@@ -534,6 +351,11 @@ class AnnotationDocument:
             after = [(r["first"], r["last"], r["source"]) for r in ranges]
             self.undo_stack.push(Command("Recover static camera ranges", self._set_ranges,
                                          before, after))
+        draft = state.get("flight_draft")
+        if draft:
+            before = self._flight_state()
+            self.undo_stack.push(Command("Recover ball flight draft", self._set_flight_state,
+                                         before, {**before, "draft": dict(draft)}))
 
     def save(self) -> list[Path]:
         """Write every changed annotation and the project file, atomically."""

@@ -7,8 +7,9 @@ from contextlib import contextmanager
 
 from court_specs import CourtSpec
 from courtstudio.editing.events import Signal
+from courtstudio.editing.panel_ids import PANEL_IDS
 
-TOOLS = ("court", "ball", "players")
+TOOLS = PANEL_IDS  # one tool per panel
 
 
 def keypoint_order(spec: CourtSpec) -> list[str]:

@@ -9,15 +9,11 @@ instead of being hidden behind an old one.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
-
-
-def user_home() -> Path:
-    return Path(os.environ.get("COURTSTUDIO_HOME", Path.home() / ".courtstudio"))
+from courtstudio.io.settings import user_home
 
 
 def sample_digest(root: Path = SAMPLE_PROJECT) -> str:

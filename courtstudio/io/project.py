@@ -520,3 +520,14 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
                 if f not in ids:
                     raise ProjectError(f"{where}: field ball_flights[{i}]: no frame "
                                        f"{f[:60]!r} in this project")
+    draft = state.get("flight_draft")
+    if draft is not None:
+        if not isinstance(draft, dict) or len(draft) > 3:
+            raise ProjectError(f"{where}: field flight_draft: expected {{part: frame id}}")
+        for part, f in draft.items():
+            if part not in ("start", "middle", "end"):
+                raise ProjectError(f"{where}: field flight_draft: {str(part)[:20]!r} is not "
+                                   "start, middle or end")
+            if not isinstance(f, str) or f not in ids:
+                raise ProjectError(f"{where}: field flight_draft.{part}: no frame "
+                                   f"{str(f)[:60]!r} in this project")

@@ -98,14 +98,15 @@ def match_people_to_players(camera: Camera, people: list[PersonMesh], boxes: dic
     return [(out.get(i), i, pboxes[i]) for i in range(len(people))]
 
 
-def template_player(camera: Camera, foot_world, stature_m: float, pose: str = "standing"
-                    ) -> PersonMesh:
+def template_player(camera: Camera, foot_world, stature_m: float, pose: str = "standing",
+                    cache_dir=None) -> PersonMesh:
     """An Anny body standing at foot_world (3,) on its plane, scaled to stature_m and facing
-    the camera, as a camera-frame PersonMesh: a player with no HMR result yet."""
+    the camera, as a camera-frame PersonMesh: a player with no HMR result yet. cache_dir:
+    Anny's cache (Settings.anny_cache_dir)."""
     from hmr.anny_body import AnnyBody, place_on_court
     if not 1.0 <= stature_m <= 2.5:
         raise ValueError(f"stature {stature_m:g} m is not a player's height (1.0 to 2.5 m)")
-    body = AnnyBody().sample(pose)
+    body = AnnyBody(cache_dir).sample(pose)
     foot = np.asarray(foot_world, float)
     to_cam = camera.camera_centre_world[:2] - foot[:2]
     V, J = place_on_court(body, foot[:2], float(np.arctan2(to_cam[1], to_cam[0])), 0.0, foot[2])

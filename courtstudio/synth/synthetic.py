@@ -225,8 +225,9 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
     body, and its pelvis, are inside the image (tight table-tennis framing cuts players off,
     as broadcasts do); boxes are clipped to the image."""
     from courtstudio.pipeline.players import box_iou
+    from courtstudio.io.settings import Settings
     from hmr.anny_body import AnnyBody, place_on_court
-    body = AnnyBody()
+    body = AnnyBody(Settings.load().anny_cache_dir)
     L, W = spec.length_m, spec.width_m
     players: list[SyntheticPlayer] = []
     tries = 0
