@@ -66,8 +66,7 @@ def run_ours(clip, refs, shared_centre=True):
         t0 = time.perf_counter()
         recs = propagate(ClipFrames(clip), SPEC, refs, d, shared_centre=shared_centre)
         dt = time.perf_counter() - t0
-    est = {r["frame"]: Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]),
-                              tuple(r["image_size"]))
+    est = {r["frame"]: Camera.from_dict(r, f"frame {r['frame']}")
            for r in recs if r["status"] in ("ok", "static", "reference")}
     return recs, est, len(clip.frames) / dt
 

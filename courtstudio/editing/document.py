@@ -105,8 +105,7 @@ class AnnotationDocument:
         index = self.project.index_of(frame_id)
         prop = self.propagation().get(index)
         if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
-            cam = Camera(np.array(prop["K"]), np.array(prop["R"]), np.array(prop["t"]),
-                         tuple(prop["image_size"]), dist=np.array(prop.get("dist", [0.0] * 5)))
+            cam = Camera.from_dict(prop, f"propagation record of frame {index}")
             return CameraState(None, f"propagated from frame {prop.get('reference')} "
                                      f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
                                propagated=cam)

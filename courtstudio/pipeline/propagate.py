@@ -410,8 +410,7 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
 
 
 def _camera(r: dict) -> Camera:
-    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]),
-                  dist=np.array(r.get("dist", np.zeros(5))))
+    return Camera.from_dict(r, f"frame {r.get('frame')} camera")
 
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
