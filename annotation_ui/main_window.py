@@ -34,7 +34,7 @@ from annotation_ui.view_adjust import ViewAdjust
 from annotation_ui.views import OrbitView, TopDownView
 from courtstudio.editing.autosave import autosave_path, discard_recovery, pending_recovery
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.export.export_scenes import ExportFolderError, export_frames
+from courtstudio.export.export_scenes import ExportFolderError, ExportStatus, export_frames
 from courtstudio.editing.journal_guard import GuardedAutosave
 from courtstudio.pipeline.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.pipeline.players import world_player
@@ -726,6 +726,7 @@ class MainWindow(QMainWindow):
         """Carry the annotated frames' keypoints through the project and recalibrate every
         frame (saved edits first: propagation reads the frames' current clicks)."""
         from courtstudio.pipeline.propagate import propagate_project
+        from courtstudio.pipeline.propagation_status import PropagationStatus
         if self.doc.undo_stack.read_only:  # propagation writes PROJECT/propagation
             raise ValueError(f"read-only: {self.doc.undo_stack.read_only}")
         total = self.doc.frame_count
@@ -744,7 +745,7 @@ class MainWindow(QMainWindow):
         try:
             records = propagate_project(self.doc.project, store=self.doc.frames,
                                         progress=progress, annotation_of=self.doc.annotation)
-            flagged = sum(r["status"] == "flagged" for r in records)
+            flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in records)
             self.statusBar().showMessage(f"Propagated {len(records)} frames; {flagged} "
                                          "flagged for review", 10000)
         except Cancelled:
@@ -789,7 +790,7 @@ class MainWindow(QMainWindow):
                 return []
             return self.export_to(out_dir, all_frames, cancel_after, force=True)
         dlg.close()
-        ok = sum(s.status == "ok" for s in summaries)
+        ok = sum(s.status == ExportStatus.OK for s in summaries)
         self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
                                      8000)
         return summaries

@@ -24,6 +24,7 @@ from courtstudio.editing.events import Signal
 from courtstudio.io.frames import FrameStore
 from courtstudio.io.player_ids import new_player_ids
 from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState, lift_frame_ball
+from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus
 from courtstudio.io.project import (POINT_FLAGS, BallAnnotation, BallFlightMarks, CameraRange,
                                  FrameAnnotation, FrameRef,
                                  PlayerAnnotation, Project, ProjectError,
@@ -105,7 +106,7 @@ class AnnotationDocument:
             return own
         index = self.project.index_of(frame_id)
         prop = self.propagation().get(index)
-        if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
+        if prop is not None and prop["status"] in WITH_CAMERA and "K" in prop:
             cam = Camera.from_dict(prop, f"propagation record of frame {index}")
             return CameraState(None, f"propagated from frame {prop.get('reference')} "
                                      f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
@@ -559,10 +560,11 @@ class AnnotationDocument:
         rng = self.project.camera_range_of(index)
         prop = self.propagation().get(index, {})
         return {"court": bool(ann and len(ann.points) >= 4)
-                or prop.get("status") in ("ok", "static"),
+                or prop.get("status") in (PropagationStatus.OK, PropagationStatus.STATIC),
                 "meshes": bool(ann and any(p.mesh for p in ann.players)),
                 "ball": bool(ann and ann.ball is not None
                              and (not ann.ball.visible or ann.ball.ground_uv is not None)),
                 "players": bool(ann and ann.players),
-                "flagged": bool(ann and ann.flags) or prop.get("status") == "flagged",
+                "flagged": bool(ann and ann.flags)
+                or prop.get("status") == PropagationStatus.FLAGGED,
                 "static": rng is not None}
