@@ -5,6 +5,7 @@ and a refusal names the file and the field."""
 import copy
 import json
 
+import fastjsonschema
 import jsonschema
 import pytest
 
@@ -40,7 +41,7 @@ def test_the_schema_limits_are_the_codes():
 
 
 def test_the_schemas_are_valid_2020_12_schemas():
-    for name in ("project", "annotation"):
+    for name in ("project", "annotation", "recovered_state"):
         jsonschema.Draft202012Validator.check_schema(schema(name))
 
 
@@ -92,7 +93,7 @@ def test_the_compiled_validator_agrees_with_jsonschema(name, i):
     try:
         _compiled(name)(copy.deepcopy(data))
         fast_ok = True
-    except Exception:
+    except fastjsonschema.JsonSchemaValueException:
         fast_ok = False
     assert fast_ok == (slow is None), slow
     if i == 0:
@@ -100,6 +101,24 @@ def test_the_compiled_validator_agrees_with_jsonschema(name, i):
     elif slow is not None:
         with pytest.raises(ProjectError, match=r"^doc\.json: field .+: "):
             check_schema(data, name, "doc.json", ProjectError)
+
+
+@pytest.mark.parametrize("state, message", [
+    ({"annotations": [], "camera_ranges": None}, r"field annotations: \[\] is not of type"),
+    ({"camera_ranges": {"first": 0}}, r"field camera_ranges: .* is not of type 'array', 'null'"),
+    ({"camera_ranges": [{"first": 0, "last": 1}]},
+     r"field camera_ranges\[0\]: 'source' is a required property"),
+    ({"ball_flights": [["a", "b"]]}, r"field ball_flights\[0\]: .* is too short"),
+    ({"annotations": {"tennis_0001": 3}}, r"field annotations\.tennis_0001: 3 is not of type"),
+])
+def test_a_crafted_recovery_state_is_named(project, state, message):
+    from courtstudio.io.project import check_recovered_state
+    with pytest.raises(ProjectError, match="^journal: " + message):
+        check_recovered_state(project, state, "journal")
+    # the fast path and jsonschema agree on it
+    assert first_schema_error(schema_path("recovered_state"), state) is not None
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        _compiled("recovered_state")(state)
 
 
 def test_a_video_frame_without_its_index_is_named(tmp_path):

@@ -73,7 +73,8 @@ def test_the_wheel_holds_every_module_and_data_file(wheel):
                  "court_specs/schema/court_spec.schema.json", "qa/data/wording.json",
                  "courtstudio/_samples/sample_project/courtstudio_project.json",
                  "courtstudio/io/schema/project.schema.json",
-                 "courtstudio/io/schema/annotation.schema.json"]:
+                 "courtstudio/io/schema/annotation.schema.json",
+                 "courtstudio/io/schema/recovered_state.schema.json"]:
         assert must in expected
     missing = sorted(expected - names)
     assert not missing, f"not in the wheel: {missing}"

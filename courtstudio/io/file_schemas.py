@@ -26,6 +26,7 @@ from safe_io.validation import field_path, first_schema_error
 
 PROJECT_SCHEMA = "project"
 ANNOTATION_SCHEMA = "annotation"
+RECOVERED_STATE_SCHEMA = "recovered_state"  # a recovery journal's unsaved state
 MAX_MESSAGE_CHARS = 300  # a schema message quotes the bad value: one short line
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from court_specs import available_specs
-from courtstudio.io.file_schemas import ANNOTATION_SCHEMA, PROJECT_SCHEMA, check_schema
+from courtstudio.io.file_schemas import (ANNOTATION_SCHEMA, PROJECT_SCHEMA,
+                                         RECOVERED_STATE_SCHEMA, check_schema)
 from courtstudio.io.points_file import InputError, read_json
 from courtstudio.io.project_paths import (bounded_int, check_frame_id, check_project_folders,
                                           relative_path_problem, resolve_inside)
@@ -421,45 +422,29 @@ def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnno
 
 def check_recovered_state(project: Project, state: dict, where: str) -> None:
     """Validate a recovery journal's unsaved state (what ``restore_unsaved_state`` applies)
-    as strictly as the project's own files: every annotation is keyed by a frame of this
-    project and carries that frame's id, mesh paths stay inside the project, ranges and
-    flights name this project's frames. Raises ProjectError naming ``where`` and the field."""
-    anns = state.get("annotations", {})
-    if not isinstance(anns, dict):
-        raise ProjectError(f"{where}: field annotations: expected an object")
+    as strictly as the project's own files: schema/recovered_state.schema.json, then every
+    annotation is keyed by a frame of this project and carries that frame's id, mesh paths
+    stay inside the project, ranges and flights name this project's frames. Raises
+    ProjectError naming ``where`` and the field."""
+    check_schema(state, RECOVERED_STATE_SCHEMA, where, ProjectError)
     ids = {f.id for f in project.frames}
-    for fid, data in anns.items():
-        if not isinstance(fid, str) or fid not in ids:
-            raise ProjectError(f"{where}: field annotations.{str(fid)[:60]}: not a frame of "
-                               "this project")
+    for fid, data in state.get("annotations", {}).items():
+        if fid not in ids:
+            raise ProjectError(f"{where}: field annotations.{fid[:60]}: not a frame of this "
+                               "project")
         ann = parse_annotation(data, f"{where}: annotations.{fid}", frame_id=fid)
         for p in ann.players:
             if p.mesh is not None:
                 project.inside(p.mesh, f"{where}: annotations.{fid} mesh")
     n = len(project.frames)
-    ranges = state.get("camera_ranges")
-    if ranges is not None:
-        if not isinstance(ranges, list):
-            raise ProjectError(f"{where}: field camera_ranges: expected a list")
-        for i, r in enumerate(ranges):
-            w = f"{where}: field camera_ranges[{i}]"
-            if not isinstance(r, dict):
-                raise ProjectError(f"{w}: expected {{first, last, source}}")
-            first = bounded_int(r.get("first"), f"{w}.first", ProjectError, 0, n - 1)
-            bounded_int(r.get("last"), f"{w}.last", ProjectError, first, n - 1)
-            if r.get("source") not in ids:
-                raise ProjectError(f"{w}.source: no frame {str(r.get('source'))[:60]!r} in "
+    for i, r in enumerate(state.get("camera_ranges") or []):
+        w = f"{where}: field camera_ranges[{i}]"
+        first = bounded_int(r["first"], f"{w}.first", ProjectError, 0, n - 1)
+        bounded_int(r["last"], f"{w}.last", ProjectError, first, n - 1)
+        if r["source"] not in ids:
+            raise ProjectError(f"{w}.source: no frame {r['source'][:60]!r} in this project")
+    for i, b in enumerate(state.get("ball_flights") or []):
+        for f in b:
+            if f not in ids:
+                raise ProjectError(f"{where}: field ball_flights[{i}]: no frame {f[:60]!r} in "
                                    "this project")
-    flights = state.get("ball_flights")
-    if flights is not None:
-        if not isinstance(flights, list):
-            raise ProjectError(f"{where}: field ball_flights: expected a list")
-        for i, b in enumerate(flights):
-            if (not isinstance(b, list) or len(b) != 3
-                    or not all(isinstance(f, str) for f in b)):
-                raise ProjectError(f"{where}: field ball_flights[{i}]: expected three frame "
-                                   "ids")
-            for f in b:
-                if f not in ids:
-                    raise ProjectError(f"{where}: field ball_flights[{i}]: no frame "
-                                       f"{f[:60]!r} in this project")
