@@ -328,6 +328,14 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     assert rep["frames"] == 12 and rep["references"][0][0] == 0
     assert rep["references"][-1] == ["masks", [[0.0, 0.0, 60.0, 40.0]]]
     assert len((out / "cameras.jsonl").read_text().splitlines()) == 12
+    # --out elsewhere: the same run (the project's results and fingerprint), and a copy of
+    # both files in the folder asked for
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--quiet",
+                 "--mask", "0,0,60,40", "--out", str(elsewhere)]) == 0
+    assert json.loads((elsewhere / "summary.json").read_text()) == json.loads(
+        (out / "summary.json").read_text())
+    assert (elsewhere / "cameras.jsonl").read_text() == (out / "cameras.jsonl").read_text()
     # other references: the stale results are not reused
     p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360), points={
         k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()}))
