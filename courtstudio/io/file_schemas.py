@@ -30,8 +30,10 @@ RECOVERED_STATE_SCHEMA = "recovered_state"  # a recovery journal's unsaved state
 MAX_MESSAGE_CHARS = 300  # a schema message quotes the bad value: one short line
 
 
+@lru_cache(maxsize=8)
 def schema_path(name: str) -> Path:
-    """``courtstudio/io/schema/<name>.schema.json``, installed or not."""
+    """``courtstudio/io/schema/<name>.schema.json``, installed or not (cached: an open asks
+    once per annotation file)."""
     return package_file("courtstudio.io", "schema", f"{name}.schema.json")
 
 
