@@ -10,6 +10,7 @@ from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.cli import main
 from courtstudio.pipeline.propagate import Reference, propagate, summary
+from courtstudio.pipeline.propagation_status import WITH_CAMERA
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip, write_video
 from geometry.camera import Camera
 from geometry.plane_motion import is_cut, is_identity
@@ -30,8 +31,8 @@ def errors(spec, clip, records):
     kp, f = [], []
     for r in records:
         cam = clip.cameras[r["frame"]]
-        if r["status"] in ("ok", "static", "reference") and cam is not None:
-            est = Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), cam.image_size)
+        if r["status"] in WITH_CAMERA and cam is not None:
+            est = Camera.from_dict(r, f"frame {r['frame']}")
             kp.append(np.median(np.linalg.norm(est.project(P) - cam.project(P), axis=1)))
             f.append(abs(est.K[0, 0] / cam.K[0, 0] - 1) * 100)
     return np.array(kp), np.array(f)
