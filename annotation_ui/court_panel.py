@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPus
 
 from annotation_ui.court_plan import plan_transform, plan_view
 from courtstudio.editing.tool_state import keypoint_order
+from geometry.doctor import FitQuality
 
 
 MIN_DIAGRAM_PX = QSize(230, 170)
@@ -250,7 +251,7 @@ class CourtPanel(QWidget):
                 f"camera ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f}) m &plusmn; ({sc[0]:.2f}, "
                 f"{sc[1]:.2f}, {sc[2]:.2f}) m<br>RMS {cal.fit.rms_px:.2f} px over "
                 f"{len(cal.names)} points, lens {lens_text(cal)}"
-                + (" <b>(poor)</b>" if cal.quality == "poor" else "")
+                + (" <b>(poor)</b>" if cal.quality == FitQuality.POOR else "")
                 + f". Next: <b>{current or '-'}</b>")
         names = [n for n in keypoint_order(spec) if n in ann.points]
         self.table.setRowCount(len(names))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QProgressDialog
 
-from courtstudio.export.export_scenes import ExportFolderError, export_frames
+from courtstudio.export.export_scenes import ExportFolderError, ExportStatus, export_frames
 
 
 class ExportDialogs:
@@ -43,7 +43,7 @@ class ExportDialogs:
                 return []
             return self.export_to(out_dir, all_frames, cancel_after, force=True)
         dlg.close()
-        ok = sum(s.status == "ok" for s in summaries)
+        ok = sum(s.status == ExportStatus.OK for s in summaries)
         self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
                                      8000)
         return summaries
@@ -52,6 +52,7 @@ class ExportDialogs:
         """Carry the annotated frames' keypoints through the project and recalibrate every
         frame (saved edits first: propagation reads the frames' current clicks)."""
         from courtstudio.pipeline.propagate import propagate_project
+        from courtstudio.pipeline.propagation_status import PropagationStatus
         if self.doc.undo_stack.read_only:  # propagation writes PROJECT/propagation
             raise ValueError(f"read-only: {self.doc.undo_stack.read_only}")
         total = self.doc.frame_count
@@ -70,7 +71,7 @@ class ExportDialogs:
         try:
             records = propagate_project(self.doc.project, store=self.doc.frames,
                                         progress=progress, annotation_of=self.doc.annotation)
-            flagged = sum(r["status"] == "flagged" for r in records)
+            flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in records)
             self.statusBar().showMessage(f"Propagated {len(records)} frames; {flagged} "
                                          "flagged for review", 10000)
         except Cancelled:

@@ -36,6 +36,7 @@ from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, propagate, summary  # noqa: E402
+from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus  # noqa: E402
 from courtstudio.synth.synthetic_clip import (ClipFrames, Hazards, iter_clip,  # noqa: E402
                                         make_clip, write_clip)
 from geometry.camera import Camera  # noqa: E402
@@ -66,9 +67,8 @@ def run_ours(clip, refs, shared_centre=True):
         t0 = time.perf_counter()
         recs = propagate(ClipFrames(clip), SPEC, refs, d, shared_centre=shared_centre)
         dt = time.perf_counter() - t0
-    est = {r["frame"]: Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]),
-                              tuple(r["image_size"]))
-           for r in recs if r["status"] in ("ok", "static", "reference")}
+    est = {r["frame"]: Camera.from_dict(r, f"frame {r['frame']}")
+           for r in recs if r["status"] in WITH_CAMERA}
     return recs, est, len(clip.frames) / dt
 
 
@@ -132,7 +132,7 @@ def hazard_rows(n: int = 300):
         errs = [float(np.median(np.linalg.norm(e.project(P_all) - clip.cameras[i].project(
             P_all), axis=1))) for i, e in est.items() if clip.cameras[i] is not None]
         a = np.array(errs)
-        flagged = sum(r["status"] == "flagged" for r in recs)
+        flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in recs)
         print(f"| {label} | {len(recs) - flagged} / {flagged} | {np.median(a):.2f} "
               f"({np.percentile(a, 90):.2f}, {a.max():.2f}) | {int((a > 10).sum())} | "
               f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |")

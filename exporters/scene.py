@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
+from enum import StrEnum
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -43,6 +44,15 @@ MAX_MESH_VERTICES = 2_000_000  # per player, checked from the HDF5 dataset shape
 MAX_MESH_FACES = 4_000_000
 
 
+class BallStatus(StrEnum):
+    """The scene file's optional ``ball.status`` (the schema's enum; docs/formats.md)."""
+
+    NOT_ANNOTATED = "not_annotated"  # nobody looked
+    NOT_VISIBLE = "not_visible"      # marked absent or occluded
+    IMAGE_ONLY = "image_only"        # a pixel, no 3D
+    IN_3D = "3d"                     # lifted or flight-fitted
+
+
 class SceneError(ValueError):
     """A scene file is missing, malformed or inconsistent; names the file and the field."""
 
@@ -59,7 +69,7 @@ class BallRecord:
     sigma_world_m: np.ndarray | None = None
     plane: str = "court"
     method: str = "ray_ground_projection"
-    status: str | None = None  # optional: not_annotated | not_visible | image_only | 3d
+    status: BallStatus | None = None  # optional (older files have none)
 
 
 @dataclass
@@ -267,7 +277,8 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
         raise SceneError(f"{json_path}: field {exc}") from None
     fr = data["frame"]
     b = data["ball"]
-    ball = BallRecord(visible=b["visible"], status=b.get("status"))
+    status = None if b.get("status") is None else BallStatus(b["status"])  # schema-checked
+    ball = BallRecord(visible=b["visible"], status=status)
     if b["visible"]:
         ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
                           ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
@@ -275,7 +286,7 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
                           sigma_world_m=np.array(b["sigma_world_m"], float)
                           if "sigma_world_m" in b else None,
                           plane=b.get("plane", "court"), method=b["method"],
-                          status=b.get("status"))
+                          status=status)
     players = []
     ids = set()
     for i, p in enumerate(data["players"]):

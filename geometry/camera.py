@@ -8,7 +8,9 @@ camera centre ``C = -R^T t``, pixel ``uv = K X_cam / z`` then OpenCV distortion
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -143,20 +145,43 @@ class Camera:
         }
 
     @classmethod
-    def from_dict(cls, d: dict, where: str = "camera") -> "Camera":
-        """Build from a dict holding at least K, R, t, image_size (dist optional)."""
-        if not isinstance(d, dict):
+    def from_dict(cls, d: Mapping[str, Any], where: str = "camera") -> "Camera":
+        """The one constructor from a camera dict (``to_dict``'s contract: camera JSON, a
+        cameras.jsonl record, a scene file's camera, a calibration's output); extra keys are
+        ignored.
+
+        d: K (3, 3) pixels, R (3, 3), t (3,) metres, image_size [w, h] positive integer
+        pixels, dist (up to 5 numbers, optional). Untrusted input: raises GeometryError naming
+        ``where`` and the field (``camera.K: expected shape (3, 3), got (2, 2)``) for a missing
+        field, a wrong shape, a non-numeric or non-finite entry, a non-integer image size, a
+        non-rotation R or a K with non-positive focal lengths.
+        """
+        if not isinstance(d, Mapping):
             raise GeometryError(f"{where}: expected a JSON object")
         for key in ("K", "R", "t", "image_size"):
             if key not in d:
                 raise GeometryError(f"{where}.{key}: missing")
-        size = as_array(f"{where}.image_size", d["image_size"], (2,))
+        K = as_array(f"{where}.K", d["K"], (3, 3))
+        R = as_array(f"{where}.R", d["R"], (3, 3))
+        t = as_array(f"{where}.t", d["t"], (3,))
+        dist = as_array(f"{where}.dist", d.get("dist", [0.0] * DIST_LEN), (None,))
+        raw_size = d["image_size"]
+        if (not isinstance(raw_size, (list, tuple)) or len(raw_size) != 2
+                or not all(_is_whole_number(v) for v in raw_size)):
+            raise GeometryError(f"{where}.image_size: expected [width, height] in whole "
+                                f"pixels, got {raw_size!r:.60}")
         try:
-            return cls(K=np.asarray(d["K"], float), R=np.asarray(d["R"], float),
-                       t=np.asarray(d["t"], float), image_size=(int(size[0]), int(size[1])),
-                       dist=np.asarray(d.get("dist", [0.0] * DIST_LEN), float))
-        except (GeometryError, ValueError, TypeError) as exc:
-            raise GeometryError(f"{where}: {exc}") from None
+            return cls(K=K, R=R, t=t, image_size=(int(raw_size[0]), int(raw_size[1])),
+                       dist=dist)
+        except GeometryError as exc:  # the dataclass names the field: K, R, dist, image_size
+            raise GeometryError(f"{where}.{exc}") from None
+
+
+def _is_whole_number(v: object) -> bool:
+    """A JSON number (not a bool) with an integral, finite value."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return False
+    return bool(np.isfinite(v)) and float(v) == int(v)
 
 
 def rotation_look_at(camera_centre_world: np.ndarray, target_world: np.ndarray,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import combinations
 from typing import Mapping
 
@@ -67,20 +68,28 @@ def estimate_click_sigma(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX,
     return float(np.clip(s, floor_px, cap_px))
 
 
-def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[str, str]:
-    """('ok' | 'poor', reason): 'poor' when the residuals are larger than click noise of
+class FitQuality(StrEnum):
+    """A calibration's quality (calibration JSON ``quality``; docs/formats.md)."""
+
+    OK = "ok"
+    POOR = "poor"  # residuals beyond what the click noise explains
+
+
+def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[FitQuality, str]:
+    """(quality, reason): POOR when the residuals are larger than click noise of
     click_sigma_px explains (chi-square test of the cost at POOR_CHI2_QUANTILE)."""
     n, p = len(fit.residuals_px), fit.model.size
     dof = 2 * n - p
     if dof <= 0:
-        return "ok", ""
+        return FitQuality.OK, ""
     cost = float(np.sum(fit.residuals_uv ** 2)) / click_sigma_px ** 2
     limit = _chi2_limit(dof)
     if cost > limit:
         expl = click_sigma_px * np.sqrt(limit / (2 * n))
-        return "poor", (f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} px click "
-                        f"noise explains (at most {expl:.2f} px): check the clicks")
-    return "ok", ""
+        return FitQuality.POOR, (f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} "
+                                 f"px click noise explains (at most {expl:.2f} px): check the "
+                                 "clicks")
+    return FitQuality.OK, ""
 
 
 @functools.lru_cache(maxsize=256)

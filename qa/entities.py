@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from exporters.scene import BallStatus
 from geometry.body_facing import facing_from_joints  # noqa: F401 (re-exported)
 from geometry.camera import Camera
 from geometry.errors import GeometryError
@@ -84,15 +85,14 @@ def _draw_cameras(scene, n_draws: int, rng: np.random.Generator) -> list[Camera]
         return [scene.camera] * n_draws
 
 
-def ball_status(qs: QAScene) -> str:
-    """not_annotated | not_visible | image_only | 3d: the scene's ball.status where saved,
-    else from the ball record."""
+def ball_status(qs: QAScene) -> BallStatus:
+    """The scene's ball.status where saved, else from the ball record."""
     b = qs.scene.raw.get("ball", {})
-    if b.get("status") in ("not_annotated", "not_visible", "image_only", "3d"):
-        return b["status"]
+    if b.get("status") in tuple(BallStatus):
+        return BallStatus(b["status"])
     if not qs.scene.ball.visible:
-        return "not_visible"
-    return "3d" if qs.scene.ball.world is not None else "image_only"
+        return BallStatus.NOT_VISIBLE
+    return BallStatus.IN_3D if qs.scene.ball.world is not None else BallStatus.IMAGE_ONLY
 
 
 def _mesh_player_draws(p, cam0: Camera, cams: list[Camera]) -> dict:
@@ -152,7 +152,7 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
     status = ball_status(qs)
     ball = None
     b = sc.ball
-    if status == "3d" and b.world is not None:
+    if status == BallStatus.IN_3D and b.world is not None:
         ball = np.repeat(np.asarray(b.world, float)[None], len(all_cams), axis=0)
         if b.uv is not None and b.ground_uv is not None and b.method == "ray_ground_projection":
             try:

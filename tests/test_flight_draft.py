@@ -109,7 +109,8 @@ def test_a_draft_edit_survives_a_kill_and_recovery_restores_it(tmp_path):
     assert doc.flight_draft == {}
 
 
-@pytest.mark.parametrize("draft, field", [({"apex": "f1"}, "start, middle or end"),
+@pytest.mark.parametrize("draft, field", [
+    ({"apex": "f1"}, r"flight_draft: 'apex' is not one of \['start', 'middle', 'end'\]"),
                                           ({"start": "nope"}, "flight_draft.start"),
                                           (["f1"], "flight_draft")])
 def test_a_tampered_draft_in_the_journal_is_refused(tmp_path, draft, field):

@@ -55,7 +55,8 @@ def test_malformed_annotation(tmp_path):
     p.write_text(json.dumps({"format": "courtstudio.annotation", "format_version": 1,
                              "frame_id": "a", "image_size": [1920, 1080],
                              "points": {"far_left_corner": [1, "x"]}}))
-    with pytest.raises(ProjectError, match=r"points.far_left_corner: expected \[u, v\]"):
+    with pytest.raises(ProjectError, match=r"points.far_left_corner\[1\]: 'x' is not of type "
+                                           "'number'"):
         load_annotation(p)
 
 

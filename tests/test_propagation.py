@@ -10,6 +10,7 @@ from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.cli import main
 from courtstudio.pipeline.propagate import Reference, propagate, summary
+from courtstudio.pipeline.propagation_status import WITH_CAMERA
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip, write_video
 from geometry.camera import Camera
 from geometry.plane_motion import is_cut, is_identity
@@ -30,8 +31,8 @@ def errors(spec, clip, records):
     kp, f = [], []
     for r in records:
         cam = clip.cameras[r["frame"]]
-        if r["status"] in ("ok", "static", "reference") and cam is not None:
-            est = Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), cam.image_size)
+        if r["status"] in WITH_CAMERA and cam is not None:
+            est = Camera.from_dict(r, f"frame {r['frame']}")
             kp.append(np.median(np.linalg.norm(est.project(P) - cam.project(P), axis=1)))
             f.append(abs(est.K[0, 0] / cam.K[0, 0] - 1) * 100)
     return np.array(kp), np.array(f)
@@ -328,6 +329,14 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     assert rep["frames"] == 12 and rep["references"][0][0] == 0
     assert rep["references"][-1] == ["masks", [[0.0, 0.0, 60.0, 40.0]]]
     assert len((out / "cameras.jsonl").read_text().splitlines()) == 12
+    # --out elsewhere: the same run (the project's results and fingerprint), and a copy of
+    # both files in the folder asked for
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--quiet",
+                 "--mask", "0,0,60,40", "--out", str(elsewhere)]) == 0
+    assert json.loads((elsewhere / "summary.json").read_text()) == json.loads(
+        (out / "summary.json").read_text())
+    assert (elsewhere / "cameras.jsonl").read_text() == (out / "cameras.jsonl").read_text()
     # other references: the stale results are not reused
     p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360), points={
         k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()}))

@@ -71,7 +71,10 @@ def test_the_wheel_holds_every_module_and_data_file(wheel):
     # the files the code opens by name are among them (a guard on the expectation itself)
     for must in ["exporters/schema/scene.schema.json", "court_specs/tennis.json",
                  "court_specs/schema/court_spec.schema.json", "qa/data/wording.json",
-                 "courtstudio/_samples/sample_project/courtstudio_project.json"]:
+                 "courtstudio/_samples/sample_project/courtstudio_project.json",
+                 "courtstudio/io/schema/project.schema.json",
+                 "courtstudio/io/schema/annotation.schema.json",
+                 "courtstudio/io/schema/recovered_state.schema.json"]:
         assert must in expected
     missing = sorted(expected - names)
     assert not missing, f"not in the wheel: {missing}"

@@ -16,10 +16,10 @@ def cmd_export(args) -> int:
     if fmt is None:
         raise CliError("cannot tell the format from the output name: give --format")
     if fmt == "scenes":
-        from courtstudio.export.reconstruct import reconstruct_project
+        from courtstudio.export.reconstruct import ExportStatus, reconstruct_project
         summaries = reconstruct_project(load_project(src), args.output, force=args.force,
                                         overlay_format=args.overlay_format)
-        return 1 if any(s.status == "error" for s in summaries) else 0
+        return 1 if any(s.status == ExportStatus.ERROR for s in summaries) else 0
     if fmt == "coco":
         from courtstudio.export.reconstruct import export_project_coco
         project = load_project(src)
@@ -52,14 +52,14 @@ def export_folder_options(sp) -> None:
 
 def cmd_reconstruct(args) -> int:
     from courtstudio.io.project import load_project
-    from courtstudio.export.reconstruct import SAMPLE_PROJECT, reconstruct_project
+    from courtstudio.export.reconstruct import SAMPLE_PROJECT, ExportStatus, reconstruct_project
     if args.sample == (args.project is not None):
         raise CliError("give a PROJECT folder or --sample (not both)")
     project = load_project(SAMPLE_PROJECT if args.sample else args.project)
     summaries = reconstruct_project(project, args.output, force=args.force,
                                     overlay_format=args.overlay_format)
-    failed = [s for s in summaries if s.status == "error"]
-    poor = [s.frame_id for s in summaries if s.status == "poor"]
+    failed = [s for s in summaries if s.status == ExportStatus.ERROR]
+    poor = [s.frame_id for s in summaries if s.status == ExportStatus.POOR]
     print(f"{len(summaries) - len(failed)} of {len(summaries)} frames reconstructed; "
           f"outputs in {args.output}"
           + (f"; poor calibration (check the clicks): {', '.join(poor)}" if poor else ""))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from courtstudio.dataset.manifest import Manifest
-from courtstudio.dataset.stages import (CLIP_STAGES, StageResult, finished_result,
+from courtstudio.dataset.stages import (CLIP_STAGES, StageResult, StageStatus, finished_result,
                                         run_clip_stage, skip_reason, stage_provenance)
 
 MAX_ATTEMPTS = 3
@@ -36,8 +36,7 @@ class BuildReport:
     def per_stage(self) -> dict:
         rows: dict = {}
         for r in self.results:
-            row = rows.setdefault(r["stage"], {"tasks": 0, "done": 0, "cached": 0,
-                                               "skipped": 0, "failed": 0, "not_run": 0,
+            row = rows.setdefault(r["stage"], {"tasks": 0, **{str(s): 0 for s in StageStatus},
                                                "seconds": 0.0})
             row["tasks"] += 1
             row[r["status"]] = row.get(r["status"], 0) + 1
@@ -63,7 +62,7 @@ class BuildReport:
             lines.append(f"FAILED {f['clip']}/{f['stage']} after {f['attempts']} attempts: "
                          f"{f['error']}")
         notes = sorted({f"{r['stage']}: {r['note']}" for r in self.results
-                        if r["status"] == "skipped" and r["note"]})
+                        if r["status"] == StageStatus.SKIPPED and r["note"]})
         lines += [f"note: {n}" for n in notes]
         if self.merge:
             lines.append("merged: " + ", ".join(f"{k} {v}" for k, v in self.merge.items()
@@ -118,7 +117,8 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
         while stage is not None:
             why = skip_reason(stage, clip, out, lambda: executor().gpus)
             if why is not None:
-                report.results.append(asdict(StageResult(cid, stage, "skipped", note=why)))
+                report.results.append(asdict(StageResult(cid, stage, StageStatus.SKIPPED,
+                                                         note=why)))
                 digests[cid][stage] = None
                 bar.update(1)
                 stage = next_stage(cid, stage)
@@ -163,12 +163,13 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
                                         "error": f"{type(exc).__name__}: {msg}"[:500],
                                         "traceback": "".join(traceback.format_exception(
                                             exc))[-4000:]})
-                report.results.append(asdict(StageResult(cid, stage, "failed", note=msg)))
+                report.results.append(asdict(StageResult(cid, stage, StageStatus.FAILED,
+                                                         note=msg)))
                 bar.update(1)
                 rest = order[cid][order[cid].index(stage) + 1:]
                 for s in rest:
                     report.results.append(asdict(StageResult(
-                        cid, s, "not_run", note=f"{stage} failed")))
+                        cid, s, StageStatus.NOT_RUN, note=f"{stage} failed")))
                     bar.update(1)
                 continue
             report.results.append(asdict(result))
@@ -197,7 +198,7 @@ def _merge(manifest: Manifest, out: Path, report: BuildReport, digests: dict) ->
     ready = [c for c in manifest.clips if digests[c.id].get("qa")]
     try:
         res = merge_clips(ready, out, manifest.qa, {c.id: digests[c.id]["qa"] for c in ready})
-        status = "cached" if res.pop("cached", False) else "done"
+        status = StageStatus.CACHED if res.pop("cached", False) else StageStatus.DONE
         report.results.append(asdict(StageResult("*", "merge", status,
                                                  seconds=time.perf_counter() - t0)))
         return res
@@ -205,7 +206,7 @@ def _merge(manifest: Manifest, out: Path, report: BuildReport, digests: dict) ->
         msg = " ".join(str(exc).split())
         report.failures.append({"clip": "*", "stage": "merge", "attempts": 1,
                                 "error": f"{type(exc).__name__}: {msg}"[:500]})
-        report.results.append(asdict(StageResult("*", "merge", "failed", note=msg)))
+        report.results.append(asdict(StageResult("*", "merge", StageStatus.FAILED, note=msg)))
         return {}
 
 

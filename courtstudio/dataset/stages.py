@@ -18,6 +18,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Callable
 
@@ -27,13 +28,23 @@ from courtstudio.dataset.stage_dirs import StageDir, file_digest, provenance_dig
 CLIP_STAGES = ("prepare", "propagate", "players", "export", "qa")
 
 
+class StageStatus(StrEnum):
+    """What one (clip, stage) task did (report.json's ``tasks[].status``)."""
+
+    DONE = "done"
+    CACHED = "cached"    # nothing it reads changed: the finished folder is kept
+    SKIPPED = "skipped"  # not applicable (``note`` says why, e.g. no GPU)
+    FAILED = "failed"
+    NOT_RUN = "not_run"  # an earlier stage of the clip failed
+
+
 @dataclass
 class StageResult:
-    """What one (clip, stage) task did: ``status`` done | cached | skipped | failed."""
+    """What one (clip, stage) task did."""
 
     clip: str
     stage: str
-    status: str
+    status: StageStatus
     digest: str | None = None
     seconds: float = 0.0
     note: str = ""
@@ -83,7 +94,7 @@ def finished_result(stage: str, clip: Clip, out_root, provenance: dict) -> Stage
     """The cached result when the stage's folder was made from exactly these inputs."""
     digest = provenance_digest(provenance)
     if StageDir(clip_dir(out_root, clip.id), stage).finished_digest() == digest:
-        return StageResult(clip.id, stage, "cached", digest)
+        return StageResult(clip.id, stage, StageStatus.CACHED, digest)
     return None
 
 
@@ -101,7 +112,7 @@ def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions,
     work = sd.partial_dir(digest)
     counts = _RUNNERS[stage](clip, work, Path(out_root), qa, provenance["params"])
     sd.commit(work, provenance)
-    return StageResult(clip.id, stage, "done", digest, time.perf_counter() - t0,
+    return StageResult(clip.id, stage, StageStatus.DONE, digest, time.perf_counter() - t0,
                        counts=counts or {})
 
 

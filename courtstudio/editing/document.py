@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import numpy as np
 
 from court_specs import CourtSpec, load_spec
 from courtstudio.editing.document_lists import ProjectLists
@@ -28,6 +27,7 @@ from courtstudio.editing.document_players import PlayerEdits, store_person_mesh 
 from courtstudio.editing.events import Signal
 from courtstudio.io.frames import FrameStore
 from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState
+from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus
 from courtstudio.io.project import (POINT_FLAGS, BallAnnotation,
                                  FrameAnnotation, FrameRef,
                                  Project, ProjectError,
@@ -98,9 +98,8 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             return own
         index = self.project.index_of(frame_id)
         prop = self.propagation().get(index)
-        if prop is not None and prop["status"] in ("ok", "static", "reference") and "K" in prop:
-            cam = Camera(np.array(prop["K"]), np.array(prop["R"]), np.array(prop["t"]),
-                         tuple(prop["image_size"]), dist=np.array(prop.get("dist", [0.0] * 5)))
+        if prop is not None and prop["status"] in WITH_CAMERA and "K" in prop:
+            cam = Camera.from_dict(prop, f"propagation record of frame {index}")
             return CameraState(None, f"propagated from frame {prop.get('reference')} "
                                      f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
                                propagated=cam)
@@ -385,10 +384,11 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         rng = self.project.camera_range_of(index)
         prop = self.propagation().get(index, {})
         return {"court": bool(ann and len(ann.points) >= 4)
-                or prop.get("status") in ("ok", "static"),
+                or prop.get("status") in (PropagationStatus.OK, PropagationStatus.STATIC),
                 "meshes": bool(ann and any(p.mesh for p in ann.players)),
                 "ball": bool(ann and ann.ball is not None
                              and (not ann.ball.visible or ann.ball.ground_uv is not None)),
                 "players": bool(ann and ann.players),
-                "flagged": bool(ann and ann.flags) or prop.get("status") == "flagged",
+                "flagged": bool(ann and ann.flags)
+                or prop.get("status") == PropagationStatus.FLAGGED,
                 "static": rng is not None}

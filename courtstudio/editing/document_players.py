@@ -11,6 +11,7 @@ import hashlib
 
 import numpy as np
 
+from courtstudio.io.player_ids import new_player_ids
 from courtstudio.io.project import FrameAnnotation, PlayerAnnotation, Project, ProjectError
 from hmr.person_mesh import PersonMesh
 
@@ -33,9 +34,8 @@ class PlayerEdits:
     document (one undo step each)."""
 
     def next_player_id(self) -> int:
-        """The lowest id not used in the current frame (ids are stable across frames)."""
-        used = {p.id for p in self.annotation(self.current_frame.id).players}
-        return next(i for i in range(1, len(used) + 2) if i not in used)
+        """The id of a new player in the current frame (courtstudio.io.player_ids)."""
+        return self._new_player_ids(self.current_frame.id, 1)[0]
 
     def set_player_box(self, frame_id: str, pid: int, box_xyxy, drag: bool = False) -> None:
         x0, y0, x1, y1 = (float(c) for c in box_xyxy)
@@ -94,15 +94,12 @@ class PlayerEdits:
             self._edit(frame_id, f"Track {len(boxes)} players", m)
         return len(boxes)
 
-    def _first_new_player_id(self, frame_id: str) -> int:
-        """Above every id in the frame: players added in bulk never take a free lower id that
-        belongs to a player of another frame."""
-        return max([p.id for p in self.annotation(frame_id).players] + [0]) + 1
+    def _new_player_ids(self, frame_id: str, count: int) -> list[int]:
+        return new_player_ids((p.id for p in self.annotation(frame_id).players), count)
 
     def add_players(self, frame_id: str, boxes: list) -> list[int]:
         """New players (next free ids) for boxes xyxy, in one undo step; returns their ids."""
-        first = self._first_new_player_id(frame_id)
-        ids = list(range(first, first + len(boxes)))
+        ids = self._new_player_ids(frame_id, len(boxes))
 
         def m(a: FrameAnnotation):
             for pid, box in zip(ids, boxes):
@@ -115,11 +112,11 @@ class PlayerEdits:
                                                                    PersonMesh]]) -> list[int]:
         """Attach HMR people to players in one undo step: (player id or None for a new player,
         box xyxy used for a new player, mesh). Returns the player ids."""
-        next_id = self._first_new_player_id(frame_id)
+        fresh = iter(self._new_player_ids(frame_id, sum(a[0] is None for a in assignments)))
         plan = []
         for pid, box, mesh in assignments:
             if pid is None:
-                pid, next_id = next_id, next_id + 1
+                pid = next(fresh)
             plan.append((pid, box, self._store_mesh(frame_id, pid, mesh)))
 
         def m(a: FrameAnnotation):

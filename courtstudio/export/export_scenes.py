@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Callable
 
@@ -37,18 +38,31 @@ from exporters.glb import write_glb
 from exporters.mesh_render import RenderMesh, render_meshes
 from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
-from exporters.scene import TOOL_VERSION, BallRecord, PlayerRecord, Scene, save_scene
+from exporters.scene import TOOL_VERSION, BallRecord, BallStatus, PlayerRecord, Scene, save_scene
 from safe_io.validation import read_json_file
 from geometry.body_facing import facing_from_joints
+from geometry.doctor import FitQuality
 from geometry.labelling import WorldConvention
 from geometry.rays import ground_projection_polyline
+
+
+class ExportStatus(StrEnum):
+    """A frame's export status (the export manifest's ``frames.<id>.status``)."""
+
+    OK = "ok"
+    POOR = "poor"        # exported; residuals beyond what the click noise explains
+    SKIPPED = "skipped"  # no camera: nothing written
+    ERROR = "error"      # the frame failed: nothing of it kept
+
+
+KEPT = frozenset({ExportStatus.OK, ExportStatus.POOR})  # statuses whose outputs are kept
 
 
 @dataclass
 class FrameSummary:
     frame_id: str
     sport: str
-    status: str  # ok | poor (residuals beyond the click noise) | skipped | error
+    status: ExportStatus
     message: str = ""
     focal_px: float | None = None
     rms_px: float | None = None
@@ -91,7 +105,7 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     state = doc.camera_state(frame.id, diagnose=True)
     camera = state.camera
     if camera is None:
-        return FrameSummary(frame.id, spec.id, "skipped", state.message or "no camera")
+        return FrameSummary(frame.id, spec.id, ExportStatus.SKIPPED, state.message or "no camera")
     cal = state.calibration  # None for a camera carried here by propagation
     final_dir = Path(out_dir) / frame.id  # paths in the scene are relative to it
     fdir = Path(into) if into is not None else final_dir
@@ -159,7 +173,8 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
             line = ground_projection_polyline(camera, ann.ball.uv, ball.plane_z)
             draw_ball(image, line, ann.ball.uv, ball.uv_ground_snapped)
         write_image(fdir / f"overlay.{overlay_format}", image)
-    status = "poor" if cal is not None and cal.quality == "poor" else "ok"
+    poor = cal is not None and cal.quality == FitQuality.POOR
+    status = ExportStatus.POOR if poor else ExportStatus.OK
     s = FrameSummary(frame.id, spec.id, status, notes, focal_px=float(camera.K[0, 0]),
                      rms_px=rms,
                      ball_world=None if ball is None else [float(v) for v in ball.world],
@@ -187,13 +202,14 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
     return s
 
 
-def _ball_status(ann, rec: BallRecord) -> str:
-    """not_annotated | not_visible | image_only (clicked, no 3D) | 3d (scene.json ball.status)."""
+def _ball_status(ann, rec: BallRecord) -> BallStatus:
+    """The scene file's ball.status (IMAGE_ONLY: clicked, no 3D)."""
     if rec.visible:
-        return "3d"
+        return BallStatus.IN_3D
     if ann.ball is None:
-        return "not_annotated"
-    return "image_only" if ann.ball.visible and ann.ball.uv is not None else "not_visible"
+        return BallStatus.NOT_ANNOTATED
+    return (BallStatus.IMAGE_ONLY if ann.ball.visible and ann.ball.uv is not None
+            else BallStatus.NOT_VISIBLE)
 
 
 def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
@@ -295,17 +311,17 @@ def _export_frame_unit(doc, frame: FrameRef, out_dir: Path, before: dict | None,
     files no export wrote there; returns the summary and its manifest entry."""
     target = out_dir / frame.id
     if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
-        s = FrameSummary(frame.id, frame.sport, "error",
+        s = FrameSummary(frame.id, frame.sport, ExportStatus.ERROR,
                          f"{target} exists and is not a folder: left alone")
-        return s, {"status": "error", "message": s.message, "files": {}}
+        return s, {"status": ExportStatus.ERROR, "message": s.message, "files": {}}
     tmp = make_temp_dir(target)
     try:
         try:
             s = export_frame(doc, frame, out_dir, overlay=overlay, glb=glb, into=tmp,
                              overlay_format=overlay_format)
         except ValueError as exc:
-            s = FrameSummary(frame.id, frame.sport, "error", " ".join(str(exc).split()))
-        if s.status not in ("ok", "poor"):  # partial outputs of a failed frame are not kept
+            s = FrameSummary(frame.id, frame.sport, ExportStatus.ERROR, " ".join(str(exc).split()))
+        if s.status not in KEPT:  # partial outputs of a failed frame are not kept
             shutil.rmtree(tmp)
             tmp.mkdir()
         written = {p.name: _file_record(p) for p in sorted(tmp.iterdir())}

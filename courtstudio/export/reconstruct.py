@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.export.export_scenes import FrameSummary, export_coco, export_frames
+from courtstudio.export.export_scenes import ExportStatus, FrameSummary, export_coco, export_frames
 from courtstudio.io.package_data import sample_project_dir
 from courtstudio.io.project import Project
 
@@ -32,7 +32,7 @@ def export_project_coco(project: Project, out_dir: Path) -> list[Path]:
 
 
 def summary_line(s: FrameSummary) -> str:
-    if s.status != "ok":
+    if s.status != ExportStatus.OK:
         out = f"{s.frame_id:<22} {s.sport:<14} {s.status}: {s.message}"
         return out + (f" (removed its previous {', '.join(s.removed)})" if s.removed else "")
     out = f"{s.frame_id:<22} {s.sport:<14} f={s.focal_px:7.1f}px rms={s.rms_px:5.2f}px"

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from court_specs import available_specs
-from courtstudio.io.points_file import InputError, parse_image_size, parse_points, read_json
-from courtstudio.io.project_paths import (FPS_LIMIT, HEIGHT_LIMIT_M, IMAGE_SIDE_LIMIT, INDEX_LIMIT,
-                                       NAME_MAX_CHARS, PIXEL_LIMIT, PLAYER_ID_LIMIT,
-                                       bounded_int, check_frame_id, check_project_folders,
-                                       finite_number, relative_path_problem, resolve_inside)
+from courtstudio.io.file_schemas import (ANNOTATION_SCHEMA, PROJECT_SCHEMA,
+                                         RECOVERED_STATE_SCHEMA, check_schema)
+from courtstudio.io.points_file import InputError, read_json
+from courtstudio.io.project_paths import (bounded_int, check_frame_id, check_project_folders,
+                                          relative_path_problem, resolve_inside)
 from safe_io.atomic import write_json_atomic
 
 PROJECT_FILE = "courtstudio_project.json"
@@ -262,11 +262,9 @@ def _check_version(data: dict, path: Path, fmt: str) -> None:
                            f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed")
 
 
-def _check_sport(sport, where: str, known: frozenset | None = None) -> str:
+def _check_sport(sport: str, where: str, known: frozenset | None = None) -> str:
     """A bundled spec id: a project never names a spec file (it would be read from anywhere).
     ``known``: available_specs(), when the caller checks many frames."""
-    if not isinstance(sport, str):
-        raise ProjectError(f"{where}: expected a sport id string")
     if sport not in (known or available_specs()):
         raise ProjectError(f"{where}: unknown sport {sport[:80]!r} (a bundled spec id is "
                            f"expected); available: {', '.join(available_specs())}")
@@ -281,7 +279,9 @@ def _check_frame_path(root: Path, rel, where: str, checked: set) -> None:
 
 
 def load_project(root) -> Project:
-    """Open a project folder (or its project file); raise ProjectError naming the bad field."""
+    """Open a project folder (or its project file); raise ProjectError naming the bad field.
+    The file's structure, types and ranges are checked against schema/project.schema.json;
+    what spans fields or the disk is checked here."""
     root = Path(root)
     path = root if root.is_file() else root / PROJECT_FILE
     root = path.parent
@@ -290,65 +290,51 @@ def load_project(root) -> Project:
     except InputError as exc:
         raise ProjectError(str(exc)) from None
     _check_version(data, path, PROJECT_FORMAT)
+    check_schema(data, PROJECT_SCHEMA, str(path), ProjectError)
     check_project_folders(root, ProjectError)
     name = data.get("name", root.name)
-    if not isinstance(name, str) or len(name) > NAME_MAX_CHARS:
-        raise ProjectError(f"{path}: field name: expected a string of at most "
-                           f"{NAME_MAX_CHARS} characters")
-    sport = _check_sport(data.get("sport"), f"{path}: field sport")
-    frames_raw = data.get("frames")
-    if not isinstance(frames_raw, list):
-        raise ProjectError(f"{path}: field frames: expected a list")
-    if not frames_raw:
+    sport = _check_sport(data["sport"], f"{path}: field sport")
+    if not data["frames"]:
         raise ProjectError(f"{path}: field frames: the project has no frames")
     known = frozenset(available_specs())
     frames, seen, folded, checked = [], set(), set(), set()
-    for i, fr in enumerate(frames_raw):
+    for i, fr in enumerate(data["frames"]):
         where = f"{path}: field frames[{i}]"
-        if not isinstance(fr, dict):
-            raise ProjectError(f"{where}: expected an object")
-        fid, image = fr.get("id"), fr.get("image")
+        fid, image, video, index = fr["id"], fr.get("image"), fr.get("video"), fr.get("index")
         check_frame_id(fid, f"{where}.id", ProjectError)
         if fid.casefold() in folded:  # one annotation file on a case-insensitive disk
             raise ProjectError(f"{where}.id: duplicate frame id {fid!r} (ids must differ in "
                                "more than letter case)")
         seen.add(fid)
         folded.add(fid.casefold())
-        video, index = fr.get("video"), fr.get("index")
         if video is not None:
             _check_frame_path(root, video, f"{where}.video", checked)
-            bounded_int(index, f"{where}.index", ProjectError, 0, INDEX_LIMIT)
-            image = None
+            if index is None:
+                raise ProjectError(f"{where}.index: a video frame needs its frame index")
+            image, index = None, int(index)
         else:
             _check_frame_path(root, image, f"{where}.image", checked)
         fsport = _check_sport(fr.get("sport", sport), f"{where}.sport", known)
         frames.append(FrameRef(fid, image, fsport, video, index))
     ranges = []
-    for i, r in enumerate(_list_field(data, "camera_ranges", path)):
+    for i, r in enumerate(data.get("camera_ranges", [])):
         where = f"{path}: field camera_ranges[{i}]"
-        if not isinstance(r, dict) or not all(isinstance(r.get(k), int)
-                                              and not isinstance(r.get(k), bool)
-                                              for k in ("first", "last")):
-            raise ProjectError(f"{where}: expected {{first, last, source}}")
-        if not 0 <= r["first"] <= r["last"] < len(frames):
+        if not r["first"] <= r["last"] < len(frames):
             raise ProjectError(f"{where}: frames {r['first']}..{r['last']} are not in the "
                                f"project (0..{len(frames) - 1})")
-        if not isinstance(r.get("source"), str) or r["source"] not in seen:
-            raise ProjectError(f"{where}.source: no frame {r.get('source')!r}")
-        ranges.append(CameraRange(r["first"], r["last"], r["source"]))
+        if r["source"] not in seen:
+            raise ProjectError(f"{where}.source: no frame {r['source'][:60]!r}")
+        ranges.append(CameraRange(int(r["first"]), int(r["last"]), r["source"]))
     flights = []
-    for i, b in enumerate(_list_field(data, "ball_flights", path)):
-        where = f"{path}: field ball_flights[{i}]"
-        if not isinstance(b, dict) or any(not isinstance(b.get(k), str) or b.get(k) not in seen
-                                          for k in ("start", "middle", "end")):
-            raise ProjectError(f"{where}: expected {{start, middle, end}} frame ids of this "
-                               "project")
+    for i, b in enumerate(data.get("ball_flights", [])):
+        for k in ("start", "middle", "end"):
+            if b[k] not in seen:
+                raise ProjectError(f"{path}: field ball_flights[{i}].{k}: no frame "
+                                   f"{b[k][:60]!r} in this project")
         flights.append(BallFlightMarks(b["start"], b["middle"], b["end"]))
-    fps = finite_number(data.get("fps", 25.0), f"{path}: field fps", ProjectError, FPS_LIMIT)
-    if fps <= 0:
-        raise ProjectError(f"{path}: field fps: expected frames per second > 0")
     project = Project(root=root, name=name, sport=sport, frames=frames, raw=data,
-                      camera_ranges=ranges, ball_flights=flights, fps=float(fps))
+                      camera_ranges=ranges, ball_flights=flights,
+                      fps=float(data.get("fps", 25.0)))
     project.__dict__["_checked_annotations"] = _check_annotations(project)
     return project
 
@@ -375,13 +361,6 @@ def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
     return out
 
 
-def _list_field(data: dict, key: str, path) -> list:
-    value = data.get(key, [])
-    if not isinstance(value, list):
-        raise ProjectError(f"{path}: field {key}: expected a list")
-    return value
-
-
 def load_annotation(path) -> FrameAnnotation:
     """An annotation file; its ``frame_id`` must be the file's stem (``<id>.json``)."""
     path = Path(path)
@@ -392,142 +371,84 @@ def load_annotation(path) -> FrameAnnotation:
     return parse_annotation(data, path, frame_id=path.stem)
 
 
-def _pixel(uv, where: str) -> None:
-    for c in uv:
-        finite_number(c, where, ProjectError, PIXEL_LIMIT)
+def _pixel(uv: list | None) -> tuple[float, float] | None:
+    return None if uv is None else (float(uv[0]), float(uv[1]))
 
 
 def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnnotation:
     """Validate an annotation record (``path`` names it in errors); ``frame_id``: the id
-    the record must carry (its file's stem, or its frame in a recovery journal)."""
+    the record must carry (its file's stem, or its frame in a recovery journal). The record's
+    structure, types and ranges are checked against schema/annotation.schema.json; what spans
+    fields is checked here."""
     if not isinstance(data, dict):
         raise ProjectError(f"{path}: expected a JSON object")
     _check_version(data, path, ANNOTATION_FORMAT)
-    fid = check_frame_id(data.get("frame_id"), f"{path}: field frame_id", ProjectError)
+    check_schema(data, ANNOTATION_SCHEMA, str(path), ProjectError)
+    fid = check_frame_id(data["frame_id"], f"{path}: field frame_id", ProjectError)
     if frame_id is not None and fid != frame_id:
         raise ProjectError(f"{path}: field frame_id: {fid!r} is not this file's frame "
                            f"{frame_id!r}")
-    try:
-        size = parse_image_size(data.get("image_size"), f"{path}: field image_size")
-        points = parse_points(data.get("points", {}), f"{path}: field points")
-    except InputError as exc:
-        raise ProjectError(str(exc)) from None
-    if max(size) > IMAGE_SIDE_LIMIT:
-        raise ProjectError(f"{path}: field image_size: {size[0]}x{size[1]} exceeds "
-                           f"{IMAGE_SIDE_LIMIT} px per side")
-    for name, uv in points.items():
-        _pixel(uv, f"{path}: field points.{name}")
+    w, h = (int(v) for v in data["image_size"])  # whole numbers (the schema's integers)
+    points = {name: _pixel(uv) for name, uv in data.get("points", {}).items()}
     ball = None
     b = data.get("ball")
     if b is not None:
-        if not isinstance(b, dict) or not isinstance(b.get("visible"), bool):
-            raise ProjectError(f"{path}: field ball.visible: expected true or false")
-        uv = gu = None
-        try:
-            if "uv" in b:
-                uv = parse_points({"uv": b["uv"]}, f"{path}: field ball")["uv"]
-            if "ground_uv" in b:
-                gu = parse_points({"ground_uv": b["ground_uv"]}, f"{path}: field ball")[
-                    "ground_uv"]
-        except InputError as exc:
-            raise ProjectError(str(exc)) from None
-        for key, c in (("uv", uv), ("ground_uv", gu)):
-            if c is not None:
-                _pixel(c, f"{path}: field ball.{key}")
-        if b["visible"] and uv is None:
+        if b["visible"] and "uv" not in b:
             raise ProjectError(f"{path}: field ball.uv: a visible ball needs its pixel")
-        plane = b.get("plane")
-        if plane is not None and not isinstance(plane, str):
-            raise ProjectError(f"{path}: field ball.plane: expected a plane name")
-        ball = BallAnnotation(b["visible"], uv, gu, plane)
+        ball = BallAnnotation(b["visible"], _pixel(b.get("uv")), _pixel(b.get("ground_uv")),
+                              b.get("plane"))
     players, ids = [], set()
-    for i, pl in enumerate(_list_field(data, "players", path)):
+    for i, pl in enumerate(data.get("players", [])):
         where = f"{path}: field players[{i}]"
-        if not isinstance(pl, dict):
-            raise ProjectError(f"{where}: expected an object")
-        bounded_int(pl.get("id"), f"{where}.id", ProjectError, 1, PLAYER_ID_LIMIT)
-        if pl["id"] in ids:
-            raise ProjectError(f"{where}.id: duplicate player {pl['id']}")
-        ids.add(pl["id"])
-        box = pl.get("box_xyxy")
-        if not isinstance(box, list) or len(box) != 4:
-            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1]")
-        box = [finite_number(c, f"{where}.box_xyxy", ProjectError, PIXEL_LIMIT) for c in box]
+        pid = int(pl["id"])
+        if pid in ids:
+            raise ProjectError(f"{where}.id: duplicate player {pid}")
+        ids.add(pid)
+        box = [float(c) for c in pl["box_xyxy"]]
         if not (box[0] < box[2] and box[1] < box[3]):
             raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1] with x0 < x1, "
                                "y0 < y1")
-        h = pl.get("lowest_vertex_height_m")
-        if h is not None:
-            h = finite_number(h, f"{where}.lowest_vertex_height_m", ProjectError,
-                              HEIGHT_LIMIT_M)
+        h_m = pl.get("lowest_vertex_height_m")
         mesh = pl.get("mesh")
         if mesh is not None and relative_path_problem(mesh):
             raise ProjectError(f"{where}.mesh: {relative_path_problem(mesh)}")
-        players.append(PlayerAnnotation(pl["id"], tuple(float(c) for c in box), h, mesh))
-    flags = data.get("flags", [])
-    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-        raise ProjectError(f"{path}: field flags: expected a list of strings")
+        players.append(PlayerAnnotation(pid, (box[0], box[1], box[2], box[3]),
+                                        None if h_m is None else float(h_m), mesh))
     pflags = data.get("point_flags", {})
-    if not isinstance(pflags, dict) or not all(
-            isinstance(k, str) and v in POINT_FLAGS for k, v in pflags.items()):
-        raise ProjectError(f"{path}: field point_flags: expected {{keypoint name: "
-                           f"{' or '.join(repr(f) for f in POINT_FLAGS)}}}")
-    return FrameAnnotation(fid, size, points, ball, players, list(flags), raw=data,
+    return FrameAnnotation(fid, (w, h), points, ball, players, list(data.get("flags", [])),
+                           raw=data,
                            point_flags={k: v for k, v in pflags.items() if k in points})
 
 
 def check_recovered_state(project: Project, state: dict, where: str) -> None:
     """Validate a recovery journal's unsaved state (what ``restore_unsaved_state`` applies)
-    as strictly as the project's own files: every annotation is keyed by a frame of this
-    project and carries that frame's id, mesh paths stay inside the project, ranges and
-    flights name this project's frames. Raises ProjectError naming ``where`` and the field."""
-    anns = state.get("annotations", {})
-    if not isinstance(anns, dict):
-        raise ProjectError(f"{where}: field annotations: expected an object")
+    as strictly as the project's own files: schema/recovered_state.schema.json, then every
+    annotation is keyed by a frame of this project and carries that frame's id, mesh paths
+    stay inside the project, ranges, flights and the flight draft name this project's frames. Raises
+    ProjectError naming ``where`` and the field."""
+    check_schema(state, RECOVERED_STATE_SCHEMA, where, ProjectError)
     ids = {f.id for f in project.frames}
-    for fid, data in anns.items():
-        if not isinstance(fid, str) or fid not in ids:
-            raise ProjectError(f"{where}: field annotations.{str(fid)[:60]}: not a frame of "
-                               "this project")
+    for fid, data in state.get("annotations", {}).items():
+        if fid not in ids:
+            raise ProjectError(f"{where}: field annotations.{fid[:60]}: not a frame of this "
+                               "project")
         ann = parse_annotation(data, f"{where}: annotations.{fid}", frame_id=fid)
         for p in ann.players:
             if p.mesh is not None:
                 project.inside(p.mesh, f"{where}: annotations.{fid} mesh")
     n = len(project.frames)
-    ranges = state.get("camera_ranges")
-    if ranges is not None:
-        if not isinstance(ranges, list):
-            raise ProjectError(f"{where}: field camera_ranges: expected a list")
-        for i, r in enumerate(ranges):
-            w = f"{where}: field camera_ranges[{i}]"
-            if not isinstance(r, dict):
-                raise ProjectError(f"{w}: expected {{first, last, source}}")
-            first = bounded_int(r.get("first"), f"{w}.first", ProjectError, 0, n - 1)
-            bounded_int(r.get("last"), f"{w}.last", ProjectError, first, n - 1)
-            if r.get("source") not in ids:
-                raise ProjectError(f"{w}.source: no frame {str(r.get('source'))[:60]!r} in "
+    for i, r in enumerate(state.get("camera_ranges") or []):
+        w = f"{where}: field camera_ranges[{i}]"
+        first = bounded_int(r["first"], f"{w}.first", ProjectError, 0, n - 1)
+        bounded_int(r["last"], f"{w}.last", ProjectError, first, n - 1)
+        if r["source"] not in ids:
+            raise ProjectError(f"{w}.source: no frame {r['source'][:60]!r} in this project")
+    for i, b in enumerate(state.get("ball_flights") or []):
+        for f in b:
+            if f not in ids:
+                raise ProjectError(f"{where}: field ball_flights[{i}]: no frame {f[:60]!r} in "
                                    "this project")
-    flights = state.get("ball_flights")
-    if flights is not None:
-        if not isinstance(flights, list):
-            raise ProjectError(f"{where}: field ball_flights: expected a list")
-        for i, b in enumerate(flights):
-            if (not isinstance(b, list) or len(b) != 3
-                    or not all(isinstance(f, str) for f in b)):
-                raise ProjectError(f"{where}: field ball_flights[{i}]: expected three frame "
-                                   "ids")
-            for f in b:
-                if f not in ids:
-                    raise ProjectError(f"{where}: field ball_flights[{i}]: no frame "
-                                       f"{f[:60]!r} in this project")
-    draft = state.get("flight_draft")
-    if draft is not None:
-        if not isinstance(draft, dict) or len(draft) > 3:
-            raise ProjectError(f"{where}: field flight_draft: expected {{part: frame id}}")
-        for part, f in draft.items():
-            if part not in ("start", "middle", "end"):
-                raise ProjectError(f"{where}: field flight_draft: {str(part)[:20]!r} is not "
-                                   "start, middle or end")
-            if not isinstance(f, str) or f not in ids:
-                raise ProjectError(f"{where}: field flight_draft.{part}: no frame "
-                                   f"{str(f)[:60]!r} in this project")
+    for part, f in (state.get("flight_draft") or {}).items():
+        if f not in ids:
+            raise ProjectError(f"{where}: field flight_draft.{part}: no frame {f[:60]!r} in "
+                               "this project")

@@ -33,6 +33,7 @@ import secrets
 import socket
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 LOCK_FORMAT = "courtstudio.lock"
@@ -135,18 +136,25 @@ def _pid_running(pid: int, started: str | None) -> bool:
     return not (begun is not None and locked_at is not None and begun > locked_at + 2.0)
 
 
-def holder_state(info: LockInfo) -> str:
-    """'stale' (safe to take over), 'live' (this host), or 'foreign' (another host)."""
+class HolderState(StrEnum):
+    """Who holds a project's lock."""
+
+    STALE = "stale"      # nobody any more: safe to take over
+    LIVE = "live"        # a running process on this host
+    FOREIGN = "foreign"  # a process on another host (cannot be checked)
+
+
+def holder_state(info: LockInfo) -> HolderState:
     if info.corrupt:
-        return "stale" if info.age_s > CORRUPT_GRACE_S else "live"
+        return HolderState.STALE if info.age_s > CORRUPT_GRACE_S else HolderState.LIVE
     if info.host != socket.gethostname():
-        return "foreign"
-    return "live" if _pid_running(info.pid, info.started) else "stale"
+        return HolderState.FOREIGN
+    return HolderState.LIVE if _pid_running(info.pid, info.started) else HolderState.STALE
 
 
-def locked_message(root, info: LockInfo, state: str) -> str:
+def locked_message(root, info: LockInfo, state: HolderState) -> str:
     path = lock_path(root)
-    if state == "foreign":
+    if state == HolderState.FOREIGN:
         return (f"{root}: the project is locked by {info.describe()}; CourtStudio cannot "
                 f"check a process on another machine: if it is gone, delete {path}")
     if info.corrupt:
@@ -155,13 +163,13 @@ def locked_message(root, info: LockInfo, state: str) -> str:
     return f"{root}: the project is open in {info.describe()}"
 
 
-def live_holder(root) -> tuple[LockInfo, str] | None:
+def live_holder(root) -> tuple[LockInfo, HolderState] | None:
     """(lock, state) when a live or foreign process holds the project, else None."""
     info = read_lock(root)
     if info is None:
         return None
     state = holder_state(info)
-    return None if state == "stale" else (info, state)
+    return None if state == HolderState.STALE else (info, state)
 
 
 class ProjectLock:
@@ -271,7 +279,7 @@ def acquire(root, tool: str = "courtstudio") -> ProjectLock:
         if info is None:
             continue  # released meanwhile: try again
         state = holder_state(info)
-        if state != "stale":
+        if state != HolderState.STALE:
             raise ProjectLockedError(locked_message(root, info, state), info)
         _remove_stale(path, seen_bytes)
     raise ProjectLockedError(f"{root}: could not take the project lock {path} (another "

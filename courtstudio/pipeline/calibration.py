@@ -19,7 +19,7 @@ from court_specs import CourtSpec
 from geometry.calibration import CameraFit, check_correspondences, solve_camera
 from geometry.camera import Camera
 from geometry.doctor import LabelFix, LeaveOneOut, estimate_click_sigma, find_suspects, \
-    fit_quality, leave_one_out, suggest_labelling_fixes
+    FitQuality, fit_quality, leave_one_out, suggest_labelling_fixes
 from geometry.errors import CalibrationError
 from geometry.labelling import WHOLE_COURT_KINDS, WorldConvention
 from geometry.uncertainty import ParamCovariance
@@ -45,7 +45,7 @@ class CourtCalibration:
     warnings: list[str] = field(default_factory=list)
     world_convention: str = "end_on"  # 'end_on' | 'side_on' (docs/frames.md)
     click_sigma_source: str = "user"  # 'user' (given) or 'estimated' (from the residuals)
-    quality: str = "ok"  # 'ok' | 'poor' (residuals beyond what the click noise explains)
+    quality: FitQuality = FitQuality.OK  # POOR: residuals beyond what the click noise explains
     quality_reason: str = ""
     refinement: dict | None = None  # line refinement report (geometry.line_refine)
 
@@ -165,7 +165,7 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
     unusual = conv.unusual_position_warning(centre)
     if unusual:
         warnings.append(unusual)
-    if quality == "poor":
+    if quality == FitQuality.POOR:
         warnings.append(quality_reason)
     elif fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
         warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for "

@@ -35,6 +35,7 @@ __all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summar
 from courtstudio.pipeline.propagate_sources import (ProjectFrames, ProjectSource,  # noqa: F401
                                            VideoFrames, VideoSource, project_masks,
                                            save_project_masks)
+from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.plane_motion import cut_signature, is_cut_between, prepare, same_view
 
@@ -57,7 +58,7 @@ def frame_mask(frames, index: int):
 
 
 MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
-STATUSES = ("reference", "ok", "static", "flagged")
+STATUSES = tuple(Status)
 
 
 def check_record(d) -> str | None:
@@ -190,11 +191,11 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
         if i in by_frame:
             st = tracker.states[i]
             st.last_H, st.last_frame = np.eye(3), i
-            emit(FrameCamera(i, "reference", st.camera, st.rms_px, reference=i, H=np.eye(3),
+            emit(FrameCamera(i, Status.REFERENCE, st.camera, st.rms_px, reference=i, H=np.eye(3),
                              points=by_frame[i].points, evidence=st.evidence), cut)
             continue
         if img is None:
-            emit(FrameCamera(i, "flagged", reason="the frame cannot be decoded"), cut)
+            emit(FrameCamera(i, Status.FLAGGED, reason="the frame cannot be decoded"), cut)
             continue
         before = [f for f in ref_frames if shot_start <= f <= i]
         after = [f for f in ref_frames if f > i]
@@ -203,7 +204,7 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
         if a is None and b is None:  # the view may still be a reference's (after a replay)
             r = min(ref_frames, key=lambda f: abs(f - i))
             rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
-            if rec.status == "flagged":
+            if rec.status == Status.FLAGGED:
                 rec.reason = ("no reference in this shot" + (" (starts at a cut)" if cut else "")
                               + f"; {rec.reason}")
             emit(rec, cut)
@@ -227,7 +228,7 @@ def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
         in_shot = [r for r in refs if s0 <= r.frame < s1]
         if not in_shot:  # its frames were registered to any reference, and verified
             continue
-        bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != "reference"
+        bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != Status.REFERENCE
                and ((records.get(i, {}).get("reference") is not None
                      and not s0 <= records[i]["reference"] < s1)
                     or records.get(i, {}).get("reason", "").startswith("no reference"))]
@@ -290,7 +291,7 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
         for lo, hi, in_shot in _misassigned(done, shots, refs):
             if not in_shot:
                 for i in range(lo, hi):
-                    emit(FrameCamera(i, "flagged", reason="no reference in this shot",
+                    emit(FrameCamera(i, Status.FLAGGED, reason="no reference in this shot",
                                      cut=bool(done[i].get("cut"))))
                 continue
             redo = {k: v for k, v in done.items() if not lo <= k < hi}
@@ -382,7 +383,8 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     refitted for rotation and focal length with it, and keeps its free pose where the shared
     centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
     from geometry.fixed_centre import solve_fixed_centre
-    solved = [r for r in records if r["status"] in ("ok", "reference") and r.get("points")]
+    solved = [r for r in records if r["status"] in (Status.OK, Status.REFERENCE)
+              and r.get("points")]
     if len(solved) < 2:
         return
     cams = {r["frame"]: _camera(r) for r in solved}
@@ -405,13 +407,12 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     by_frame = {r["frame"]: r for r in records}
     for r in records:  # static frames show their reference's final camera
         ref = by_frame.get(r.get("reference"))
-        if r["status"] == "static" and ref is not None and "K" in ref:
+        if r["status"] == Status.STATIC and ref is not None and "K" in ref:
             r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
 
 
 def _camera(r: dict) -> Camera:
-    return Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]), tuple(r["image_size"]),
-                  dist=np.array(r.get("dist", np.zeros(5))))
+    return Camera.from_dict(r, f"frame {r.get('frame')} camera")
 
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
@@ -429,7 +430,7 @@ def summary(records: list[dict]) -> dict:
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
-               if r["status"] == "flagged"]
+               if r["status"] == Status.FLAGGED]
     cuts = [r["frame"] for r in records if r.get("cut")]
     return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
             **propagate.last_extras}

@@ -23,6 +23,7 @@ import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.calibration import calibrate_court
+from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.line_snap import snap_keypoints
@@ -48,7 +49,7 @@ VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size)
 @dataclass
 class FrameCamera:
     frame: int
-    status: str
+    status: Status
     camera: Camera | None = None
     rms_px: float | None = None
     reason: str = ""
@@ -258,7 +259,7 @@ class Tracker:
         pending, self.pending = list(self.pending), deque(maxlen=PENDING)
         for i, image, mask, st, p in pending:
             rec = self.process(i, image, mask, st, p)
-            if rec.status != "flagged":
+            if rec.status != Status.FLAGGED:
                 yield rec
 
     def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
@@ -279,7 +280,7 @@ class Tracker:
                                                  reduce_mask(screen, src)),
                                             m_frame, method="match")
             if not reg.ok:
-                rec = FrameCamera(i, "flagged", reason=f"registration failed ({reg.reason})",
+                rec = FrameCamera(i, Status.FLAGGED, reason=f"registration failed ({reg.reason})",
                                   reference=target.ref.frame)
             else:
                 H = reg.H if via is None else reg.H @ via.H
@@ -287,7 +288,7 @@ class Tracker:
                 rec.registration = {"inliers": reg.inliers, "rms_px": _num(reg.rms_px),
                                     "spread": round(reg.spread, 4), "method": reg.method,
                                     "attempt": label}
-            if rec.status != "flagged":
+            if rec.status != Status.FLAGGED:
                 self._remember(i, p, rec, target)
                 return rec
             best = best or rec
@@ -323,12 +324,12 @@ class Tracker:
         opt, size = self.options, self.size
         w, h = size
         if is_identity(H, size):
-            cam, rms, pts, status = st.camera, st.rms_px, None, "static"
+            cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
         else:
             uv = transfer_points(H, st.uv)
             inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
             if inside.sum() < MIN_POINTS_IN_VIEW:
-                return FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints "
+                return FrameCamera(i, Status.FLAGGED, reason=f"only {int(inside.sum())} keypoints "
                                    "in view", reference=st.ref.frame, H=H)
             pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
             theta0 = st.theta if st.theta is not None else ParamModel("simple").from_camera(
@@ -345,16 +346,16 @@ class Tracker:
                 cal = calibrate_court(self.spec, size, pts, diagnose=False, theta0=theta0,
                                       model="auto" if st.camera.has_distortion else "simple")
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
-                return FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
+                return FrameCamera(i, Status.FLAGGED, reason=f"recalibration failed: {exc}",
                                    reference=st.ref.frame, H=H)
-            cam, rms, status = cal.camera, float(cal.fit.rms_px), "ok"
+            cam, rms, status = cal.camera, float(cal.fit.rms_px), Status.OK
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
         reason = self._problem(st, rms, ev)
-        rec = FrameCamera(i, "flagged" if reason else status, cam, rms, reason, st.ref.frame,
+        rec = FrameCamera(i, Status.FLAGGED if reason else status, cam, rms, reason, st.ref.frame,
                           H, points=pts, evidence=ev)
-        if not reason and status == "ok":
+        if not reason and status == Status.OK:
             st.theta = ParamModel("simple").from_camera(cam)
         return rec
 
