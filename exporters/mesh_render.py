@@ -102,16 +102,27 @@ def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
     # read back is MSAA sample 0, at (0.375, 0.125) of the pixel, which would shift every
     # silhouette by (+0.125, -0.375) px.
     rgba, _ = r.render(scene, flags=pyrender.RenderFlags.RGBA)
-    a = (rgba[..., 3:4].astype(np.float64) / 255.0) * alpha
+    seg = None
     if occluders:
         seg_map = {n: (255, 255, 255) for n in nodes}
         for o in occluders:  # nodes missing from the map are skipped, so occluders are black
             seg_map[scene.add(pyrender.Mesh.from_trimesh(
                 trimesh.Trimesh(o.vertices_world, o.faces, process=False)))] = (0, 0, 0)
         seg, _ = r.render(scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
-        a = a * (seg[..., :1] > 0)  # a player pixel hidden by an occluder shows the image
-    bgr = rgba[..., 2::-1].astype(np.float64)
-    return np.clip(a * bgr + (1 - a) * image, 0, 255).astype(np.uint8)
+    out = image.copy()
+    # composite only inside the box of covered pixels: outside it alpha is 0 and the image is
+    # unchanged (float64 over a whole 1080p frame cost ~0.15 s per render)
+    rows = np.flatnonzero(rgba[..., 3].any(axis=1))
+    cols = np.flatnonzero(rgba[..., 3].any(axis=0))
+    if not len(rows):
+        return out
+    box = (slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1))
+    a = (rgba[box][..., 3:4].astype(np.float64) / 255.0) * alpha
+    if seg is not None:
+        a = a * (seg[box][..., :1] > 0)  # a player pixel hidden by an occluder shows the image
+    bgr = rgba[box][..., 2::-1].astype(np.float64)
+    out[box] = np.clip(a * bgr + (1 - a) * image[box], 0, 255).astype(np.uint8)
+    return out
 
 
 def _render_cpu(image, camera: Camera, meshes, alpha, occluders=()):

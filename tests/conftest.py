@@ -109,9 +109,7 @@ SLOW_TESTS = (
     "tests/test_click_noise.py::test_clean_frames_at_real_click_noise_have_no_suspects",
     "tests/test_click_noise.py::test_noise_estimate_tracks_the_true_noise_within_its_bounds",
     "tests/test_cli.py::test_reconstruct_sample_and_export",
-    "tests/test_export_manifest.py::test_non_empty_folder_that_is_not_an_export_is_refused",
     "tests/test_gui.py::test_screenshot_command",
-    "tests/test_journal.py::test_an_edit_journals_only_the_frame_it_changed",
     "tests/test_journal.py::test_kill_9_harness_loses_no_acknowledged_edit",
     "tests/test_uncertainty_and_rescale.py::test_ball_sigma_matches_monte_carlo",
     "tests/test_propagation.py::test_two_references_and_resume",
@@ -122,10 +120,40 @@ SLOW_TESTS = (
 )
 
 
+# Modules whose module-scoped fixture is expensive (a reconstructed sample, a fuzz corpus, an X
+# server, a SMPL-X stand-in, scene files): one xdist worker runs the whole module, so the
+# fixture is built once per run, not once per worker. Long tests that wait (Ray, kill tests)
+# stay ungrouped so that the two workers share them.
+MODULE_GROUPS = ("tests/test_qa_generate.py", "tests/test_fuzz_cli.py", "tests/test_gui_xvfb.py",
+                 "tests/test_smplx_body.py", "tests/test_untrusted_cli.py",
+                 "tests/test_qa_questions.py")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+        module = item.nodeid.split("::", 1)[0]
+        if module in MODULE_GROUPS and not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(os.path.basename(module)[:-3]))
+    _xdist_groups_on_structured_node_ids(config, items)
+
+
+def _xdist_groups_on_structured_node_ids(config, items):
+    """`--dist loadgroup` on pytest >= 9.2: pytest-xdist 3.8 gives a grouped test its group by
+    appending ``@group`` to ``item._nodeid``, which pytest 9.2 no longer reads (node ids are
+    structured, ``item._id``), so every group was silently split across the workers
+    (pytest-dev/pytest-xdist#1386, fix pending in #1388). Same suffix, on the field pytest
+    reads; a no-op where xdist's own suffix took effect."""
+    if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
+        return
+    from _pytest.nodeid import NodeId
+    for item in items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                 for m in item.iter_markers("xdist_group")}
+        if not names or item.nodeid.rfind("@") > item.nodeid.rfind("]"):
+            continue
+        item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
 def pytest_sessionstart(session):

@@ -17,6 +17,7 @@ from courtstudio.cli import main
 from courtstudio.editing.document import AnnotationDocument
 from courtstudio.export.export_scenes import (MANIFEST_NAME, ExportFolderError, export_frames,
                                        read_previous_export)
+from courtstudio.io.project import load_project
 
 
 def _uncalibrate(doc, fid):
@@ -82,7 +83,17 @@ def test_overlay_format_change_removes_the_other_overlay(project, tmp_path):
         assert fh.read(2) == b"\xff\xd8"
 
 
-def test_non_empty_folder_that_is_not_an_export_is_refused(project, tmp_path, capsys):
+def _one_frame_copy(root):
+    """The sample copy at ``root`` cut down to its first frame (a folder test needs no more)."""
+    path = root / "courtstudio_project.json"
+    data = json.loads(path.read_text())
+    data["frames"] = data["frames"][:1]
+    path.write_text(json.dumps(data))
+    return load_project(root)
+
+
+def test_non_empty_folder_that_is_not_an_export_is_refused(sample_root, tmp_path, capsys):
+    project = _one_frame_copy(sample_root)
     out_dir = tmp_path / "mine"
     out_dir.mkdir()
     (out_dir / "summary.json").write_text("my own file")
