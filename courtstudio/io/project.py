@@ -507,6 +507,9 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
             if r.get("source") not in ids:
                 raise ProjectError(f"{w}.source: no frame {str(r.get('source'))[:60]!r} in "
                                    "this project")
+    if state.get("propagation_masks") is not None:  # the image bounds: ProjectMasks.restore
+        from courtstudio.io.masks_file import check_mask_boxes
+        check_mask_boxes(state["propagation_masks"], f"{where}: field propagation_masks")
     flights = state.get("ball_flights")
     if flights is not None:
         if not isinstance(flights, list):
