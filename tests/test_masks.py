@@ -217,6 +217,31 @@ def test_masks_are_journaled_and_recovered(doc, project):
         pending_recovery(load_project(project.root))["propagation_masks"] is None
 
 
+
+def test_unsaved_masks_are_journal_state_beside_a_flight_draft(doc, project):
+    """The journal holds unsaved masks as it holds a ball-flight draft (has_journal_state):
+    a save writes the masks and keeps the draft's journal without them; undoing the saved
+    mask edit makes the masks unsaved, and journaled, again."""
+    auto = Autosave(doc)
+    doc.masks.add((10, 20, 300, 90))
+    assert doc.has_journal_state and doc.is_dirty
+    f1 = project.frames[1].id
+    doc.mark_ball_flight("start", f1)
+    auto.compact()
+    rec = read_journal(autosave_path(project))
+    assert rec["propagation_masks"] == [[10, 20, 300, 90]]
+    assert rec["flight_draft"] == {"start": f1}
+    doc.save()
+    rec = read_journal(autosave_path(project))  # the draft alone is left to journal
+    assert rec["propagation_masks"] is None and rec["flight_draft"] == {"start": f1}
+    doc.undo()  # the mark: nothing unsaved is left
+    assert not doc.has_journal_state and not autosave_path(project).exists()
+    doc.undo()  # the saved mask: the masks differ from masks.json again
+    assert doc.has_journal_state and doc.masks.boxes == []
+    assert read_journal(autosave_path(project))["propagation_masks"] == []
+    assert pending_recovery(load_project(project.root))["propagation_masks"] == []
+    auto.close()
+
 def test_a_recovered_journal_is_checked_and_clipped_to_the_frame(doc, project):
     from courtstudio.io.project import check_recovered_state
     for bad in ([[0, 0, float("nan"), 10]], [[0, 0, 10]], [[5, 5, 1, 1]], "x"):
