@@ -1,4 +1,5 @@
-"""Mouse handling on the frame canvas for the three tools. Every edit goes to the document
+"""Mouse handling on the frame canvas for the court, ball and players tools (the masks tool
+handles its own: annotation_ui/masks_tool.py). Every edit goes to the document
 (an undoable command); a drag is one undo step.
 
 Court: click places the current keypoint and advances to the next; press on an existing click
@@ -130,7 +131,6 @@ class CanvasTools(QObject):
             self.doc.set_player_box(self._fid, pid, (x0 + du, y0 + dv, x1 + du, y1 + dv),
                                     drag=True)
 
-
     def _height_click(self, ann, u, v):
         """Alt+click: the selected player's lowest vertex stands over this ground point."""
         pid = self.tools.player_id
@@ -145,6 +145,13 @@ class CanvasTools(QObject):
         h = height_from_ground_click(state.camera, self.doc.player_mesh(p.mesh), (u, v),
                                      spec.player_plane_z())
         self.doc.set_player_height(self._fid, pid, h)
+
+    # ------------------------------------------------------------------ masks
+    def _press_masks(self, u, v, mods):
+        """Nothing: MasksTool (annotation_ui/masks_tool.py) listens to the view itself."""
+
+    def _drag_masks(self, u, v):
+        """Nothing (MasksTool handles the drag; this tool never sets ``self._drag``)."""
 
 
 def _nearest(points: dict, uv, radius: float):

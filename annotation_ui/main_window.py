@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QMessageBox, QS
 from annotation_ui.canvas_tools import CanvasTools
 from annotation_ui.frame_view import FrameView
 from annotation_ui.loupe import Loupe
+from annotation_ui.masks_tool import MasksTool
 from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
                                          draw_court, draw_mesh, draw_players)
 from annotation_ui.panels import PANELS, panel_index
@@ -90,6 +91,11 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
             setattr(self, panel.attr, panel.factory())
             self.tabs.addTab(getattr(self, panel.attr), panel.tab_text)
         self.tabs.currentChanged.connect(lambda i: self.tools.set_tool(PANELS[i].id))
+        # registration masks: the tool listens to the view itself (annotation_ui/masks_tool.py)
+        self.masks_tool = MasksTool(self, self.masks_panel)
+        self.tabs.setTabToolTip(panel_index("masks"), "Registration masks: rectangles over "
+                                "broadcast graphics that propagation ignores, one set per "
+                                "project (M)")
         self.topdown = TopDownView()
         self.orbit = OrbitView()
         self.result_tabs = QTabWidget()
@@ -259,7 +265,9 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         self.tools.advance(self.doc.spec(), self.doc.annotation(self._fid).points, step)
 
     def delete_selected(self):
-        if self.tools.tool == "players" and self.tools.player_id is not None:
+        if self.tools.tool == "masks":
+            self.masks_tool.delete_selected()
+        elif self.tools.tool == "players" and self.tools.player_id is not None:
             self.doc.remove_player(self._fid, self.tools.player_id)
         elif self.tools.keypoint is not None:
             self.doc.remove_keypoint(self._fid, self.tools.keypoint)
@@ -355,6 +363,7 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
+        self.masks_tool.draw(self.overlay)
         self._draw_flight(cam, ann)
         world = self._world_players(ann, spec, cam)
         grounds = {}
@@ -389,7 +398,8 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         self.statusBar().showMessage(
             f"Frame {self.doc.current_index + 1}/{self.doc.frame_count} {frame.id} | "
             f"{self.tools.tool}" + (f": next {self.tools.keypoint}"
-                                    if self.tools.tool == "court" and self.tools.keypoint else ""))
+                                    if self.tools.tool == "court" and self.tools.keypoint else "")
+            + (f": {self.masks_tool.status_hint()}" if self.tools.tool == "masks" else ""))
         self._update_title()
 
     def _world_players(self, ann, spec, cam) -> dict:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 
 from annotation_ui.ball_panel import BallPanel
 from annotation_ui.court_panel import CourtPanel
+from annotation_ui.masks_panel import MasksPanel
 from annotation_ui.players_panel import PlayersPanel
 from courtstudio.editing.panel_ids import PANEL_IDS
 
@@ -47,6 +48,8 @@ PANELS = (
     Panel("ball", "Ball", "B", "ball_panel", BallPanel, "_press_ball", "_drag_ball"),
     Panel("players", "Players", "P", "players_panel", PlayersPanel, "_press_players",
           "_drag_players"),
+    # the Masks tool handles the canvas itself (annotation_ui/masks_tool.py): no-op handlers
+    Panel("masks", "Masks", "M", "masks_panel", MasksPanel, "_press_masks", "_drag_masks"),
 )
 if tuple(p.id for p in PANELS) != PANEL_IDS:
     raise RuntimeError("annotation_ui/panels.py and courtstudio/editing/panel_ids.py list "

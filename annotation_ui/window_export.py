@@ -70,7 +70,9 @@ class ExportDialogs:
         records = []
         try:
             records = propagate_project(self.doc.project, store=self.doc.frames,
-                                        progress=progress, annotation_of=self.doc.annotation)
+                                        progress=progress, annotation_of=self.doc.annotation,
+                                        project_masks_boxes=None if self.doc.masks.error
+                                        else self.doc.masks.boxes)
             flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in records)
             self.statusBar().showMessage(f"Propagated {len(records)} frames; {flagged} "
                                          "flagged for review", 10000)

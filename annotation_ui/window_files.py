@@ -60,7 +60,9 @@ class FileOperations:
             if recover is None:
                 recover = self.ask("Recover unsaved work?",
                                    f"CourtStudio was closed without saving {n} edited frame(s) "
-                                   f"of {project.name}. Recover them?",
+                                   + ("and the registration masks " if journal.get(
+                                       "propagation_masks") is not None else "")
+                                   + f"of {project.name}. Recover them?",
                                    ["Recover", "Discard"]) == "Recover"
             if recover:
                 self.doc.restore_unsaved_state(journal)
@@ -72,6 +74,7 @@ class FileOperations:
             self.doc.undo_stack.read_only = read_only or "opened to view only"
         self._show_read_only(read_only)
         self.canvas.doc = self.doc
+        self.masks_tool.attach(self.doc)
         self.doc.annotation_changed.connect(self._annotation_changed)
         self.doc.frame_changed.connect(self._frame_changed)
         self.doc.ranges_changed.connect(self._ranges_changed)
@@ -110,6 +113,7 @@ class FileOperations:
         self.doc.ranges_changed.disconnect(self._ranges_changed)
         self.doc.flight_draft_changed.disconnect(self.refresh)
         self.doc.undo_stack.changed.disconnect(self._update_title)
+        self.masks_tool.detach()
         self.doc.frames.close()
         self.doc = self.autosave = self.canvas.doc = None
         self.overlay.clear()

@@ -15,7 +15,8 @@ MAX_RECENT = 8
 # actions that change the project: disabled while it is open read-only
 WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag frame for review",
                    "Ball not visible", "Propagate court keypoints",
-                   "Copy previous frame's keypoints", "Keypoint occluded / estimated")
+                   "Copy previous frame's keypoints", "Keypoint occluded / estimated",
+                   "Detect broadcast graphics")
 
 
 class MenuActions:
@@ -44,6 +45,8 @@ class MenuActions:
                                                                   self._fid))]),
             ("&Tools", [
                 *((p.action_text, p.shortcut, lambda t=p.id: self.set_tool(t)) for p in PANELS),
+                ("Detect broadcast graphics", "Ctrl+Shift+G",
+                 lambda: self.masks_tool.detect_graphics()),
                 ("Next keypoint", "Tab;]", lambda: self.advance_keypoint(1)),
                 ("Previous keypoint", "Shift+Tab;[", lambda: self.advance_keypoint(-1)),
                 ("Ball not visible", "N", self.toggle_ball_not_visible)]),

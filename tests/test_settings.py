@@ -58,7 +58,7 @@ def test_gui_panel_choices_come_without_qt():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "court,ball,players"
+    assert out.stdout.strip() == "court,ball,players,masks"
 
 
 def test_player_workflow_proposes_boxes_without_a_window(tmp_path):

@@ -90,13 +90,12 @@ def cmd_batch_propagate(args) -> int:
 
 
 def _mask_box(text: str) -> list[float]:
+    from courtstudio.io.masks_file import check_mask_box
     try:
-        box = [float(v) for v in text.split(",")]
-    except ValueError:
-        box = []
-    if len(box) != 4 or box[2] <= box[0] or box[3] <= box[1]:
-        raise CliError(f"--mask {text!r}: expected x0,y0,x1,y1 pixels with x1 > x0, y1 > y0")
-    return box
+        return check_mask_box([float(v) for v in text.split(",")], "--mask")
+    except ValueError:  # also NaN / inf (courtstudio.io.masks_file: the masks.json rules)
+        raise CliError(f"--mask {text!r}: expected x0,y0,x1,y1 finite pixels with x1 > x0, "
+                       "y1 > y0") from None
 
 
 def register(sub, fmt) -> None:

@@ -9,7 +9,9 @@
 - ``{"camera_ranges": [...], "ball_flights": [...], "flight_draft": {...}}``: the
   project-level lists after an edit (``flight_draft``: the ball-flight frames marked so far,
   ``{part: frame id}``; journaled but never saved, so a saved project with a draft keeps a
-  journal of that one record).
+  journal of that one record);
+- ``{"propagation_masks": [[x0, y0, x1, y1], ...]}``: the project's registration masks after
+  an edit (courtstudio/editing/mask_layer.py; saved to PROJECT/propagation/masks.json).
 
 After every edit (every command pushed, undone or redone) the records of what it changed are
 appended and fdatasync'ed before the edit returns, so a kill loses no acknowledged click; the
@@ -161,6 +163,8 @@ class Autosave:
             text += _line({"camera_ranges": state["camera_ranges"],
                            "ball_flights": state["ball_flights"],
                            "flight_draft": state["flight_draft"]})
+        if state.get("propagation_masks") is not None:
+            text += _line({"propagation_masks": state["propagation_masks"]})
         write_text_atomic(self.path, text)
         legacy = _legacy_path(self.doc.project)
         if legacy.exists():
@@ -213,9 +217,10 @@ def _remove_journal(project: Project) -> None:
 # ------------------------------------------------------------------------------ reading
 def read_journal(path: Path) -> dict:
     """Replay a journal: ``{"format", "format_version", "annotations": {frame id: annotation
-    JSON} (last record wins), "camera_ranges", "ball_flights", "flight_draft" (None when not
-    edited), "skipped_lines"}``. A line that does not parse (a torn last line from a kill) is
-    skipped. Raises ValueError when the header is not a journal's."""
+    JSON} (last record wins), "camera_ranges", "ball_flights", "flight_draft",
+    "propagation_masks" (None when not edited), "skipped_lines"}``. A line that does not
+    parse (a torn last line from a kill) is skipped. Raises ValueError when the header is not
+    a journal's."""
     with open(path, "rb") as fh:
         lines = fh.read().decode("utf-8", errors="replace").split("\n")
     try:
@@ -226,7 +231,7 @@ def read_journal(path: Path) -> dict:
             or head.get("format_version") != AUTOSAVE_VERSION):
         raise ValueError(f"{path}: not an autosave journal (version {AUTOSAVE_VERSION})")
     out = {**head, "annotations": {}, "camera_ranges": None, "ball_flights": None,
-           "flight_draft": None, "skipped_lines": 0}
+           "flight_draft": None, "propagation_masks": None, "skipped_lines": 0}
     for line in lines[1:]:
         if not line.strip():
             continue
@@ -244,6 +249,8 @@ def read_journal(path: Path) -> dict:
             out["camera_ranges"] = rec.get("camera_ranges")
             out["ball_flights"] = rec.get("ball_flights")
             out["flight_draft"] = rec.get("flight_draft")
+        elif "propagation_masks" in rec:
+            out["propagation_masks"] = rec["propagation_masks"]
         else:
             out["skipped_lines"] += 1
     return out
@@ -272,7 +279,8 @@ def pending_recovery(project: Project) -> dict | None:
         return None
     _drop_saved(project, data)
     if (not data["annotations"] and data.get("camera_ranges") is None
-            and data.get("ball_flights") is None and not data.get("flight_draft")):
+            and data.get("ball_flights") is None and not data.get("flight_draft")
+            and data.get("propagation_masks") is None):
         return None
     return data
 
@@ -293,6 +301,14 @@ def _drop_saved(project: Project, data: dict) -> None:
     flights = [[b.start, b.middle, b.end] for b in project.ball_flights]
     if data.get("camera_ranges") == ranges and data.get("ball_flights") == flights:
         data["camera_ranges"] = data["ball_flights"] = None
+    if data.get("propagation_masks") is not None:
+        from courtstudio.io.masks_file import masks_path, read_masks_file
+        try:
+            saved_masks = read_masks_file(masks_path(project.root))[0]
+        except ValueError:
+            saved_masks = None
+        if saved_masks == data["propagation_masks"]:
+            data["propagation_masks"] = None
 
 
 def discard_recovery(project: Project) -> None:

@@ -10,6 +10,7 @@ Signals:
     ranges_changed()                static-camera ranges changed
     saved()                         everything was written to disk
     flight_draft_changed()          the ball-flight draft changed (the flights did not)
+    masks.changed()                 the project's registration masks changed (mask_layer.py)
 
 Player edits are in document_players.py, static-camera ranges, ball flights and the flight
 draft in document_lists.py (mixins of this class).
@@ -25,6 +26,7 @@ from court_specs import CourtSpec, load_spec
 from courtstudio.editing.document_lists import ProjectLists
 from courtstudio.editing.document_players import PlayerEdits, store_person_mesh  # noqa: F401
 from courtstudio.editing.events import Signal
+from courtstudio.editing.mask_layer import ProjectMasks
 from courtstudio.io.frames import FrameStore
 from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState
 from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus
@@ -62,6 +64,15 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         self.ranges_changed = Signal("ranges_changed")
         self.saved = Signal("saved")
         self.flight_draft_changed = Signal("flight_draft_changed")
+        # registration masks (PROJECT/propagation/masks.json), edited on the same undo stack
+        self.masks = ProjectMasks(project.root, self.undo_stack, self._mask_image_size)
+
+    def _mask_image_size(self) -> tuple[int, int]:
+        """The frame size (w, h) px masks are drawn in: the first frame's, as propagation
+        uses."""
+        if not self.project.frames:
+            raise ProjectError("the project has no frames")
+        return self.frames.image_size(self.project.frames[0])
 
     # ------------------------------------------------------------------ reading
     @property
@@ -133,12 +144,12 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
 
     @property
     def is_dirty(self) -> bool:
-        return bool(self._dirty) or self._ranges_dirty
+        return bool(self._dirty) or self._ranges_dirty or self.masks.dirty
 
     @property
     def has_journal_state(self) -> bool:
-        """Unsaved edits, or a ball-flight draft (journaled, never saved): what the autosave
-        journal must hold."""
+        """Unsaved edits (unsaved registration masks too), or a ball-flight draft (journaled,
+        never saved): what the autosave journal must hold."""
         return self.is_dirty or bool(self._flight_draft)
 
     # ---------------------------------------------------------------- navigation
@@ -310,17 +321,21 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         lists = self._project_lists() if self._ranges_dirty else {"camera_ranges": None,
                                                                   "ball_flights": None}
         return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
-                **lists, "flight_draft": dict(self._flight_draft) or None}
+                **lists, "flight_draft": dict(self._flight_draft) or None,
+                "propagation_masks": self.masks.unsaved()}
 
     def journal_records(self) -> list[dict]:
         """The autosave records of the edits since the last call (courtstudio/editing/autosave.py):
         ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights",
-        "flight_draft"}`` when those changed. Costs what the edited frames cost, not the
-        unsaved total."""
+        "flight_draft"}`` when those changed, ``{"propagation_masks"}`` when the masks did.
+        Costs what the edited frames cost, not the unsaved total."""
         records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
                                for fid in self._journal_frames]
         if self._journal_ranges:
             records.append(self._project_lists())
+        masks = self.masks.journal_record()
+        if masks is not None:
+            records.append(masks)
         self.drop_journal_records()
         return records
 
@@ -328,6 +343,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         """Forget the edits not yet journaled (a compaction or a save covers them)."""
         self._journal_frames.clear()
         self._journal_ranges = False
+        self.masks.journal_pending = False
 
     def restore_unsaved_state(self, state: dict) -> None:
         """Apply a recovered journal (one undo step per frame; the result is unsaved)."""
@@ -355,6 +371,8 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             before = self._flight_state()
             self.undo_stack.push(Command("Recover ball flight draft", self._set_flight_state,
                                          before, {**before, "draft": dict(draft)}))
+        if state.get("propagation_masks") is not None:
+            self.masks.restore(state["propagation_masks"])
 
     def save(self) -> list[Path]:
         """Write every changed annotation and the project file, atomically."""
@@ -369,6 +387,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         if self._ranges_dirty:
             self.project.save()
             written.append(self.project.path)
+        written += self.masks.save()
         self._dirty.clear()
         self._journal_frames.clear()
         self._ranges_dirty = self._journal_ranges = False

@@ -3,4 +3,4 @@
 shortcut, widget and canvas handlers are registered in annotation_ui/panels.py (which checks
 that it lists these ids, in this order)."""
 
-PANEL_IDS = ("court", "ball", "players")
+PANEL_IDS = ("court", "ball", "players", "masks")

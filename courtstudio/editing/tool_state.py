@@ -1,5 +1,6 @@
 """The annotator's tool state: which tool is active, which keypoint is next, which player is
-selected. Qt-free, so the keyboard-driven flow is testable without a window."""
+selected, which registration mask (or proposal) is selected. Qt-free, so the keyboard-driven
+flow is testable without a window."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class ToolState:
         self.tool = "court"
         self.keypoint: str | None = None
         self.player_id: int | None = None
+        self.mask: tuple[str, int] | None = None  # ("mask" | "proposal", index)
         self.changed = Signal("tool_state.changed")
         self._quiet = False
 
@@ -66,6 +68,12 @@ class ToolState:
     def set_player(self, pid: int | None) -> None:
         if pid != self.player_id:
             self.player_id = pid
+            self._emit()
+
+    def set_mask(self, selection: tuple[str, int] | None) -> None:
+        """Select a registration mask ("mask", i) or a proposal ("proposal", i), or none."""
+        if selection != self.mask:
+            self.mask = None if selection is None else (str(selection[0]), int(selection[1]))
             self._emit()
 
     def advance(self, spec: CourtSpec, clicked: dict, step: int = 1) -> None:

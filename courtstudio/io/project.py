@@ -448,6 +448,9 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
             if f not in ids:
                 raise ProjectError(f"{where}: field ball_flights[{i}]: no frame {f[:60]!r} in "
                                    "this project")
+    if state.get("propagation_masks") is not None:  # the image bounds: ProjectMasks.restore
+        from courtstudio.io.masks_file import check_mask_boxes
+        check_mask_boxes(state["propagation_masks"], f"{where}: field propagation_masks")
     for part, f in (state.get("flight_draft") or {}).items():
         if f not in ids:
             raise ProjectError(f"{where}: field flight_draft.{part}: no frame {f[:60]!r} in "

@@ -471,11 +471,14 @@ def project_references(project, annotation_of=None) -> list[Reference]:
 
 def propagate_project(project, references=None, store=None, progress=None,
                       annotation_of=None, flag_rms_px: float = FLAG_RMS_PX, masks=(),
-                      workers: int = 1, snap: bool = False) -> list[dict]:
+                      workers: int = 1, snap: bool = False,
+                      project_masks_boxes=None) -> list[dict]:
     """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
     summary.json; the app's Frame > Propagate and `batch-propagate PROJECT` both call this.
-    masks: extra boxes besides the project's (masks.json). A run with other references or
-    masks than the saved one starts afresh."""
+    masks: extra boxes besides the project's (masks.json). project_masks_boxes: the
+    project's masks in place of masks.json (the app passes its masks, saved or not, as it
+    passes its clicks through annotation_of). A run with other references or masks than the
+    saved one starts afresh."""
     from court_specs import load_spec
     from safe_io.atomic import write_json_atomic
     sports = {f.sport for f in project.frames}
@@ -486,7 +489,10 @@ def propagate_project(project, references=None, store=None, progress=None,
                                                                          annotation_of)
     if not refs:
         raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
-    all_masks = project_masks(project) + [list(map(float, m)) for m in masks]
+    frames = ProjectFrames(project, store, annotation_of)  # its size bounds masks.json
+    own = project_masks(project, frames.size) if project_masks_boxes is None else [
+        list(map(float, m)) for m in project_masks_boxes]
+    all_masks = own + [list(map(float, m)) for m in masks]
     out = project.root / "propagation"
     fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
                                     for k, v in r.points.items())] for r in refs]
@@ -502,7 +508,7 @@ def propagate_project(project, references=None, store=None, progress=None,
             (out / "cameras.jsonl").unlink()
     elif (out / "cameras.jsonl").exists() and references is not None:
         (out / "cameras.jsonl").unlink()  # results of unknown references
-    records = propagate(ProjectFrames(project, store, annotation_of), load_spec(sports.pop()),
+    records = propagate(frames, load_spec(sports.pop()),
                         refs, out, flag_rms_px=flag_rms_px, progress=progress,
                         workers=workers, frames_source=ProjectSource(str(project.root))
                         if annotation_of is None and store is None else None,

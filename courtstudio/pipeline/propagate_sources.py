@@ -3,7 +3,6 @@ openers for worker processes, and the project's registration masks."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,30 +74,24 @@ class ProjectFrames:
         return m
 
 
-def project_masks(project) -> list[list[float]]:
+def project_masks(project, image_size=None) -> list[list[float]]:
     """The project's registration masks: PROJECT/propagation/masks.json,
-    {"masks": [[x0, y0, x1, y1], ...]} in full-resolution pixels (untrusted: checked)."""
-    path = project.root / "propagation" / "masks.json"
-    if not path.exists():
-        return []
+    {"masks": [[x0, y0, x1, y1], ...]} in full-resolution pixels (untrusted: checked by
+    courtstudio.io.masks_file, also inside image_size (w, h) when given; ProjectError, a
+    ValueError, names the file and field)."""
+    from courtstudio.io.masks_file import masks_path, read_masks_file
+    return read_masks_file(masks_path(project.root), image_size)[0]
+
+
+def save_project_masks(project, masks, image_size=None) -> None:
+    """Store registration masks with the project (atomic; courtstudio.io.masks_file)."""
+    from courtstudio.io.masks_file import masks_path, read_masks_file, write_masks_file
+    path = masks_path(project.root)
     try:
-        data = json.loads(path.read_text())
-        boxes = [[float(v) for v in m] for m in data["masks"]]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: expected {{\"masks\": [[x0, y0, x1, y1], ...]}} ({exc})"
-                         ) from None
-    if any(len(b) != 4 or not all(np.isfinite(b)) or b[2] <= b[0] or b[3] <= b[1]
-           for b in boxes):
-        raise ValueError(f"{path}: each mask is [x0, y0, x1, y1] with x1 > x0 and y1 > y0")
-    return boxes
-
-
-def save_project_masks(project, masks) -> None:
-    """Store registration masks with the project (atomic)."""
-    from safe_io.atomic import write_json_atomic
-    (project.root / "propagation").mkdir(parents=True, exist_ok=True)
-    write_json_atomic(project.root / "propagation" / "masks.json",
-                      {"masks": [[float(v) for v in m] for m in masks]})
+        keep = read_masks_file(path)[1]
+    except ValueError:
+        keep = {}
+    write_masks_file(path, masks, image_size, keep)
 
 
 @dataclass(frozen=True)
