@@ -123,8 +123,9 @@ class RefState:
     evidence: dict
     last_H: np.ndarray | None = None
     last_frame: int | None = None
-    theta: np.ndarray | None = None
+    theta: np.ndarray | None = None  # the last good frame's parameters of ``model``
     fine: Prepared | None = None  # the reference at twice the frames' scale
+    model: str = "simple"  # the lens model the reference's clicks chose (every frame uses it)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
@@ -173,8 +174,23 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
                     reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
                     names, np.array([ref.points[n] for n in names], float),
                     line_evidence(image, cal.camera, [], dense=dense),
-                    theta=ParamModel("simple").from_camera(cal.camera),
-                    fine=fine if fine.scale > p.scale else None)
+                    theta=ParamModel(cal.fit.model.name).from_camera(cal.camera),
+                    fine=fine if fine.scale > p.scale else None, model=cal.fit.model.name)
+
+
+def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str):
+    """A frame's camera from its transferred keypoints {name: (u, v) px}, warm-started from
+    theta0 (the last good frame's parameters of ``model``): the reference's lens model is
+    refitted locally (no model selection per frame, one local solve in the common case); a
+    lens model the frame's points do not determine falls back to the pinhole. Returns a
+    CourtCalibration; raises ValueError (CalibrationError) when no camera fits."""
+    try:
+        return calibrate_court(spec, size, points, diagnose=False, theta0=theta0, model=model)
+    except ValueError:
+        if model == "simple":
+            raise
+    return calibrate_court(spec, size, points, diagnose=False, theta0=np.asarray(theta0)[:7],
+                           model="simple")
 
 
 def _and(*masks):
@@ -331,19 +347,16 @@ class Tracker:
                 return FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints "
                                    "in view", reference=st.ref.frame, H=H)
             pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
-            theta0 = st.theta if st.theta is not None else ParamModel("simple").from_camera(
+            theta0 = st.theta if st.theta is not None else ParamModel(st.model).from_camera(
                 st.camera)
             if opt.snap:
                 ground = {n: v for n, v in pts.items()
                           if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9}
-                snapped, _ = snap_keypoints(image, ParamModel("simple").to_camera(theta0, size),
+                snapped, _ = snap_keypoints(image, ParamModel(st.model).to_camera(theta0, size),
                                             ground, self.spec.keypoints, ground_lines(self.spec))
                 pts.update(snapped)
             try:
-                # the reference's lens: a pinhole stays a pinhole (no model selection per
-                # frame); a distorted reference lets each frame fit its lens again
-                cal = calibrate_court(self.spec, size, pts, diagnose=False, theta0=theta0,
-                                      model="auto" if st.camera.has_distortion else "simple")
+                cal = recalibrate(self.spec, size, pts, theta0, st.model)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
                 return FrameCamera(i, "flagged", reason=f"recalibration failed: {exc}",
                                    reference=st.ref.frame, H=H)
@@ -355,7 +368,7 @@ class Tracker:
         rec = FrameCamera(i, "flagged" if reason else status, cam, rms, reason, st.ref.frame,
                           H, points=pts, evidence=ev)
         if not reason and status == "ok":
-            st.theta = ParamModel("simple").from_camera(cam)
+            st.theta = ParamModel(st.model).from_camera(cam)
         return rec
 
     def _problem(self, st: RefState, rms: float, ev: dict) -> str:

@@ -25,6 +25,7 @@ MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom eith
 MAX_CONDITION = 1e6
 MAX_TRACKED = 400
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
+CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
 _ORB = None
 
 
@@ -81,8 +82,8 @@ def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = Fal
                                               interpolation=cv2.INTER_AREA)
     pts = None
     if corners:
-        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, max(7, round(7 / s)) if s < 1
-                                    else 7, blockSize=5)
+        # spacing in reduced pixels: the same corner density whatever the source size
+        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, CORNER_SPACING, blockSize=5)
         pts = np.zeros((0, 2), np.float32) if c is None else c.reshape(-1, 2)
     return Prepared(small, s, (w, h), pts)
 
