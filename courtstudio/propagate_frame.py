@@ -40,6 +40,7 @@ COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surroun
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
+GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
@@ -225,6 +226,7 @@ class Tracker:
 
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
+        self.observed = 0  # consecutive pairs fed to the graphics detector
         self.user_mask = None
         if self.options.masks:
             w, h = self.size
@@ -261,7 +263,8 @@ class Tracker:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
             self.frame_scale = p.scale
         self.history.append(p.gray)
-        if len(self.history) < self.history.maxlen:
+        self.observed += 1
+        if len(self.history) < self.history.maxlen or self.observed % GRAPHICS_EVERY:
             return False
         before = self.detector.mask()
         self.detector.update(self.history[0], p.gray)

@@ -25,6 +25,7 @@ MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom eith
 MAX_CONDITION = 1e6
 MAX_TRACKED = 400
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
+SIGNATURE_SIZE = (160, 90)  # the cut test's thumbnail of a frame, px
 CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
 _ORB = None
 
@@ -72,20 +73,39 @@ def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = Fal
     """Reduce a frame (BGR or gray, (h, w[, 3]) uint8) for registration; corners=True also
     detects trackable corners (for a reference). With scale and size (w, h) given, image is
     already reduced (a Prepared's gray) and is used as it is."""
-    g = gray(image)
     if scale is not None:
-        s, (w, h), small = float(scale), tuple(size), g
+        s, (w, h), small = float(scale), tuple(size), gray(image)
     else:
-        h, w = g.shape[:2]
+        h, w = image.shape[:2]
         s = min(1.0, work_width / float(w))
-        small = g if s == 1.0 else cv2.resize(g, (max(1, round(w * s)), max(1, round(h * s))),
-                                              interpolation=cv2.INTER_AREA)
+        # reduce first, then convert: one full-resolution pass instead of two
+        small = gray(_reduce(image, s))
     pts = None
     if corners:
         # spacing in reduced pixels: the same corner density whatever the source size
         c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, CORNER_SPACING, blockSize=5)
         pts = np.zeros((0, 2), np.float32) if c is None else c.reshape(-1, 2)
     return Prepared(small, s, (w, h), pts)
+
+
+def _reduce(image: np.ndarray, s: float) -> np.ndarray:
+    """image (h, w[, 3]) scaled by s <= 1 (area averaging; s == 1: image itself)."""
+    if s == 1.0:
+        return image
+    h, w = image.shape[:2]
+    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
+                      interpolation=cv2.INTER_AREA)
+
+
+def prepare_frame(image: np.ndarray, work_width: int = WORK_WIDTH):
+    """(prepare(image), cut_signature(image)) of a frame (h, w, 3) BGR or (h, w) gray uint8
+    from one reduction of the full-resolution image (the signature is taken from the reduced copy)."""
+    h, w = image.shape[:2]
+    s = min(1.0, work_width / float(w))
+    small = _reduce(image, s)
+    sig = cv2.resize(small if small.ndim == 3 else cv2.cvtColor(small, cv2.COLOR_GRAY2BGR),
+                     SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
+    return Prepared(gray(small), s, (w, h), None), sig
 
 
 def reduce_mask(mask, p: Prepared):
@@ -310,8 +330,9 @@ def is_cut(a: np.ndarray, b: np.ndarray) -> bool:
 
 def cut_signature(image: np.ndarray):
     """What the cut test needs of a frame (BGR (h, w, 3) uint8): a small image kept instead
-    of the frame, so a single pass holds no full frame."""
-    return cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA)
+    of the frame, so a single pass holds no full frame (prepare_frame makes it together with
+    the registration copy)."""
+    return cv2.resize(image, SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
 
 
 def is_cut_between(sig_a, sig_b) -> bool:
