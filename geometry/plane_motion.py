@@ -23,7 +23,9 @@ RANSAC_PX = 2.0  # full-resolution pixels
 MIN_SPREAD = 0.04  # inlier convex hull / image area
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
-MAX_TRACKED = 400
+MAX_TRACKED = 300  # corners tracked per registration
+KLT_WIN = 11  # KLT window, reduced px (the prediction leaves a small residual motion)
+KLT_LEVELS = 2  # KLT pyramid levels above the base
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
 SIGNATURE_SIZE = (160, 90)  # the cut test's thumbnail of a frame, px
 CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
@@ -170,26 +172,44 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     return H, inl
 
 
-def _track(warped, b, corners, valid):
-    """Corners (N, 2) of the warped reference tracked into b (KLT): (pa, pb) float32."""
+def _track(warped, b, corners, keep_ref, valid_b):
+    """Corners (N, 2) of the warped reference (already mapped into b's pixels) tracked into b
+    (KLT): (pa, pb) float32. keep_ref: (N,) bool, the corners usable on the reference side
+    (None: all); valid_b: b's uint8 mask (0 = ignore) or None."""
     h, w = warped.shape[:2]
     c = np.round(corners).astype(int)
     keep = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+    if keep_ref is not None:
+        keep &= keep_ref
     c, pts = c[keep], corners[keep]
-    if valid is not None and len(c):
-        pts = pts[valid[c[:, 1], c[:, 0]] > 0]
+    if valid_b is not None and len(c):
+        pts = pts[valid_b[c[:, 1], c[:, 0]] > 0]
     if len(pts) > MAX_TRACKED:  # evenly thinned (the corners are spread already)
         pts = pts[np.linspace(0, len(pts) - 1, MAX_TRACKED).astype(int)]
     if len(pts) < 8:
         return None
     p0 = pts.reshape(-1, 1, 2).astype(np.float32)
-    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(15, 15), maxLevel=3,
+    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(KLT_WIN, KLT_WIN),
+                                           maxLevel=KLT_LEVELS,
                                            criteria=(cv2.TERM_CRITERIA_COUNT
                                                      | cv2.TERM_CRITERIA_EPS, 20, 0.01))
     if p1 is None:
         return None
     ok = st.ravel() == 1
     return p0.reshape(-1, 2)[ok], p1.reshape(-1, 2)[ok]
+
+
+def _usable_corners(corners: np.ndarray, mask) -> np.ndarray | None:
+    """(N,) bool: corners (N, 2) (reduced px) at least 2 px inside the 255 region of mask
+    (uint8, same reduced size; None: every corner)."""
+    if mask is None:
+        return None
+    eroded = cv2.erode(mask, np.ones((5, 5), np.uint8))
+    h, w = eroded.shape[:2]
+    c = np.round(corners).astype(int)
+    c[:, 0] = np.clip(c[:, 0], 0, w - 1)
+    c[:, 1] = np.clip(c[:, 1], 0, h - 1)
+    return eroded[c[:, 1], c[:, 0]] > 0
 
 
 def _match(a, b, mask_a, mask_b):
@@ -230,21 +250,21 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
     h, w = pb_.gray.shape[:2]
     warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
     m_a = reduce_mask(mask_reference, pa_)
-    valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
-                                else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
-    valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
     m_b = reduce_mask(mask_frame, pb_)
-    m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
     best = Registration(H_pred, 0, np.inf, False, "no features to register")
     methods = ["track", "match"] if method == "auto" else [method]
     for meth in methods:
-        if meth == "track":
+        if meth == "track":  # masks tested at the corners only (no warped mask)
             if pa_.corners is None or not len(pa_.corners):
                 continue
             c = cv2.perspectiveTransform(pa_.corners.reshape(-1, 1, 2).astype(np.float64),
                                          Hs).reshape(-1, 2)
-            pairs = _track(warped, pb_.gray, c, m_both)
+            pairs = _track(warped, pb_.gray, c, _usable_corners(pa_.corners, m_a), m_b)
         else:
+            valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
+                                        else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
+            valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
+            m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
             pairs = _match(warped, pb_.gray, valid, m_both)
         reg = _finish(pairs, Hs, Sa, S, pb_, H_pred, meth)
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):

@@ -31,11 +31,12 @@ def _camera_moved(tex: np.ndarray, still: np.ndarray, cells: int = 6) -> bool:
     rows = np.arange(cells + 1) * h // cells
     cols = np.arange(cells + 1) * w // cells
 
-    def per_cell(a):  # (cells, cells) sums over the grid cells
-        return np.add.reduceat(np.add.reduceat(a, rows[:-1], axis=0), cols[:-1], axis=1)
+    def per_cell(a):  # (cells, cells) sums over the grid cells, from the integral image
+        s = cv2.integral(a.view(np.uint8))[np.ix_(rows, cols)]
+        return s[1:, 1:] - s[:-1, 1:] - s[1:, :-1] + s[:-1, :-1]
 
-    nt = per_cell(tex.astype(np.int32))
-    changed = per_cell((tex & ~still).astype(np.int32))
+    nt = per_cell(tex)
+    changed = per_cell(tex & ~still)
     textured = nt >= 20
     moving = (changed > 0.5 * nt) & textured
     return bool(textured.any()) and int(moving.sum()) >= MIN_MOVING_FRACTION * int(textured.sum())
