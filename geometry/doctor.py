@@ -86,11 +86,11 @@ def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[str, str]:
 @functools.lru_cache(maxsize=256)
 def _chi2_limit(dof: int) -> float:
     """The chi-square quantile POOR_CHI2_QUANTILE at dof degrees of freedom (cached: every
-    solve of a keypoint drag asks, and scipy's ppf costs milliseconds). scipy.special's
-    inverse survival function is the same quantile without importing scipy.stats (about 2 s
-    of start-up that a propagation run would otherwise pay)."""
-    from scipy.special import chdtri
-    return float(chdtri(dof, 1.0 - POOR_CHI2_QUANTILE))
+    solve of a keypoint drag asks, and scipy's ppf costs milliseconds). geometry.chi2 gives
+    the same quantile without importing SciPy (1-2 s of start-up a propagation run would
+    otherwise pay)."""
+    from geometry.chi2 import chi2_isf
+    return chi2_isf(1.0 - POOR_CHI2_QUANTILE, dof)
 
 
 @dataclass(frozen=True)
