@@ -21,6 +21,9 @@ def chi2_sf(x: float, dof: int) -> float:
     dof = int(dof)
     if x <= 0:
         return 1.0
+    if dof > MAX_CLOSED_FORM_DOF or x > 1400.0:  # the sums would underflow
+        from scipy.special import chdtrc
+        return float(chdtrc(dof, x))
     h = 0.5 * x
     if dof % 2 == 0:  # exp(-h) * sum_{i < dof/2} h^i / i!
         term = total = math.exp(-h)
