@@ -38,6 +38,7 @@ class VideoFrames:
         self._thread = None  # the decode-ahead thread, its queue, stop event, next frame
         self._queue = self._stop = None
         self._next = 0
+        self._atexit = False
 
     def image(self, index: int) -> np.ndarray:
         hit = self._cache.get(index)
@@ -88,6 +89,12 @@ class VideoFrames:
         self._queue, self._stop, self._next = q, stop, first
         self._thread = threading.Thread(target=run, name="decode-ahead", daemon=True)
         self._thread.start()
+        if not self._atexit:  # a decoder killed mid-frame at exit aborts the process
+            import atexit
+            import weakref
+            ref = weakref.ref(self)
+            atexit.register(lambda: ref() is not None and ref()._halt())
+            self._atexit = True
 
     def _halt(self) -> None:
         """Stop the decode-ahead thread (the reader is then free for a seek)."""

@@ -90,12 +90,22 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
         return {"samples": 0, "found": 0, "support": float("nan"),
                 "residual_px": float("nan")}
     p, nn = np.concatenate(pts).astype(np.float32), np.concatenate(nrm).astype(np.float32)
-    k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]
-                       ).astype(np.float32)[None, :]  # (1, (1 + 2D) K) px along the normal
-    vals = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
     K = len(offs)
-    side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
-    resp = (vals[:, None, :K] - side).max(axis=1)  # (N, K)
+    if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
+        r = int(reach)
+        k = np.arange(-r, r + 1, dtype=np.float32)[None, :]  # (1, 2 r + 1) px along the normal
+        prof = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
+        c = r - int(search_px)  # column of offset -search_px
+        centre = prof[:, c:c + K]
+        side = np.stack([np.maximum(prof[:, c - int(dd):c - int(dd) + K],
+                                    prof[:, c + int(dd):c + int(dd) + K]) for dd in ds], 1)
+    else:
+        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]
+                           ).astype(np.float32)[None, :]  # (1, (1 + 2D) K)
+        vals = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
+        centre = vals[:, :K]
+        side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
+    resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
     j = np.argmax(resp, axis=1)
     off, val = offs[j], resp[np.arange(len(j)), j]
     found = val > MIN_CONTRAST
