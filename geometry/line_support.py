@@ -54,6 +54,23 @@ def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return vals if vals.ndim == 2 else vals @ _GRAY_BGR
 
 
+def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """np.gradient(run, axis=0) of every run at once: points (N, 2) are the runs (each of 2
+    or more points) end to end, starts (R - 1,) the indices where runs 2..R begin."""
+    n = len(points)
+    first = np.zeros(n, bool)
+    first[0] = True
+    first[starts] = True
+    last = np.roll(first, -1)
+    last[-1] = True
+    nxt = np.minimum(np.arange(n) + 1, n - 1)
+    prv = np.maximum(np.arange(n) - 1, 0)
+    d = 0.5 * (points[nxt] - points[prv])
+    d[first] = points[nxt[first]] - points[first]
+    d[last] = points[last] - points[prv[last]]
+    return d
+
+
 def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float = 8.0,
                   ridge_px=(2.0, 4.0, 8.0), step_m: float = 0.25, tol_px: float = 2.0,
                   dense=None) -> dict:
@@ -75,21 +92,19 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)
     ds = np.asarray(ridge_px, float)
     reach = offs.max() + ds.max()
-    pts, nrm = [], []
-    for run in project_polylines(camera, *dense):
-        d = np.gradient(run, axis=0)
+    runs = project_polylines(camera, *dense)
+    if runs:
+        run = np.concatenate(runs)
+        d = _run_gradient(run, np.cumsum([len(r) for r in runs])[:-1])
         n = np.stack([-d[:, 1], d[:, 0]], axis=1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         a, b = run + reach * n, run - reach * n
         ok = ((a[:, 0] >= 0) & (a[:, 0] <= w - 1) & (a[:, 1] >= 0) & (a[:, 1] <= h - 1)
               & (b[:, 0] >= 0) & (b[:, 0] <= w - 1) & (b[:, 1] >= 0) & (b[:, 1] <= h - 1))
-        if ok.any():
-            pts.append(run[ok])
-            nrm.append(n[ok])
-    if not pts:
+    if not runs or not ok.any():
         return {"samples": 0, "found": 0, "support": float("nan"),
                 "residual_px": float("nan")}
-    p, nn = np.concatenate(pts).astype(np.float32), np.concatenate(nrm).astype(np.float32)
+    p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)
     K = len(offs)
     if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
         r = int(reach)

@@ -270,3 +270,13 @@ def test_exit_while_decoding_ahead_is_clean(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "terminate" not in out.stderr
+
+
+def test_run_gradient_is_numpys_per_run():
+    from geometry.line_support import _run_gradient
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        runs = [rng.random((int(rng.integers(2, 9)), 2)) for _ in range(int(rng.integers(1, 6)))]
+        starts = np.cumsum([len(r) for r in runs])[:-1]
+        expect = np.concatenate([np.gradient(r, axis=0) for r in runs])
+        assert np.allclose(_run_gradient(np.concatenate(runs), starts), expect)
