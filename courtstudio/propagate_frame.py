@@ -129,7 +129,7 @@ class RefState:
     last_frame: int | None = None
     theta: np.ndarray | None = None  # the last good frame's parameters of ``model``
     fine: Prepared | None = None  # the reference at twice the frames' scale
-    model: str = "simple"  # the lens model the reference's clicks chose (every frame uses it)
+    model: str = "simple"  # the lens model every frame refits (frame_model of the reference)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
