@@ -15,7 +15,8 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   motion blur, JPEG, a 2.2x zoom, all of them), with the frames flagged and the unflagged
   frames above 10 px; and batch-propagate's wall time on an MJPG video as a ratio to the time
   OpenCV needs just to decode the same video, measured in the same run (720p and 1080p, one
-  worker), with the peak memory of each run for two clip lengths (flat = streaming).
+  worker), with the CPU time of both and the peak memory of each run for three clip lengths
+  (flat = streaming).
 
 Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
 ``python bench/propagation.py hazards`` or ``speed`` for one part.
@@ -138,14 +139,15 @@ def hazard_rows(n: int = 300):
               f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |")
 
 
-def _decode_seconds(path) -> float:
+def _decode_seconds(path) -> tuple[float, float]:
+    """(wall s, CPU s) OpenCV takes to decode the video."""
     import cv2
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     cap = cv2.VideoCapture(str(path))
     while cap.read()[0]:
         pass
     cap.release()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 # Runs `courtstudio batch-propagate ARGS` and writes the process's own peak resident memory
@@ -176,9 +178,10 @@ def speed_rows(lengths=(150, 300, 600)):
     import os
     print(f"\nload average at start (1, 5, 15 min): "
           f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
+    import resource
     print("\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
-          "| peak memory MB |")
-    print("|---|---|---|---|---|---|")
+          "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     root = Path(__file__).resolve().parents[1]
     for size in ((1280, 720), (1920, 1080)):
         for n in lengths:
@@ -189,8 +192,9 @@ def speed_rows(lengths=(150, 300, 600)):
                 pts = Path(d) / "ref.json"
                 pts.write_text(json.dumps({"image_size": list(size), "points": {
                     k: [float(c) for c in v] for k, v in clicks(cams[0]).items()}}))
-                dec = _decode_seconds(video)
+                dec, dec_cpu = _decode_seconds(video)
                 peak_file = Path(d) / "peak_kb"
+                ru = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, str(peak_file),
                                 "batch-propagate", str(video), "--sport", "tennis",
@@ -200,9 +204,11 @@ def speed_rows(lengths=(150, 300, 600)):
                                               "PYTHONPATH": str(root)},
                                stdout=subprocess.DEVNULL)
                 wall = time.perf_counter() - t0
+                ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
                 peak = float(peak_file.read_text())
             print(f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
-                  f"| {peak / 1024:.0f} |")
+                  f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} |")
 
 
 def main():
