@@ -162,8 +162,11 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-with open("/proc/self/status") as fh:
-    peak = [line.split()[1] for line in fh if line.startswith("VmHWM:")][0]
+try:  # Linux
+    with open("/proc/self/status") as fh:
+        peak = [line.split()[1] for line in fh if line.startswith("VmHWM:")][0]
+except (OSError, IndexError):
+    peak = "nan"
 with open(out, "w") as fh:
     fh.write(peak)
 sys.exit(code)
