@@ -36,7 +36,7 @@ from courtstudio.propagate_sources import (ProjectFrames, ProjectSource,  # noqa
                                            VideoFrames, VideoSource, project_masks,
                                            save_project_masks)
 from geometry.camera import Camera
-from geometry.plane_motion import is_cut_between, prepare_frame, same_view
+from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
 
 FLAG_RMS_PX = 3.0
 
@@ -160,6 +160,7 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
     if lo > 0:
         img = _read(frames, lo - 1)
         prev_p, prev_sig = (None, None) if img is None else prepare_frame(img)
+        prev_sig = None if prev_sig is None else cut_features(prev_sig)
         rec = done.get(lo - 1)
         if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
             st = tracker.states[rec["reference"]]
@@ -168,7 +169,8 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
     for i in range(lo, hi):
         img = _read(frames, i)
         p, sig = (None, None) if img is None else prepare_frame(img)
-        cut = prev_sig is not None and sig is not None and is_cut_between(prev_sig, sig)
+        sig = None if sig is None else cut_features(sig)
+        cut = prev_sig is not None and sig is not None and is_cut_features(prev_sig, sig)
         if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
             cut = False
         prev_sig = sig

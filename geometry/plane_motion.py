@@ -332,14 +332,21 @@ def transfer_points(H: np.ndarray, uv) -> np.ndarray:
     return cv2.perspectiveTransform(uv[None].astype(np.float64), H)[0]
 
 
+def _hist(img: np.ndarray) -> np.ndarray:
+    """(960,) float32 normalised hue-saturation histogram of a BGR image."""
+    hsv = cv2.cvtColor(cv2.resize(img, (160, 90)), cv2.COLOR_BGR2HSV)
+    hh = cv2.calcHist([hsv], [0, 1], None, [30, 32], [0, 180, 0, 256])
+    return cv2.normalize(hh, hh).flatten()
+
+
+def _hist_change(ha: np.ndarray, hb: np.ndarray) -> float:
+    return float(1.0 - cv2.compareHist(ha, hb, cv2.HISTCMP_CORREL))
+
+
 def histogram_change(a: np.ndarray, b: np.ndarray) -> float:
     """1 - correlation of the two frames' hue-saturation histograms: near 0 within a shot,
     large across a cut."""
-    def hist(img):
-        hsv = cv2.cvtColor(cv2.resize(img, (160, 90)), cv2.COLOR_BGR2HSV)
-        hh = cv2.calcHist([hsv], [0, 1], None, [30, 32], [0, 180, 0, 256])
-        return cv2.normalize(hh, hh).flatten()
-    return float(1.0 - cv2.compareHist(hist(a), hist(b), cv2.HISTCMP_CORREL))
+    return _hist_change(_hist(a), _hist(b))
 
 
 CUT_HIST = 0.5
@@ -354,7 +361,11 @@ def _thumb(img: np.ndarray) -> np.ndarray:
 def layout_change(a: np.ndarray, b: np.ndarray) -> float:
     """1 - correlation of 64 x 36 thumbnails after aligning them by phase correlation (so a
     pan within a shot scores low; a different view of the same court scores high)."""
-    ta, tb = _thumb(a), _thumb(b)
+    return _layout_change(_thumb(a), _thumb(b))
+
+
+def _layout_change(ta: np.ndarray, tb: np.ndarray) -> float:
+    """layout_change of two _thumb results."""
     (dx, dy), _ = cv2.phaseCorrelate(ta, tb)
     shifted = cv2.warpAffine(tb, np.float32([[1, 0, -dx], [0, 1, -dy]]), (64, 36))
     mx, my = int(np.ceil(abs(dx))) + 1, int(np.ceil(abs(dy))) + 1
@@ -380,6 +391,26 @@ def cut_signature(image: np.ndarray):
 def is_cut_between(sig_a, sig_b) -> bool:
     """is_cut on two cut_signature results."""
     return is_cut(sig_a, sig_b)
+
+
+@dataclass(frozen=True)
+class CutFeatures:
+    """What is_cut computes of one frame, kept so each frame's are computed once in a pass:
+    hist (960,) float32 hue-saturation histogram; thumb (36, 64) float32 standardised gray."""
+
+    hist: np.ndarray
+    thumb: np.ndarray
+
+
+def cut_features(sig: np.ndarray) -> CutFeatures:
+    """The cut test's features of a frame's cut_signature (BGR (90, 160, 3) uint8)."""
+    return CutFeatures(_hist(sig), _thumb(sig))
+
+
+def is_cut_features(fa: CutFeatures, fb: CutFeatures) -> bool:
+    """is_cut of the two frames whose cut_features these are (the same decision)."""
+    return (_hist_change(fa.hist, fb.hist) > CUT_HIST
+            or _layout_change(fa.thumb, fb.thumb) > CUT_LAYOUT)
 
 
 MAX_FRAME_MOTION = 0.1  # of the image width: the most one frame's camera motion moves a corner

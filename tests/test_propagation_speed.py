@@ -280,3 +280,20 @@ def test_run_gradient_is_numpys_per_run():
         starts = np.cumsum([len(r) for r in runs])[:-1]
         expect = np.concatenate([np.gradient(r, axis=0) for r in runs])
         assert np.allclose(_run_gradient(np.concatenate(runs), starts), expect)
+
+
+def test_cut_features_decide_as_is_cut(tennis):
+    from geometry.plane_motion import cut_features, is_cut, is_cut_features
+    a = make_clip(tennis, 3, (640, 360), seed=2).frames
+    rng = np.random.default_rng(3)
+    frames = list(a) + [_texture((640, 360), seed=5), np.zeros((360, 640, 3), np.uint8),
+                        (rng.random((360, 640, 3)) * 255).astype(np.uint8),
+                        cv2.flip(a[0], 1), np.roll(a[1], 40, axis=1)]
+    feats = [cut_features(cut_signature(f)) for f in frames]
+    decisions = set()
+    for i in range(len(frames)):
+        for j in range(len(frames)):
+            d = is_cut(cut_signature(frames[i]), cut_signature(frames[j]))
+            assert is_cut_features(feats[i], feats[j]) == d, (i, j)
+            decisions.add(d)
+    assert decisions == {True, False}
