@@ -15,7 +15,8 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   motion blur, JPEG, a 2.2x zoom, all of them), with the frames flagged and the unflagged
   frames above 10 px; and batch-propagate's wall time on an MJPG video as a ratio to the time
   OpenCV needs just to decode the same video, measured in the same run (720p and 1080p, one
-  worker), with the peak memory of each run for two clip lengths (flat = streaming).
+  worker), with the CPU time of both and the peak memory of each run for three clip lengths
+  (flat = streaming).
 
 Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
 ``python bench/propagation.py hazards`` or ``speed`` for one part.
@@ -138,25 +139,52 @@ def hazard_rows(n: int = 300):
               f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |")
 
 
-def _decode_seconds(path) -> float:
+def _decode_seconds(path) -> tuple[float, float]:
+    """(wall s, CPU s) OpenCV takes to decode the video."""
     import cv2
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     cap = cv2.VideoCapture(str(path))
     while cap.read()[0]:
         pass
     cap.release()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-def speed_rows(lengths=(150, 300)):
+# Runs `courtstudio batch-propagate ARGS` and writes the process's own peak resident memory
+# (VmHWM, kB) to the file named first: the child's ru_maxrss would also count the bench
+# process it was spawned from (Linux records the parent's pages at exec).
+_PEAK_WRAPPER = """
+import runpy, sys
+out, sys.argv = sys.argv[1], ["courtstudio"] + sys.argv[2:]
+try:
+    runpy.run_module("courtstudio", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+try:  # Linux
+    with open("/proc/self/status") as fh:
+        peak = [line.split()[1] for line in fh if line.startswith("VmHWM:")][0]
+except (OSError, IndexError):
+    peak = "nan"
+with open(out, "w") as fh:
+    fh.write(peak)
+sys.exit(code)
+"""
+
+
+def speed_rows(lengths=(150, 300, 600)):
     """batch-propagate wall time / OpenCV decode time of the same video, one worker, and
-    the peak memory of the batch-propagate process."""
+    the peak memory of the batch-propagate process (its own VmHWM)."""
     import json
-    import resource
     import subprocess
+    import os
+    print(f"\nload average at start (1, 5, 15 min): "
+          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
+    import resource
     print("\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
-          "| peak memory MB |")
-    print("|---|---|---|---|---|---|")
+          "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     root = Path(__file__).resolve().parents[1]
     for size in ((1280, 720), (1920, 1080)):
         for n in lengths:
@@ -167,20 +195,23 @@ def speed_rows(lengths=(150, 300)):
                 pts = Path(d) / "ref.json"
                 pts.write_text(json.dumps({"image_size": list(size), "points": {
                     k: [float(c) for c in v] for k, v in clicks(cams[0]).items()}}))
-                dec = _decode_seconds(video)
-                before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+                dec, dec_cpu = _decode_seconds(video)
+                peak_file = Path(d) / "peak_kb"
+                ru = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "courtstudio", "batch-propagate",
-                                str(video), "--sport", "tennis", "--reference", f"0:{pts}",
-                                "--out", str(Path(d) / "out"), "--quiet"], check=True,
+                subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, str(peak_file),
+                                "batch-propagate", str(video), "--sport", "tennis",
+                                "--reference", f"0:{pts}", "--out", str(Path(d) / "out"),
+                                "--quiet"], check=True,
                                cwd=root, env={**__import__("os").environ,
                                               "PYTHONPATH": str(root)},
                                stdout=subprocess.DEVNULL)
                 wall = time.perf_counter() - t0
-                peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            mem = f"{peak / 1024:.0f}" if peak > before else f"<= {before / 1024:.0f}"
+                ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
+                peak = float(peak_file.read_text())
             print(f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
-                  f"| {mem} |")
+                  f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} |")
 
 
 def main():

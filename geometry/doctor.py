@@ -95,9 +95,11 @@ def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[FitQuality, str]
 @functools.lru_cache(maxsize=256)
 def _chi2_limit(dof: int) -> float:
     """The chi-square quantile POOR_CHI2_QUANTILE at dof degrees of freedom (cached: every
-    solve of a keypoint drag asks, and scipy's ppf costs milliseconds)."""
-    from scipy.stats import chi2
-    return float(chi2.ppf(POOR_CHI2_QUANTILE, dof))
+    solve of a keypoint drag asks, and scipy's ppf costs milliseconds). geometry.chi2 gives
+    the same quantile without importing SciPy (1-2 s of start-up a propagation run would
+    otherwise pay)."""
+    from geometry.chi2 import chi2_isf
+    return chi2_isf(1.0 - POOR_CHI2_QUANTILE, dof)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,34 @@ def line_support(image: np.ndarray, camera: Camera, polylines, offset_px: float 
     return hits / total if total else float("nan")
 
 
+_GRAY_BGR = np.array([0.114, 0.587, 0.299], np.float32)  # cv2's BGR -> gray weights
+
+
+def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear gray levels (float32, x's shape) of a gray or BGR uint8 image at float pixel
+    coordinates x, y ((R, C) float32, C < 32767): a BGR image is sampled per channel and
+    weighted like cv2's gray conversion, so no full-resolution gray copy is made."""
+    vals = cv2.remap(image, x, y, cv2.INTER_LINEAR).astype(np.float32)
+    return vals if vals.ndim == 2 else vals @ _GRAY_BGR
+
+
+def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """np.gradient(run, axis=0) of every run at once: points (N, 2) are the runs (each of 2
+    or more points) end to end, starts (R - 1,) the indices where runs 2..R begin."""
+    n = len(points)
+    first = np.zeros(n, bool)
+    first[0] = True
+    first[starts] = True
+    last = np.roll(first, -1)
+    last[-1] = True
+    nxt = np.minimum(np.arange(n) + 1, n - 1)
+    prv = np.maximum(np.arange(n) - 1, 0)
+    d = 0.5 * (points[nxt] - points[prv])
+    d[first] = points[nxt[first]] - points[first]
+    d[last] = points[last] - points[prv[last]]
+    return d
+
+
 def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float = 8.0,
                   ridge_px=(2.0, 4.0, 8.0), step_m: float = 0.25, tol_px: float = 2.0,
                   dense=None) -> dict:
@@ -57,37 +85,44 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
     "support": fraction of samples whose ridge lies within tol_px (NaN with no sample),
     "residual_px": median |offset| of the found ridges (NaN with none)}.
     dense: densify_all(polylines, step_m), precomputed once per court (optional).
-    image: (h, w) or (h, w, 3) uint8; polylines: (M, 3) metres, world frame."""
-    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h, w = g.shape
+    image: (h, w) or (h, w, 3) uint8 (BGR: only the sampled pixels are converted to gray);
+    polylines: (M, 3) metres, world frame. All lines' samples are read in one remap."""
+    h, w = image.shape[:2]
     dense = dense if dense is not None else densify_all(list(polylines), step_m)
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)
     ds = np.asarray(ridge_px, float)
     reach = offs.max() + ds.max()
-    best_off, best_val = [], []
-    for run in project_polylines(camera, *dense):
-        d = np.gradient(run, axis=0)
+    runs = project_polylines(camera, *dense)
+    if runs:
+        run = np.concatenate(runs)
+        d = _run_gradient(run, np.cumsum([len(r) for r in runs])[:-1])
         n = np.stack([-d[:, 1], d[:, 0]], axis=1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
-        ok = np.all([(q[:, 0] >= 0) & (q[:, 0] <= w - 1) & (q[:, 1] >= 0) & (q[:, 1] <= h - 1)
-                     for q in (run + reach * n, run - reach * n)], axis=0)
-        if not ok.any():
-            continue
-        p, nn = run[ok], n[ok]
-        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)])
-        q = p[:, None, :] + k[None, :, None] * nn[:, None, :]  # (N, (1 + 2D) K, 2)
-        vals = cv2.remap(g, q[..., 0].astype(np.float32), q[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR).astype(np.float32)
-        K = len(offs)
-        side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
-        resp = (vals[:, None, :K] - side).max(axis=1)  # (N, K)
-        j = np.argmax(resp, axis=1)
-        best_off.append(offs[j])
-        best_val.append(resp[np.arange(len(j)), j])
-    if not best_off:
+        a, b = run + reach * n, run - reach * n
+        ok = ((a[:, 0] >= 0) & (a[:, 0] <= w - 1) & (a[:, 1] >= 0) & (a[:, 1] <= h - 1)
+              & (b[:, 0] >= 0) & (b[:, 0] <= w - 1) & (b[:, 1] >= 0) & (b[:, 1] <= h - 1))
+    if not runs or not ok.any():
         return {"samples": 0, "found": 0, "support": float("nan"),
                 "residual_px": float("nan")}
-    off, val = np.concatenate(best_off), np.concatenate(best_val)
+    p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)
+    K = len(offs)
+    if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
+        r = int(reach)
+        k = np.arange(-r, r + 1, dtype=np.float32)[None, :]  # (1, 2 r + 1) px along the normal
+        prof = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
+        c = r - int(search_px)  # column of offset -search_px
+        centre = prof[:, c:c + K]
+        side = np.stack([np.maximum(prof[:, c - int(dd):c - int(dd) + K],
+                                    prof[:, c + int(dd):c + int(dd) + K]) for dd in ds], 1)
+    else:
+        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]
+                           ).astype(np.float32)[None, :]  # (1, (1 + 2D) K)
+        vals = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
+        centre = vals[:, :K]
+        side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
+    resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
+    j = np.argmax(resp, axis=1)
+    off, val = offs[j], resp[np.arange(len(j)), j]
     found = val > MIN_CONTRAST
     return {"samples": int(len(off)), "found": int(found.sum()),
             "support": float(np.mean(found & (np.abs(off) <= tol_px))),

@@ -23,8 +23,12 @@ RANSAC_PX = 2.0  # full-resolution pixels
 MIN_SPREAD = 0.04  # inlier convex hull / image area
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
-MAX_TRACKED = 400
+MAX_TRACKED = 300  # corners tracked per registration
+KLT_WIN = 11  # KLT window, reduced px (the prediction leaves a small residual motion)
+KLT_LEVELS = 2  # KLT pyramid levels above the base
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
+SIGNATURE_SIZE = (160, 90)  # the cut test's thumbnail of a frame, px
+CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
 _ORB = None
 
 
@@ -71,20 +75,61 @@ def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = Fal
     """Reduce a frame (BGR or gray, (h, w[, 3]) uint8) for registration; corners=True also
     detects trackable corners (for a reference). With scale and size (w, h) given, image is
     already reduced (a Prepared's gray) and is used as it is."""
-    g = gray(image)
     if scale is not None:
-        s, (w, h), small = float(scale), tuple(size), g
+        s, (w, h), small = float(scale), tuple(size), gray(image)
     else:
-        h, w = g.shape[:2]
+        h, w = image.shape[:2]
         s = min(1.0, work_width / float(w))
-        small = g if s == 1.0 else cv2.resize(g, (max(1, round(w * s)), max(1, round(h * s))),
-                                              interpolation=cv2.INTER_AREA)
+        # as prepare_frame: halve in colour, convert, finish in gray
+        size = _reduced_size(w, h, s)
+        small = _finish_reduction(gray(_halve(image, size) if s < 1.0 else image), size)
     pts = None
     if corners:
-        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, max(7, round(7 / s)) if s < 1
-                                    else 7, blockSize=5)
+        # spacing in reduced pixels: the same corner density whatever the source size
+        c = cv2.goodFeaturesToTrack(small, 3000, 0.0005, CORNER_SPACING, blockSize=5)
         pts = np.zeros((0, 2), np.float32) if c is None else c.reshape(-1, 2)
     return Prepared(small, s, (w, h), pts)
+
+
+def to_reduced(scale: float) -> np.ndarray:
+    """(3, 3) full-resolution pixels -> pixels of an image resized by ``scale`` (OpenCV's
+    resize keeps pixel centres aligned: x' = s x + (s - 1) / 2)."""
+    c = 0.5 * (scale - 1.0)
+    return np.array([[scale, 0.0, c], [0.0, scale, c], [0.0, 0.0, 1.0]])
+
+
+def _halve(image: np.ndarray, size) -> np.ndarray:
+    """image halved by area averaging (OpenCV's fast path) while still at least twice size
+    (w, h) in both directions."""
+    while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
+        hh, ww = image.shape[:2]
+        image = cv2.resize(image, (ww // 2, hh // 2), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def _finish_reduction(image: np.ndarray, size) -> np.ndarray:
+    """The last step to size (w, h), less than 2x: bilinear (an area resize by a non-integer
+    factor costs 4-5x a halving)."""
+    if (image.shape[1], image.shape[0]) == tuple(size):
+        return image
+    return cv2.resize(image, tuple(size), interpolation=cv2.INTER_LINEAR)
+
+
+def _reduced_size(w: int, h: int, s: float) -> tuple[int, int]:
+    return max(1, round(w * s)), max(1, round(h * s))
+
+
+def prepare_frame(image: np.ndarray, work_width: int = WORK_WIDTH):
+    """(prepare(image), cut_signature(image)) of a frame (h, w, 3) BGR or (h, w) gray uint8
+    from one reduction of the full-resolution image: halved (colour) while possible, the
+    signature taken from that copy, the rest done in gray."""
+    h, w = image.shape[:2]
+    s = min(1.0, work_width / float(w))
+    size = _reduced_size(w, h, s)
+    half = _halve(image, size) if s < 1.0 else image
+    sig = cv2.resize(half if half.ndim == 3 else cv2.cvtColor(half, cv2.COLOR_GRAY2BGR),
+                     SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
+    return Prepared(_finish_reduction(gray(half), size), s, (w, h), None), sig
 
 
 def reduce_mask(mask, p: Prepared):
@@ -149,26 +194,44 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     return H, inl
 
 
-def _track(warped, b, corners, valid):
-    """Corners (N, 2) of the warped reference tracked into b (KLT): (pa, pb) float32."""
+def _track(warped, b, corners, keep_ref, valid_b):
+    """Corners (N, 2) of the warped reference (already mapped into b's pixels) tracked into b
+    (KLT): (pa, pb) float32. keep_ref: (N,) bool, the corners usable on the reference side
+    (None: all); valid_b: b's uint8 mask (0 = ignore) or None."""
     h, w = warped.shape[:2]
     c = np.round(corners).astype(int)
     keep = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+    if keep_ref is not None:
+        keep &= keep_ref
     c, pts = c[keep], corners[keep]
-    if valid is not None and len(c):
-        pts = pts[valid[c[:, 1], c[:, 0]] > 0]
+    if valid_b is not None and len(c):
+        pts = pts[valid_b[c[:, 1], c[:, 0]] > 0]
     if len(pts) > MAX_TRACKED:  # evenly thinned (the corners are spread already)
         pts = pts[np.linspace(0, len(pts) - 1, MAX_TRACKED).astype(int)]
     if len(pts) < 8:
         return None
     p0 = pts.reshape(-1, 1, 2).astype(np.float32)
-    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(15, 15), maxLevel=3,
+    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(KLT_WIN, KLT_WIN),
+                                           maxLevel=KLT_LEVELS,
                                            criteria=(cv2.TERM_CRITERIA_COUNT
                                                      | cv2.TERM_CRITERIA_EPS, 20, 0.01))
     if p1 is None:
         return None
     ok = st.ravel() == 1
     return p0.reshape(-1, 2)[ok], p1.reshape(-1, 2)[ok]
+
+
+def _usable_corners(corners: np.ndarray, mask) -> np.ndarray | None:
+    """(N,) bool: corners (N, 2) (reduced px) at least 2 px inside the 255 region of mask
+    (uint8, same reduced size; None: every corner)."""
+    if mask is None:
+        return None
+    eroded = cv2.erode(mask, np.ones((5, 5), np.uint8))
+    h, w = eroded.shape[:2]
+    c = np.round(corners).astype(int)
+    c[:, 0] = np.clip(c[:, 0], 0, w - 1)
+    c[:, 1] = np.clip(c[:, 1], 0, h - 1)
+    return eroded[c[:, 1], c[:, 0]] > 0
 
 
 def _match(a, b, mask_a, mask_b):
@@ -203,27 +266,27 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
-    Sa = np.diag([pa_.scale, pa_.scale, 1.0])  # reference may be kept at a finer scale
-    S = np.diag([pb_.scale, pb_.scale, 1.0])
+    Sa = to_reduced(pa_.scale)  # reference may be kept at a finer scale
+    S = to_reduced(pb_.scale)
     Hs = S @ H_pred @ np.linalg.inv(Sa)  # reference (its scale) -> frame (reduced)
     h, w = pb_.gray.shape[:2]
     warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
     m_a = reduce_mask(mask_reference, pa_)
-    valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
-                                else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
-    valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
     m_b = reduce_mask(mask_frame, pb_)
-    m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
     best = Registration(H_pred, 0, np.inf, False, "no features to register")
     methods = ["track", "match"] if method == "auto" else [method]
     for meth in methods:
-        if meth == "track":
+        if meth == "track":  # masks tested at the corners only (no warped mask)
             if pa_.corners is None or not len(pa_.corners):
                 continue
             c = cv2.perspectiveTransform(pa_.corners.reshape(-1, 1, 2).astype(np.float64),
                                          Hs).reshape(-1, 2)
-            pairs = _track(warped, pb_.gray, c, m_both)
+            pairs = _track(warped, pb_.gray, c, _usable_corners(pa_.corners, m_a), m_b)
         else:
+            valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
+                                        else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
+            valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
+            m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
             pairs = _match(warped, pb_.gray, valid, m_both)
         reg = _finish(pairs, Hs, Sa, S, pb_, H_pred, meth)
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
@@ -269,14 +332,21 @@ def transfer_points(H: np.ndarray, uv) -> np.ndarray:
     return cv2.perspectiveTransform(uv[None].astype(np.float64), H)[0]
 
 
+def _hist(img: np.ndarray) -> np.ndarray:
+    """(960,) float32 normalised hue-saturation histogram of a BGR image."""
+    hsv = cv2.cvtColor(cv2.resize(img, (160, 90)), cv2.COLOR_BGR2HSV)
+    hh = cv2.calcHist([hsv], [0, 1], None, [30, 32], [0, 180, 0, 256])
+    return cv2.normalize(hh, hh).flatten()
+
+
+def _hist_change(ha: np.ndarray, hb: np.ndarray) -> float:
+    return float(1.0 - cv2.compareHist(ha, hb, cv2.HISTCMP_CORREL))
+
+
 def histogram_change(a: np.ndarray, b: np.ndarray) -> float:
     """1 - correlation of the two frames' hue-saturation histograms: near 0 within a shot,
     large across a cut."""
-    def hist(img):
-        hsv = cv2.cvtColor(cv2.resize(img, (160, 90)), cv2.COLOR_BGR2HSV)
-        hh = cv2.calcHist([hsv], [0, 1], None, [30, 32], [0, 180, 0, 256])
-        return cv2.normalize(hh, hh).flatten()
-    return float(1.0 - cv2.compareHist(hist(a), hist(b), cv2.HISTCMP_CORREL))
+    return _hist_change(_hist(a), _hist(b))
 
 
 CUT_HIST = 0.5
@@ -291,7 +361,11 @@ def _thumb(img: np.ndarray) -> np.ndarray:
 def layout_change(a: np.ndarray, b: np.ndarray) -> float:
     """1 - correlation of 64 x 36 thumbnails after aligning them by phase correlation (so a
     pan within a shot scores low; a different view of the same court scores high)."""
-    ta, tb = _thumb(a), _thumb(b)
+    return _layout_change(_thumb(a), _thumb(b))
+
+
+def _layout_change(ta: np.ndarray, tb: np.ndarray) -> float:
+    """layout_change of two _thumb results."""
     (dx, dy), _ = cv2.phaseCorrelate(ta, tb)
     shifted = cv2.warpAffine(tb, np.float32([[1, 0, -dx], [0, 1, -dy]]), (64, 36))
     mx, my = int(np.ceil(abs(dx))) + 1, int(np.ceil(abs(dy))) + 1
@@ -309,13 +383,34 @@ def is_cut(a: np.ndarray, b: np.ndarray) -> bool:
 
 def cut_signature(image: np.ndarray):
     """What the cut test needs of a frame (BGR (h, w, 3) uint8): a small image kept instead
-    of the frame, so a single pass holds no full frame."""
-    return cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA)
+    of the frame, so a single pass holds no full frame (prepare_frame makes it together with
+    the registration copy)."""
+    return cv2.resize(image, SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
 
 
 def is_cut_between(sig_a, sig_b) -> bool:
     """is_cut on two cut_signature results."""
     return is_cut(sig_a, sig_b)
+
+
+@dataclass(frozen=True)
+class CutFeatures:
+    """What is_cut computes of one frame, kept so each frame's are computed once in a pass:
+    hist (960,) float32 hue-saturation histogram; thumb (36, 64) float32 standardised gray."""
+
+    hist: np.ndarray
+    thumb: np.ndarray
+
+
+def cut_features(sig: np.ndarray) -> CutFeatures:
+    """The cut test's features of a frame's cut_signature (BGR (90, 160, 3) uint8)."""
+    return CutFeatures(_hist(sig), _thumb(sig))
+
+
+def is_cut_features(fa: CutFeatures, fb: CutFeatures) -> bool:
+    """is_cut of the two frames whose cut_features these are (the same decision)."""
+    return (_hist_change(fa.hist, fb.hist) > CUT_HIST
+            or _layout_change(fa.thumb, fb.thumb) > CUT_LAYOUT)
 
 
 MAX_FRAME_MOTION = 0.1  # of the image width: the most one frame's camera motion moves a corner

@@ -26,20 +26,20 @@ GROW = 0.01  # margin around a region, fraction of the image width
 
 def _camera_moved(tex: np.ndarray, still: np.ndarray, cells: int = 6) -> bool:
     """True when, in at least MIN_MOVING_FRACTION of the grid cells with texture, most
-    textured pixels changed."""
+    textured pixels changed. tex, still: (h, w) bool."""
     h, w = tex.shape
-    moving = textured = 0
-    for r in range(cells):
-        for c in range(cells):
-            sl = (slice(r * h // cells, (r + 1) * h // cells),
-                  slice(c * w // cells, (c + 1) * w // cells))
-            t = tex[sl]
-            nt = int(t.sum())
-            if nt < 20:
-                continue
-            textured += 1
-            moving += np.mean(~still[sl][t]) > 0.5
-    return textured > 0 and moving >= MIN_MOVING_FRACTION * textured
+    rows = np.arange(cells + 1) * h // cells
+    cols = np.arange(cells + 1) * w // cells
+
+    def per_cell(a):  # (cells, cells) sums over the grid cells, from the integral image
+        s = cv2.integral(a.view(np.uint8))[np.ix_(rows, cols)]
+        return s[1:, 1:] - s[:-1, 1:] - s[1:, :-1] + s[:-1, :-1]
+
+    nt = per_cell(tex)
+    changed = per_cell(tex & ~still)
+    textured = nt >= 20
+    moving = (changed > 0.5 * nt) & textured
+    return bool(textured.any()) and int(moving.sum()) >= MIN_MOVING_FRACTION * int(textured.sum())
 
 
 class ScreenFixedDetector:

@@ -37,7 +37,7 @@ from courtstudio.pipeline.propagate_sources import (ProjectFrames, ProjectSource
                                            save_project_masks)
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
-from geometry.plane_motion import cut_signature, is_cut_between, prepare, same_view
+from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
 
 FLAG_RMS_PX = 3.0
 
@@ -160,8 +160,8 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
     prev_sig = prev_p = None
     if lo > 0:
         img = _read(frames, lo - 1)
-        prev_sig = None if img is None else cut_signature(img)
-        prev_p = None if img is None else prepare(img)
+        prev_p, prev_sig = (None, None) if img is None else prepare_frame(img)
+        prev_sig = None if prev_sig is None else cut_features(prev_sig)
         rec = done.get(lo - 1)
         if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
             st = tracker.states[rec["reference"]]
@@ -169,9 +169,9 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
     shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
     for i in range(lo, hi):
         img = _read(frames, i)
-        sig = None if img is None else cut_signature(img)
-        p = None if img is None else prepare(img)
-        cut = prev_sig is not None and sig is not None and is_cut_between(prev_sig, sig)
+        p, sig = (None, None) if img is None else prepare_frame(img)
+        sig = None if sig is None else cut_features(sig)
+        cut = prev_sig is not None and sig is not None and is_cut_features(prev_sig, sig)
         if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
             cut = False
         prev_sig = sig

@@ -22,10 +22,12 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
+from courtstudio.pipeline.calibration import calibrate_court, world_convention
+from geometry.calibration import CameraFit, solve_camera
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.errors import CalibrationError
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
@@ -41,8 +43,10 @@ COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surroun
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
+GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
+LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 
 
@@ -124,8 +128,9 @@ class RefState:
     evidence: dict
     last_H: np.ndarray | None = None
     last_frame: int | None = None
-    theta: np.ndarray | None = None
+    theta: np.ndarray | None = None  # the last good frame's parameters of ``model``
     fine: Prepared | None = None  # the reference at twice the frames' scale
+    model: str = "simple"  # the lens model every frame refits (frame_model of the reference)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
@@ -170,12 +175,56 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
     fine = prepare(image, 2 * WORK_WIDTH, corners=True)  # for frames zoomed in on it
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
+    model = frame_model(cal.fit)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
                     reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
                     names, np.array([ref.points[n] for n in names], float),
                     line_evidence(image, cal.camera, [], dense=dense),
-                    theta=ParamModel("simple").from_camera(cal.camera),
-                    fine=fine if fine.scale > p.scale else None)
+                    theta=ParamModel(model).from_camera(cal.camera),
+                    fine=fine if fine.scale > p.scale else None, model=model)
+
+
+def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str
+                ) -> CameraFit:
+    """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
+    spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
+    (the last good frame's parameters of ``model``): the reference's lens model is refitted
+    locally (no model selection and no diagnosis per frame: one local solve in the common
+    case); a lens model the frame's points do not determine falls back to the pinhole. The
+    camera must stand on the world convention's side, as calibrate_court demands. Returns
+    the CameraFit; raises CalibrationError (a ValueError) when no camera fits."""
+    names = list(points)
+    X = np.array([spec.keypoints[n] for n in names], float)
+    uv = np.array([points[n] for n in names], float).reshape(-1, 2)
+    kw = dict(names=names, surface_z_m=spec.plane_z())
+    try:
+        fit = solve_camera(X, uv, size, model=model, theta0=theta0, **kw)
+    except ValueError:
+        if model == "simple":
+            raise
+        fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
+    conv = world_convention(spec)
+    centre = fit.camera.camera_centre_world
+    if not conv.on_conventional_side(centre):
+        raise CalibrationError(conv.wrong_side_message(centre))
+    return fit
+
+
+def frame_model(fit: CameraFit) -> str:
+    """The lens model every frame of a reference's run refits: the reference's own choice,
+    or the pinhole when its lens moves no pixel of the image by LENS_PX or more (a k1 of
+    1e-18 chosen over the pinhole on exact clicks is a pinhole)."""
+    cam = fit.camera
+    if fit.model.name == "simple" or not cam.has_distortion:
+        return "simple"
+    w, h = cam.image_size
+    xn = np.array([(w - cam.K[0, 2]) / cam.K[0, 0], cam.K[0, 2] / cam.K[0, 0]])
+    yn = np.array([(h - cam.K[1, 2]) / cam.K[1, 1], cam.K[1, 2] / cam.K[1, 1]])
+    r2 = float(np.max(xn) ** 2 + np.max(yn) ** 2)  # the farthest image corner
+    k1, k2 = cam.dist[0], cam.dist[1]
+    k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
+    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2 ** 2 + k3 * r2 ** 3)
+    return fit.model.name if shift_px >= LENS_PX else "simple"
 
 
 def _and(*masks):
@@ -210,6 +259,7 @@ class Tracker:
 
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
+        self.observed = 0  # consecutive pairs fed to the graphics detector
         self.user_mask = None
         if self.options.masks:
             w, h = self.size
@@ -246,7 +296,8 @@ class Tracker:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
             self.frame_scale = p.scale
         self.history.append(p.gray)
-        if len(self.history) < self.history.maxlen:
+        self.observed += 1
+        if len(self.history) < self.history.maxlen or self.observed % GRAPHICS_EVERY:
             return False
         before = self.detector.mask()
         self.detector.update(self.history[0], p.gray)
@@ -332,23 +383,20 @@ class Tracker:
                 return FrameCamera(i, Status.FLAGGED, reason=f"only {int(inside.sum())} keypoints "
                                    "in view", reference=st.ref.frame, H=H)
             pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
-            theta0 = st.theta if st.theta is not None else ParamModel("simple").from_camera(
+            theta0 = st.theta if st.theta is not None else ParamModel(st.model).from_camera(
                 st.camera)
             if opt.snap:
                 ground = {n: v for n, v in pts.items()
                           if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9}
-                snapped, _ = snap_keypoints(image, ParamModel("simple").to_camera(theta0, size),
+                snapped, _ = snap_keypoints(image, ParamModel(st.model).to_camera(theta0, size),
                                             ground, self.spec.keypoints, ground_lines(self.spec))
                 pts.update(snapped)
             try:
-                # the reference's lens: a pinhole stays a pinhole (no model selection per
-                # frame); a distorted reference lets each frame fit its lens again
-                cal = calibrate_court(self.spec, size, pts, diagnose=False, theta0=theta0,
-                                      model="auto" if st.camera.has_distortion else "simple")
+                fit = recalibrate(self.spec, size, pts, theta0, st.model)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
                 return FrameCamera(i, Status.FLAGGED, reason=f"recalibration failed: {exc}",
                                    reference=st.ref.frame, H=H)
-            cam, rms, status = cal.camera, float(cal.fit.rms_px), Status.OK
+            cam, rms, status = fit.camera, float(fit.rms_px), Status.OK
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
@@ -356,7 +404,7 @@ class Tracker:
         rec = FrameCamera(i, Status.FLAGGED if reason else status, cam, rms, reason, st.ref.frame,
                           H, points=pts, evidence=ev)
         if not reason and status == Status.OK:
-            st.theta = ParamModel("simple").from_camera(cam)
+            st.theta = ParamModel(st.model).from_camera(cam)
         return rec
 
     def _problem(self, st: RefState, rms: float, ev: dict) -> str:

@@ -21,9 +21,11 @@ class VideoSource:
 
 class VideoFrames:
     """Frames of a video file, decoded in order with a small cache (propagation reads each
-    frame a few times, mostly in sequence)."""
+    frame a few times, mostly in sequence). While frames are read in order, a background
+    thread decodes the next ones (at most ``ahead`` frames held), so decoding overlaps the
+    caller's work; a read out of order stops it and seeks."""
 
-    def __init__(self, path, cache: int = 4):
+    def __init__(self, path, cache: int = 4, ahead: int = 4):
         from courtstudio.io.frames import VideoReader
         self.reader = VideoReader(path)
         self.count = self.reader.frame_count
@@ -31,17 +33,79 @@ class VideoFrames:
         self._cache: dict[int, np.ndarray] = {}
         self._order: list[int] = []
         self.cache = cache
+        self.ahead = ahead
+        self._thread = None  # the decode-ahead thread, its queue, stop event, next frame
+        self._queue = self._stop = None
+        self._next = 0
+        self._atexit = False
 
     def image(self, index: int) -> np.ndarray:
         hit = self._cache.get(index)
         if hit is not None:
             return hit
-        img = self.reader.read(index)
+        if self._thread is not None and index == self._next:
+            img = self._take()
+        else:
+            self._halt()
+            img = self.reader.read(index)
+            if self.ahead > 0 and index + 1 < self.count:
+                self._start(index + 1)
         self._cache[index] = img
         self._order.append(index)
         if len(self._order) > self.cache:
             self._cache.pop(self._order.pop(0), None)
         return img
+
+    def _take(self) -> np.ndarray:
+        kind, value = self._queue.get()
+        self._next += 1
+        if kind == "error" or self._next >= self.count:
+            self._halt()
+        if kind == "error":
+            raise value
+        return value
+
+    def _start(self, first: int) -> None:
+        import queue
+        import threading
+        q, stop = queue.Queue(maxsize=self.ahead), threading.Event()
+
+        def run():  # cv2 releases the GIL while it decodes
+            for i in range(first, self.count):
+                try:
+                    item = ("frame", self.reader.read(i))
+                except Exception as exc:  # handed to the reader of frame i
+                    item = ("error", exc)
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set() or item[0] == "error":
+                    return
+
+        self._queue, self._stop, self._next = q, stop, first
+        self._thread = threading.Thread(target=run, name="decode-ahead", daemon=True)
+        self._thread.start()
+        if not self._atexit:  # a decoder killed mid-frame at exit aborts the process
+            import atexit
+            import weakref
+            ref = weakref.ref(self)
+            atexit.register(lambda: ref() is not None and ref()._halt())
+            self._atexit = True
+
+    def _halt(self) -> None:
+        """Stop the decode-ahead thread (the reader is then free for a seek)."""
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = self._queue = self._stop = None
+
+    def close(self) -> None:
+        self._halt()
+        self.reader.close()
 
 
 class ProjectFrames:
