@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QSplitter, QTabWidget, QVBoxLayout, QWidget)
@@ -51,6 +51,7 @@ WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag fra
                    "Copy previous frame's keypoints", "Keypoint occluded / estimated")
 HOVER_PX = 10.0  # screen px: a keypoint this close to the cursor is labelled
 SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)
+DIAGNOSIS_FALLBACK_MS = 150  # the doctor runs this late at most when no repaint comes
 
 
 class MainWindow(QMainWindow):
@@ -68,6 +69,10 @@ class MainWindow(QMainWindow):
         self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
         self.ask_int = self._ask_int  # replaced in tests: (title, label, value, lo, hi)
         self._dragging = False
+        # after a frame change the doctor (leave-one-out, relabellings) and the ball's
+        # 1-sigma wait until the frame has been shown (_frame_shown)
+        self._diagnosis_pending = False
+        self._diagnosis_token = 0
         self._hover_kp: str | None = None
         self.view_adjust = ViewAdjust()
         self._image = None  # the current frame as read (BGR), before the view adjustment
@@ -87,6 +92,7 @@ class MainWindow(QMainWindow):
         self.view.released.connect(self._drag_finished)
         self.view.hovered.connect(self._hovered)
         self.view.zoomed.connect(self.refresh)  # labels are placed apart at this zoom
+        self.view.painted.connect(self._frame_shown)
         self.loupe = Loupe()
         self.court_panel = CourtPanel()
         self.ball_panel = BallPanel()
@@ -323,6 +329,7 @@ class MainWindow(QMainWindow):
         self.doc.undo_stack.changed.disconnect(self._update_title)
         self.doc.frames.close()
         self.doc = self.autosave = self.canvas.doc = None
+        self._diagnosis_pending = False
         self.overlay.clear()
         return True
 
@@ -806,7 +813,25 @@ class MainWindow(QMainWindow):
         with self.tools.quiet():  # one refresh below, not one per tool change
             self.tools.set_keypoint(None)
             self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        # show the frame first: the doctor and the ball's 1-sigma follow its first repaint
+        self._diagnosis_pending = True
+        self._diagnosis_token += 1
+        token = self._diagnosis_token
         self.refresh()
+        if not self.view.isVisible():  # no repaint will come
+            QTimer.singleShot(0, lambda: self._diagnose_now(token))
+        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, lambda: self._diagnose_now(token))
+
+    def _frame_shown(self):
+        if self._diagnosis_pending:
+            token = self._diagnosis_token
+            QTimer.singleShot(0, lambda: self._diagnose_now(token))
+
+    def _diagnose_now(self, token: int):
+        """The deferred doctor of the frame shown (skipped if the annotator moved on)."""
+        if self.doc is not None and self._diagnosis_pending and token == self._diagnosis_token:
+            self._diagnosis_pending = False
+            self.refresh()
 
     def _annotation_changed(self, frame_id: str):
         index = self.doc.project.index_of(frame_id)
@@ -848,21 +873,23 @@ class MainWindow(QMainWindow):
         frame = self.doc.current_frame
         spec = self.doc.spec(frame)
         ann = self.doc.annotation(frame.id)
-        state = self.doc.camera_state(frame.id, diagnose=not self._dragging)
+        diagnose = not (self._dragging or self._diagnosis_pending)
+        state = self.doc.camera_state(frame.id, diagnose=diagnose)
         cam = state.camera
-        self.overlay.clear()
+        self.overlay.begin()  # items are updated in place; end() drops the unused ones
         self.overlay.screen_scale = self.view.transform().m11()
         if cam is not None:
             draw_court(self.overlay, cam, spec, state.inherited or state.propagated is not None)
         draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
                     self.tools.keypoint if self.tools.tool == "court" else None,
                     self._hover_kp if self.tools.tool == "court" else None)
-        ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=not self._dragging)
+        ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=diagnose)
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
         self._draw_flight(cam, ann)
         world = self._world_players(ann, spec, cam)
+        self.overlay.end()
         grounds = {}
         for p in ann.players:
             if p.id in world:
