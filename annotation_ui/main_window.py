@@ -537,6 +537,7 @@ class MainWindow(QMainWindow):
 
     def _drag_finished(self, *args):
         self._dragging = False
+        self._diagnosis_pending = False  # an edit ends here: its doctor runs now
         self.refresh()
 
     def load_mesh_dialog(self, pid: int):

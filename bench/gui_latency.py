@@ -237,7 +237,8 @@ def big_project(app, tmp: Path) -> list[str]:
         paint.append(time.perf_counter() - t0)
     win.close_project()
     return [f"| 10,000 frames, 1,000 unsaved: drag a keypoint (+ journal, timeline) | "
-            f"{stats(drag)} | < 16 ms median | mouse events; CPU per move (median / p90) {stats_note(drag_cpu)} "
+            f"{stats(drag)} | < 16 ms median | mouse events; CPU per move (median / p90) "
+            f"{stats_note(drag_cpu)} "
             f"ms; moves without a repaint: {unpainted} |",
             f"| 10,000 frames, 1,000 unsaved: next frame (not annotated) | {stats(step)} | "
             "< 50 ms median | 1920x1080 JPEG decode |",
@@ -462,7 +463,8 @@ def real_frames(app, tmp: Path, folder: Path) -> list[str]:
     worst = max(per_frame)
     return [(f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag "
              f"a keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame "
-             f"median {worst:.1f} ms; this process's CPU time per move (median / p90) {stats_note(cpu)} ms; "
+             f"median {worst:.1f} ms; this process's CPU time per move (median / p90) "
+             f"{stats_note(cpu)} ms; "
              f"moves without a repaint: {unpainted}; {folder.name} |"),
             (f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | "
              "- | |")]
