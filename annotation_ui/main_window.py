@@ -936,7 +936,9 @@ class MainWindow(QMainWindow):
                 continue
             try:
                 mesh = self.doc.player_mesh(p.mesh)
-                draw_mesh(self.overlay, p.mesh, mesh, cam, allow_stale=self._dragging)
+                # a frame's first drawing leaves new silhouettes to the deferred pass
+                draw_mesh(self.overlay, p.mesh, mesh, cam, allow_stale=self._dragging,
+                          cached_only=self._diagnosis_pending)
                 out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m,
                                          spec.player_plane_z())
             except ValueError as exc:

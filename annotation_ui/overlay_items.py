@@ -328,17 +328,19 @@ SILHOUETTE_SCALE = 2  # rendered at half resolution: fast, and a fill needs no m
 _LAST_SILHOUETTE: dict[str, tuple] = {}
 
 
-def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False):
+def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False,
+                    cached_only: bool = False):
     """(pixmap, (x0, y0)): a translucent silhouette of a camera-frame mesh (projected
     triangles) over its bounding box, at 1 / SILHOUETTE_SCALE resolution; (x0, y0) is the box's
     top-left image pixel. Cached by mesh and intrinsics (extrinsics do not move it). With
     allow_stale (during a keypoint drag, when the focal length shifts a little each step) the
-    mesh's last silhouette is reused; the release redraws it exactly. None when out of view."""
+    mesh's last silhouette is reused; the release redraws it exactly. None when out of view,
+    or with cached_only when it has not been drawn for this camera yet."""
     key = (mesh_key, camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
     hit = _SILHOUETTES.get(key)
     if hit is None and allow_stale:
         hit = _LAST_SILHOUETTE.get(mesh_key)
-    if hit is not None:
+    if hit is not None or cached_only:
         return hit
     w, h = camera.image_size
     uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
@@ -368,8 +370,9 @@ def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False):
     return _SILHOUETTES[key]
 
 
-def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False) -> None:
-    sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale)
+def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False,
+              cached_only=False) -> None:
+    sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale, cached_only)
     if sil is None:
         return
     pixmap, (x0, y0) = sil
