@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,7 @@ WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag fra
 HOVER_PX = 10.0  # screen px: a keypoint this close to the cursor is labelled
 SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)
 DIAGNOSIS_FALLBACK_MS = 150  # the doctor runs this late at most when no repaint comes
+PANEL_DRAG_MS = 50  # during a drag the side panels follow at most this often (the canvas: always)
 
 
 class MainWindow(QMainWindow):
@@ -73,6 +75,10 @@ class MainWindow(QMainWindow):
         # 1-sigma wait until the frame has been shown (_frame_shown)
         self._diagnosis_pending = False
         self._diagnosis_token = 0
+        self._panels_at = 0.0  # time.monotonic() of the last panel update
+        self._panel_timer = QTimer(self)  # the trailing panel update of a drag
+        self._panel_timer.setSingleShot(True)
+        self._panel_timer.timeout.connect(lambda: self.refresh(panels_now=True))
         self._hover_kp: str | None = None
         self.view_adjust = ViewAdjust()
         self._image = None  # the current frame as read (BGR), before the view adjustment
@@ -867,8 +873,10 @@ class MainWindow(QMainWindow):
         self.loupe.hovered = True
         self.statusBar().showMessage(f"({u:.1f}, {v:.1f})")
 
-    def refresh(self):
-        """Redraw the overlays and panels of the current frame from the document."""
+    def refresh(self, panels_now: bool = False):
+        """Redraw the overlays and panels of the current frame from the document. During a
+        drag the panels are updated at most every PANEL_DRAG_MS (the last state always
+        shows: a timer updates them after the last move), the overlays on every call."""
         if self.doc is None:
             return
         frame = self.doc.current_frame
@@ -889,8 +897,11 @@ class MainWindow(QMainWindow):
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
         self._draw_flight(cam, ann)
-        world = self._world_players(ann, spec, cam)
+        self._draw_meshes(ann, cam)
         self.overlay.end()
+        if not self._panels_due(panels_now):
+            return
+        world = self._world_players(ann, spec, cam)
         grounds = {}
         for p in ann.players:
             if p.id in world:
@@ -926,8 +937,34 @@ class MainWindow(QMainWindow):
                                     if self.tools.tool == "court" and self.tools.keypoint else ""))
         self._update_title()
 
+    def _panels_due(self, now: bool) -> bool:
+        """Whether this refresh updates the panels: always, except during a drag less than
+        PANEL_DRAG_MS after the last update (then a timer updates them when it is due)."""
+        elapsed_ms = (time.monotonic() - self._panels_at) * 1e3
+        if now or not self._dragging or elapsed_ms >= PANEL_DRAG_MS:
+            self._panel_timer.stop()
+            self._panels_at = time.monotonic()
+            return True
+        if not self._panel_timer.isActive():
+            self._panel_timer.start(max(1, round(PANEL_DRAG_MS - elapsed_ms)))
+        return False
+
+    def _draw_meshes(self, ann, cam) -> None:
+        """Players with a mesh: their silhouettes over the frame (a frame's first drawing
+        leaves new silhouettes to the deferred pass)."""
+        if cam is None:
+            return
+        for p in ann.players:
+            if p.mesh is None:
+                continue
+            try:
+                draw_mesh(self.overlay, p.mesh, self.doc.player_mesh(p.mesh), cam,
+                          allow_stale=self._dragging, cached_only=self._diagnosis_pending)
+            except ValueError as exc:
+                self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
+
     def _world_players(self, ann, spec, cam) -> dict:
-        """Players with a mesh: drawn over the frame, and placed in the world (rescaled)."""
+        """Players with a mesh placed in the world (rescaled)."""
         out = {}
         if cam is None:
             return out
@@ -935,12 +972,8 @@ class MainWindow(QMainWindow):
             if p.mesh is None:
                 continue
             try:
-                mesh = self.doc.player_mesh(p.mesh)
-                # a frame's first drawing leaves new silhouettes to the deferred pass
-                draw_mesh(self.overlay, p.mesh, mesh, cam, allow_stale=self._dragging,
-                          cached_only=self._diagnosis_pending)
-                out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m,
-                                         spec.player_plane_z())
+                out[p.id] = world_player(cam, self.doc.player_mesh(p.mesh),
+                                         p.lowest_vertex_height_m, spec.player_plane_z())
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
         return out
