@@ -117,8 +117,8 @@ class OverlayLayer:
 
     def polylines(self, runs, color, width=1.5, dashed=False, z=1.0):
         runs = [np.asarray(r, float) for r in runs]
-        key = (color.rgba(), width, dashed,
-               tuple((r.shape, r.tobytes()) for r in runs))
+        look = (color.rgba(), width, dashed)
+        key = look + (tuple((r.shape, r.tobytes()) for r in runs),)
         item, redraw = self._take("path", QGraphicsPathItem, key, z)
         if redraw:
             path = QPainterPath()
@@ -126,13 +126,19 @@ class OverlayLayer:
                 if len(run) >= 2:
                     path.addPolygon(uv_polyline(run))
             item.setPath(path)
-            item.setPen(_pen(color, width, dashed))
+            if getattr(item, "_overlay_look", None) != look:
+                item._overlay_look = look
+                item.setPen(_pen(color, width, dashed))
         return item
 
     def marker(self, uv, shape, color, size=7.0, width=1.5, z=3.0, fill=False):
-        key = (shape, color.rgba(), size, width, fill, float(uv[0]), float(uv[1]))
+        look = (shape, color.rgba(), size, width, fill)
+        key = look + (float(uv[0]), float(uv[1]))
         item, redraw = self._take("marker", _marker_item, key, z)
-        if redraw:
+        if redraw and getattr(item, "_overlay_look", None) == look:
+            item.setPos(uv_to_scene(*uv))  # the same marker moved (a projection in a drag)
+        elif redraw:
+            item._overlay_look = look
             path = QPainterPath()
             s = size
             if shape == "cross":

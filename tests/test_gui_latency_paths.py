@@ -134,3 +134,15 @@ def test_stepping_on_skips_the_doctor_of_a_frame_left_at_once(window, sample_roo
     window.step(1)  # no event processed in between
     qtbot.waitUntil(lambda: not window._diagnosis_pending, timeout=5000)
     assert diagnosed and set(diagnosed) == {window.doc.current_frame.id}
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 700])
+def test_uv_polyline_matches_point_by_point(n):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QPolygonF
+
+    from annotation_ui.coords import PIXEL_CENTRE, uv_polyline
+    uv = np.random.default_rng(n).uniform(-50.0, 2000.0, (n, 2))
+    ref = QPolygonF([QPointF(x + PIXEL_CENTRE, y + PIXEL_CENTRE) for x, y in uv.tolist()])
+    assert uv_polyline(uv) == ref
+    assert uv_polyline(uv.T.copy().T) == ref  # not C-contiguous input
