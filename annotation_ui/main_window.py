@@ -844,6 +844,8 @@ class MainWindow(QMainWindow):
         index = self.doc.project.index_of(frame_id)
         self.timeline.set_status(index, self.doc.frame_status(index))
         if frame_id == self._fid:
+            if not self._dragging:  # an edit of the frame shown: its doctor runs now
+                self._diagnosis_pending = False
             self.refresh()
 
     def _ranges_changed(self):

@@ -71,16 +71,19 @@ def stats_note(ts):
 
 
 class PaintWatch:
-    """Counts the canvas repaints (FrameView.painted) and notes when the last one ended
-    (wall clock and this process's CPU time)."""
+    """Counts the canvas repaints (FrameView.painted) and notes when each ended (wall clock
+    and this process's CPU time)."""
 
     def __init__(self, win):
-        self.count, self.last, self.last_cpu = 0, 0.0, 0.0
+        self.ends: list[tuple[float, float]] = []
         win.view.painted.connect(self._painted)
 
+    @property
+    def count(self) -> int:
+        return len(self.ends)
+
     def _painted(self):
-        self.count += 1
-        self.last, self.last_cpu = time.perf_counter(), time.process_time()
+        self.ends.append((time.perf_counter(), time.process_time()))
 
 
 def timed_drag(app, win, uv0, moves: int = 200) -> tuple[list[float], list[float], int]:
@@ -150,8 +153,8 @@ def timed_step(app, win, watch: PaintWatch, delta: int = 1) -> tuple[float, floa
         app.processEvents()
     app.processEvents()  # the doctor's redraw
     t_done = time.perf_counter()
-    if watch.count > n:
-        return watch.last - t0, t_done - t0, watch.last_cpu - c0
+    if watch.count > n:  # the first repaint after the step
+        return watch.ends[n][0] - t0, t_done - t0, watch.ends[n][1] - c0
     return t_done - t0, t_done - t0, time.process_time() - c0
 
 
