@@ -381,7 +381,7 @@ def small_projects(app, tmp: Path) -> list[str]:
     win.close_project()
     return [f"| drag a keypoint: re-solve + redraw overlays and panels + repaint | "
             f"{stats(drag)} | < 16 ms median | sample project, mouse events; CPU per move "
-            f"{stats_note(drag_cpu)} ms; moves without a repaint: {unpainted} |",
+            f"(median / p90) {stats_note(drag_cpu)} ms; moves without a repaint: {unpainted} |",
             f"| the same drag measured the old way (document edit + forced repaint, "
             f"antialiased, the canvas painted twice) | {stats(old_method)} | - | |",
             f"| release the drag: + calibration doctor | {stats(release)} | - | |",
