@@ -834,6 +834,10 @@ class MainWindow(QMainWindow):
             token = self._diagnosis_token
             QTimer.singleShot(0, lambda: self._diagnose_now(token))
 
+    def finish_deferred(self) -> None:
+        """Run the deferred doctor now if it is pending (screenshots: nothing is left out)."""
+        self._diagnose_now(self._diagnosis_token)
+
     def _diagnose_now(self, token: int):
         """The deferred doctor of the frame shown (skipped if the annotator moved on)."""
         if self.doc is not None and self._diagnosis_pending and token == self._diagnosis_token:

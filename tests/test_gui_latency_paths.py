@@ -146,3 +146,15 @@ def test_uv_polyline_matches_point_by_point(n):
     ref = QPolygonF([QPointF(x + PIXEL_CENTRE, y + PIXEL_CENTRE) for x, y in uv.tolist()])
     assert uv_polyline(uv) == ref
     assert uv_polyline(uv.T.copy().T) == ref  # not C-contiguous input
+
+
+def test_finish_deferred_shows_everything_at_once(window, sample_root):
+    """Screenshots (courtstudio gui --screenshot) call it before grabbing the window."""
+    oi._SILHOUETTES.clear()
+    window.open_project(sample_root, recover=False)
+    assert window._diagnosis_pending
+    window.finish_deferred()
+    assert not window._diagnosis_pending
+    assert len(pixmap_items(window)) == 2
+    table = window.court_panel.table
+    assert any(table.item(r, 2).text() != "-" for r in range(table.rowCount()))
