@@ -826,13 +826,13 @@ class MainWindow(QMainWindow):
         token = self._diagnosis_token
         self.refresh()
         if not self.view.isVisible():  # no repaint will come
-            QTimer.singleShot(0, lambda: self._diagnose_now(token))
-        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, lambda: self._diagnose_now(token))
+            QTimer.singleShot(0, self, lambda: self._diagnose_now(token))
+        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, self, lambda: self._diagnose_now(token))
 
     def _frame_shown(self):
         if self._diagnosis_pending:
             token = self._diagnosis_token
-            QTimer.singleShot(0, lambda: self._diagnose_now(token))
+            QTimer.singleShot(0, self, lambda: self._diagnose_now(token))
 
     def finish_deferred(self) -> None:
         """Run the deferred doctor now if it is pending (screenshots: nothing is left out)."""
