@@ -63,6 +63,7 @@ def run(project: str | None = None, sample: bool = False, screenshot: str | None
     win.show()
     if screenshot:
         app.processEvents()
+        win.finish_deferred()  # the doctor, ball 1-sigma and silhouettes of the frame shown
         win.refresh()
         app.processEvents()
         ok = win.grab().save(str(Path(screenshot)))

@@ -7,9 +7,10 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QSpinBox, QTableWidget, QVBoxLayout, QWidget)
 
 from annotation_ui.court_plan import plan_transform, plan_view
+from annotation_ui.widget_updates import fill_table
 from courtstudio.editing.tool_state import keypoint_order
 from geometry.doctor import FitQuality
 
@@ -17,6 +18,7 @@ from geometry.doctor import FitQuality
 MIN_DIAGRAM_PX = QSize(230, 170)
 ELEVATED_OFFSET_PX = 9.0
 HIT_PX = 9.0
+SUSPECT_TEXT = QColor(220, 0, 200)  # a suspect click's row in the residual table
 
 
 class CourtDiagram(QWidget):
@@ -254,17 +256,12 @@ class CourtPanel(QWidget):
                 + (" <b>(poor)</b>" if cal.quality == FitQuality.POOR else "")
                 + f". Next: <b>{current or '-'}</b>")
         names = [n for n in keypoint_order(spec) if n in ann.points]
-        self.table.setRowCount(len(names))
         res = dict(zip(cal.names, cal.fit.residuals_px)) if cal and not state.inherited else {}
         loo = dict(zip(cal.names, cal.loo.residual_px)) if cal and not state.inherited else {}
-        for row, n in enumerate(names):
-            cells = [n, f"{res[n]:.2f}" if n in res else "-",
-                     f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-"]
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if n in suspects:
-                    item.setForeground(QBrush(QColor(220, 0, 200)))
-                self.table.setItem(row, col, item)
+        fill_table(self.table, [[n, f"{res[n]:.2f}" if n in res else "-",
+                                 f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-"]
+                                for n in names],
+                   [SUSPECT_TEXT if n in suspects else None for n in names])
         if state.inherited:
             fixes = []
         else:

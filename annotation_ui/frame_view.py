@@ -31,6 +31,7 @@ class FrameView(QGraphicsView):
     released = Signal(float, float)
     hovered = Signal(float, float)
     zoomed = Signal()
+    painted = Signal()  # after each repaint of the canvas (the frame and overlays are shown)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -89,6 +90,10 @@ class FrameView(QGraphicsView):
         painter.resetTransform()  # viewport pixels: the scaled copy is blitted 1:1
         painter.drawPixmap(top_left, small)
         painter.restore()
+
+    def paintEvent(self, event):
+        super().paintEvent(event)
+        self.painted.emit()
 
     def image_rect(self) -> QRectF:
         return QRectF(0, 0, self.pixmap.width(), self.pixmap.height())

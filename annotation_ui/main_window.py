@@ -11,8 +11,9 @@ ball flight (window_flight.py). The tool panels are registered in panels.py.
 
 from __future__ import annotations
 
+
 import numpy as np
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -27,6 +28,7 @@ from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
 from annotation_ui.view_adjust import ViewAdjust
 from annotation_ui.views import OrbitView, TopDownView
+from annotation_ui.window_deferred import DIAGNOSIS_FALLBACK_MS, DeferredUpdates
 from annotation_ui.window_export import ExportDialogs
 from annotation_ui.window_files import FileOperations
 from annotation_ui.window_flight import BallFlightGlue
@@ -45,8 +47,8 @@ HOVER_PX = 10.0  # screen px: a keypoint this close to the cursor is labelled
 SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)
 
 
-class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFlightGlue,
-                 QMainWindow):
+class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, PlayersGlue,
+                 BallFlightGlue, QMainWindow):
     def __init__(self, settings: Settings | None = None):
         """settings: the user's settings (default: loaded from the environment and the
         settings file, re-read after Preferences)."""
@@ -66,6 +68,14 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
         self.ask_int = self._ask_int  # replaced in tests: (title, label, value, lo, hi)
         self._dragging = False
+        # after a frame change the doctor (leave-one-out, relabellings) and the ball's
+        # 1-sigma wait until the frame has been shown (_frame_shown)
+        self._diagnosis_pending = False
+        self._diagnosis_token = 0
+        self._panels_at = 0.0  # time.monotonic() of the last panel update
+        self._panel_timer = QTimer(self)  # the trailing panel update of a drag
+        self._panel_timer.setSingleShot(True)
+        self._panel_timer.timeout.connect(lambda: self.refresh(panels_now=True))
         self._hover_kp: str | None = None
         self.view_adjust = ViewAdjust()
         self._image = None  # the current frame as read (BGR), before the view adjustment
@@ -85,6 +95,7 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         self.view.released.connect(self._drag_finished)
         self.view.hovered.connect(self._hovered)
         self.view.zoomed.connect(self.refresh)  # labels are placed apart at this zoom
+        self.view.painted.connect(self._frame_shown)
         self.loupe = Loupe()
         self.tabs = QTabWidget()
         for panel in PANELS:  # annotation_ui/panels.py
@@ -284,6 +295,7 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
 
     def _drag_finished(self, *args):
         self._dragging = False
+        self._diagnosis_pending = False  # an edit ends here: its doctor runs now
         self.refresh()
 
     def refine_on_lines(self):
@@ -308,12 +320,21 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         with self.tools.quiet():  # one refresh below, not one per tool change
             self.tools.set_keypoint(None)
             self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
+        # show the frame first: the doctor and the ball's 1-sigma follow its first repaint
+        self._diagnosis_pending = True
+        self._diagnosis_token += 1
+        token = self._diagnosis_token
         self.refresh()
+        if not self.view.isVisible():  # no repaint will come
+            QTimer.singleShot(0, self, lambda: self._diagnose_now(token))
+        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, self, lambda: self._diagnose_now(token))
 
     def _annotation_changed(self, frame_id: str):
         index = self.doc.project.index_of(frame_id)
         self.timeline.set_status(index, self.doc.frame_status(index))
         if frame_id == self._fid:
+            if not self._dragging:  # an edit of the frame shown: its doctor runs now
+                self._diagnosis_pending = False
             self.refresh()
 
     def _ranges_changed(self):
@@ -343,28 +364,35 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
         self.loupe.hovered = True
         self.statusBar().showMessage(f"({u:.1f}, {v:.1f})")
 
-    def refresh(self):
-        """Redraw the overlays and panels of the current frame from the document."""
+    def refresh(self, panels_now: bool = False):
+        """Redraw the overlays and panels of the current frame from the document. During a
+        drag the panels are updated at most every PANEL_DRAG_MS (the last state always
+        shows: a timer updates them after the last move), the overlays on every call."""
         if self.doc is None:
             return
         frame = self.doc.current_frame
         spec = self.doc.spec(frame)
         ann = self.doc.annotation(frame.id)
-        state = self.doc.camera_state(frame.id, diagnose=not self._dragging)
+        diagnose = not (self._dragging or self._diagnosis_pending)
+        state = self.doc.camera_state(frame.id, diagnose=diagnose)
         cam = state.camera
-        self.overlay.clear()
+        self.overlay.begin()  # items are updated in place; end() drops the unused ones
         self.overlay.screen_scale = self.view.transform().m11()
         if cam is not None:
             draw_court(self.overlay, cam, spec, state.inherited or state.propagated is not None)
         draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
                     self.tools.keypoint if self.tools.tool == "court" else None,
                     self._hover_kp if self.tools.tool == "court" else None)
-        ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=not self._dragging)
+        ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=diagnose)
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
         draw_players(self.overlay, ann, self.tools.player_id)
         self.masks_tool.draw(self.overlay)
         self._draw_flight(cam, ann)
+        self._draw_meshes(ann, cam)
+        self.overlay.end()
+        if not self._panels_due(panels_now):
+            return
         world = self._world_players(ann, spec, cam)
         grounds = {}
         for p in ann.players:
@@ -402,8 +430,22 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
             + (f": {self.masks_tool.status_hint()}" if self.tools.tool == "masks" else ""))
         self._update_title()
 
+    def _draw_meshes(self, ann, cam) -> None:
+        """Players with a mesh: their silhouettes over the frame (a frame's first drawing
+        leaves new silhouettes to the deferred pass)."""
+        if cam is None:
+            return
+        for p in ann.players:
+            if p.mesh is None:
+                continue
+            try:
+                draw_mesh(self.overlay, p.mesh, self.doc.player_mesh(p.mesh), cam,
+                          allow_stale=self._dragging, cached_only=self._diagnosis_pending)
+            except ValueError as exc:
+                self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
+
     def _world_players(self, ann, spec, cam) -> dict:
-        """Players with a mesh: drawn over the frame, and placed in the world (rescaled)."""
+        """Players with a mesh placed in the world (rescaled)."""
         out = {}
         if cam is None:
             return out
@@ -411,10 +453,8 @@ class MainWindow(MenuActions, FileOperations, ExportDialogs, PlayersGlue, BallFl
             if p.mesh is None:
                 continue
             try:
-                mesh = self.doc.player_mesh(p.mesh)
-                draw_mesh(self.overlay, p.mesh, mesh, cam, allow_stale=self._dragging)
-                out[p.id] = world_player(cam, mesh, p.lowest_vertex_height_m,
-                                         spec.player_plane_z())
+                out[p.id] = world_player(cam, self.doc.player_mesh(p.mesh),
+                                         p.lowest_vertex_height_m, spec.player_plane_z())
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
         return out

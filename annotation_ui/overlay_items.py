@@ -37,7 +37,15 @@ def _pen(color, width=1.5, dashed=False) -> QPen:
 
 
 class OverlayLayer:
-    """Owns the overlay items of one scene; ``clear`` removes them all."""
+    """Owns the overlay items of one scene.
+
+    A redraw is ``begin()``, the draw calls, ``end()``. Items are kept between redraws and
+    matched by kind and order: an item whose drawing did not change is not touched (Qt
+    repaints nothing for it), one that changed is updated in place (setPath, setPos, ...),
+    and only a changed number of items creates or removes any. While a keypoint is dragged
+    only the court lines, the dragged click and the projections change, so Qt repaints only
+    their regions and no QGraphicsItem is created per mouse move. ``clear`` removes them all.
+    ``items`` lists the items of the last redraw."""
 
     def __init__(self, scene):
         self.scene = scene
@@ -45,61 +53,117 @@ class OverlayLayer:
         self.visible = True  # View > Hide overlays (H)
         self.screen_scale = 1.0  # screen px per image px (label placement)
         self._placed: list[QRectF] = []  # this redraw's label boxes, screen px
+        self._pool: dict[str, list[QGraphicsItem]] = {}  # kind -> items, in drawing order
+        self._used: dict[str, int] = {}  # kind -> items taken in this redraw
+        self._extra: list[QGraphicsItem] = []  # items made by callers (``_add``): not reused
 
     def clear(self) -> None:
-        for it in self.items:
-            self.scene.removeItem(it)
-        self.items.clear()
+        self.begin()
+        self.end()
+
+    def begin(self) -> None:
+        """Start a redraw: the items drawn until ``end`` replace the previous redraw's."""
+        self._used = {k: 0 for k in self._pool}
         self._placed.clear()
+        for it in self._extra:
+            self.scene.removeItem(it)
+        self._extra.clear()
+
+    def end(self) -> None:
+        """Remove the previous redraw's items that this one did not draw again."""
+        self.items = []
+        for kind, pool in self._pool.items():
+            n = self._used.get(kind, 0)
+            for it in pool[n:]:
+                self.scene.removeItem(it)
+            del pool[n:]
+            self.items += pool
+        self.items += self._extra
 
     def set_visible(self, visible: bool) -> None:
         self.visible = visible
         for it in self.items:
             it.setVisible(visible)
 
+    def _take(self, kind: str, make, key, z: float):
+        """The next item of ``kind`` (made by ``make()`` when the pool is short) and whether
+        it must be (re)drawn: False when it already shows ``key`` at ``z``."""
+        pool = self._pool.setdefault(kind, [])
+        i = self._used.get(kind, 0)
+        self._used[kind] = i + 1
+        if i < len(pool):
+            item = pool[i]
+            if item.isVisible() != self.visible:
+                item.setVisible(self.visible)
+            if getattr(item, "_overlay_key", None) == (key, z):
+                return item, False
+        else:
+            item = make()
+            item.setVisible(self.visible)
+            self.scene.addItem(item)
+            pool.append(item)
+        item._overlay_key = (key, z)
+        item.setZValue(z)
+        return item, True
+
     def _add(self, item, z=1.0):
+        """Add an item made by the caller (removed at the next redraw, never reused)."""
         item.setZValue(z)
         item.setVisible(self.visible)
         self.scene.addItem(item)
+        self._extra.append(item)
         self.items.append(item)
         return item
 
     def polylines(self, runs, color, width=1.5, dashed=False, z=1.0):
-        path = QPainterPath()
-        for run in runs:
-            if len(run) >= 2:
-                path.addPolygon(uv_polyline(run))
-        item = QGraphicsPathItem(path)
-        item.setPen(_pen(color, width, dashed))
-        return self._add(item, z)
+        runs = [np.asarray(r, float) for r in runs]
+        look = (color.rgba(), width, dashed)
+        key = look + (tuple((r.shape, r.tobytes()) for r in runs),)
+        item, redraw = self._take("path", QGraphicsPathItem, key, z)
+        if redraw:
+            path = QPainterPath()
+            for run in runs:
+                if len(run) >= 2:
+                    path.addPolygon(uv_polyline(run))
+            item.setPath(path)
+            if getattr(item, "_overlay_look", None) != look:
+                item._overlay_look = look
+                item.setPen(_pen(color, width, dashed))
+        return item
 
     def marker(self, uv, shape, color, size=7.0, width=1.5, z=3.0, fill=False):
-        path = QPainterPath()
-        s = size
-        if shape == "cross":
-            path.moveTo(-s, 0)
-            path.lineTo(s, 0)
-            path.moveTo(0, -s)
-            path.lineTo(0, s)
-        elif shape == "circle":
-            path.addEllipse(QRectF(-s, -s, 2 * s, 2 * s))
-        item = QGraphicsPathItem(path)
-        item.setPen(_pen(color, width))
-        if fill:
-            item.setBrush(QBrush(color))
-        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        item.setPos(uv_to_scene(*uv))
-        return self._add(item, z)
+        look = (shape, color.rgba(), size, width, fill)
+        key = look + (float(uv[0]), float(uv[1]))
+        item, redraw = self._take("marker", _marker_item, key, z)
+        if redraw and getattr(item, "_overlay_look", None) == look:
+            item.setPos(uv_to_scene(*uv))  # the same marker moved (a projection in a drag)
+        elif redraw:
+            item._overlay_look = look
+            path = QPainterPath()
+            s = size
+            if shape == "cross":
+                path.moveTo(-s, 0)
+                path.lineTo(s, 0)
+                path.moveTo(0, -s)
+                path.lineTo(0, s)
+            elif shape == "circle":
+                path.addEllipse(QRectF(-s, -s, 2 * s, 2 * s))
+            item.setPath(path)
+            item.setPen(_pen(color, width))
+            item.setBrush(QBrush(color) if fill else QBrush())
+            item.setPos(uv_to_scene(*uv))
+        return item
 
     def label(self, uv, text, color, dx=8, dy=-18, z=4.0):
         """Text anchored at pixel uv, offset (dx, dy) screen pixels, constant size."""
-        item = QGraphicsSimpleTextItem(text)
-        item.setBrush(QBrush(color))
-        item.setFont(_label_font())
-        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        item.setPos(uv_to_scene(*uv))
-        item.setTransform(QTransform.fromTranslate(dx, dy))
-        return self._add(item, z)
+        key = (text, color.rgba(), dx, dy, float(uv[0]), float(uv[1]))
+        item, redraw = self._take("label", _label_item, key, z)
+        if redraw:
+            item.setText(text)
+            item.setBrush(QBrush(color))
+            item.setPos(uv_to_scene(*uv))
+            item.setTransform(QTransform.fromTranslate(dx, dy))
+        return item
 
     def placed_label(self, uv, text, color, z=4.0):
         """A label that avoids the labels already placed in this redraw: the first free
@@ -119,20 +183,51 @@ class OverlayLayer:
         self._placed.append(box)
         if i >= LEADER_FROM:
             ex = dx if dx > 0 else dx + w  # the label's edge nearest the anchor
-            line = QGraphicsLineItem(0.0, 0.0, ex, dy + h / 2)
-            line.setPen(_pen(color, 1.0))
-            line.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-            line.setPos(uv_to_scene(*uv))
-            self._add(line, z)
+            key = (color.rgba(), ex, dy + h / 2, float(uv[0]), float(uv[1]))
+            line, redraw = self._take("leader", _leader_item, key, z)
+            if redraw:
+                line.setLine(0.0, 0.0, ex, dy + h / 2)
+                line.setPen(_pen(color, 1.0))
+                line.setPos(uv_to_scene(*uv))
         return self.label(uv, text, color, dx, dy, z)
 
     def rect(self, box, color, width=1.5, z=2.0):
-        x0, y0, x1, y1 = box
-        a = uv_to_scene(x0, y0)
-        b = uv_to_scene(x1, y1)
-        item = QGraphicsRectItem(QRectF(a, b))
-        item.setPen(_pen(color, width))
-        return self._add(item, z)
+        x0, y0, x1, y1 = (float(c) for c in box)
+        item, redraw = self._take("rect", QGraphicsRectItem,
+                                  ((x0, y0, x1, y1), color.rgba(), width), z)
+        if redraw:
+            item.setRect(QRectF(uv_to_scene(x0, y0), uv_to_scene(x1, y1)))
+            item.setPen(_pen(color, width))
+        return item
+
+    def pixmap(self, pixmap: QPixmap, x0: float, y0: float, scale: float, z=0.5):
+        """A pixmap whose top-left corner is at scene point (x0, y0), scaled by ``scale``."""
+        key = (pixmap.cacheKey(), float(x0), float(y0), scale)
+        item, redraw = self._take("pixmap", QGraphicsPixmapItem, key, z)
+        if redraw:
+            item.setPixmap(pixmap)
+            item.setPos(float(x0), float(y0))
+            item.setScale(scale)
+        return item
+
+
+def _marker_item() -> QGraphicsPathItem:
+    item = QGraphicsPathItem()
+    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+    return item
+
+
+def _label_item() -> QGraphicsSimpleTextItem:
+    item = QGraphicsSimpleTextItem()
+    item.setFont(_label_font())
+    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+    return item
+
+
+def _leader_item() -> QGraphicsLineItem:
+    item = QGraphicsLineItem()
+    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+    return item
 
 
 def _label_font() -> QFont:
@@ -239,17 +334,19 @@ SILHOUETTE_SCALE = 2  # rendered at half resolution: fast, and a fill needs no m
 _LAST_SILHOUETTE: dict[str, tuple] = {}
 
 
-def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False):
+def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False,
+                    cached_only: bool = False):
     """(pixmap, (x0, y0)): a translucent silhouette of a camera-frame mesh (projected
     triangles) over its bounding box, at 1 / SILHOUETTE_SCALE resolution; (x0, y0) is the box's
     top-left image pixel. Cached by mesh and intrinsics (extrinsics do not move it). With
     allow_stale (during a keypoint drag, when the focal length shifts a little each step) the
-    mesh's last silhouette is reused; the release redraws it exactly. None when out of view."""
+    mesh's last silhouette is reused; the release redraws it exactly. None when out of view,
+    or with cached_only when it has not been drawn for this camera yet."""
     key = (mesh_key, camera.K.tobytes(), camera.dist.tobytes(), camera.image_size)
     hit = _SILHOUETTES.get(key)
     if hit is None and allow_stale:
         hit = _LAST_SILHOUETTE.get(mesh_key)
-    if hit is not None:
+    if hit is not None or cached_only:
         return hit
     w, h = camera.image_size
     uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
@@ -279,15 +376,14 @@ def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False):
     return _SILHOUETTES[key]
 
 
-def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False) -> None:
-    sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale)
+def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False,
+              cached_only=False) -> None:
+    sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale, cached_only)
     if sil is None:
         return
     pixmap, (x0, y0) = sil
-    item = QGraphicsPixmapItem(pixmap)
-    item.setPos(float(x0), float(y0))  # the top-left corner of pixel (x0, y0) in the scene
-    item.setScale(SILHOUETTE_SCALE)
-    layer._add(item, 0.5)
+    # (x0, y0): the top-left corner of pixel (x0, y0) in the scene
+    layer.pixmap(pixmap, x0, y0, SILHOUETTE_SCALE, 0.5)
 
 
 def draw_players(layer: OverlayLayer, ann, selected: int | None) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidget, QVBoxLayout, QWidget)
+
+from annotation_ui.widget_updates import fill_table
 
 
 class PlayersPanel(QWidget):
@@ -119,20 +121,20 @@ class PlayersPanel(QWidget):
         self.selected = selected
         scales = scales or {}
         self._ids = [p.id for p in ann.players]
-        self.table.setRowCount(len(ann.players))
         self.propose.setEnabled(proposer is not None)
         self.track.setEnabled(proposer is not None)
         self.propose.setToolTip(f"Fill in boxes with {proposer}" if proposer else
                                 "No box proposer is installed (SAM3 is an optional extra); "
                                 "draw boxes by hand")
-        for row, p in enumerate(ann.players):
+        rows = []
+        for p in ann.players:
             g = ground_points.get(p.id)
-            cells = [f"Player {p.id}", "-" if g is None else f"({g[0]:.2f}, {g[1]:.2f})",
-                     "-" if p.lowest_vertex_height_m is None else
-                     f"{p.lowest_vertex_height_m:.3f}",
-                     "no mesh" if p.id not in scales else f"{scales[p.id]:.3f}"]
-            for col, text in enumerate(cells):
-                self.table.setItem(row, col, QTableWidgetItem(text))
+            rows.append([f"Player {p.id}", "-" if g is None else f"({g[0]:.2f}, {g[1]:.2f})",
+                         "-" if p.lowest_vertex_height_m is None else
+                         f"{p.lowest_vertex_height_m:.3f}",
+                         "no mesh" if p.id not in scales else f"{scales[p.id]:.3f}"])
+        fill_table(self.table, rows)
+        for row, p in enumerate(ann.players):
             if p.id == selected:
                 self.table.selectRow(row)
         has = selected is not None and selected in self._ids

@@ -116,6 +116,7 @@ class FileOperations:
         self.masks_tool.detach()
         self.doc.frames.close()
         self.doc = self.autosave = self.canvas.doc = None
+        self._diagnosis_pending = False
         self.overlay.clear()
         return True
 

@@ -18,7 +18,7 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_p
     refreshes = []
     real_refresh = MainWindow.refresh
     monkeypatch.setattr(MainWindow, "refresh",
-                        lambda self: refreshes.append(1) or real_refresh(self))
+                        lambda self, *a, **k: refreshes.append(1) or real_refresh(self, *a, **k))
     monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})  # not what other tests left
     covariances = []
     real_cov = ball_mod.lifted_ball_covariance
@@ -30,14 +30,20 @@ def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_p
     qtbot.addWidget(win)
     win.ask = lambda *a: "Discard"
     win.open_project(tmp_path / "p", recover=False)
+    qtbot.waitUntil(lambda: not win._diagnosis_pending)
     refreshes.clear()
     covariances.clear()
-    win.step(1)  # to an annotated frame with a ball
-    assert len(refreshes) == 1
+    win.step(1)  # to an annotated frame with a ball: drawn once, without the doctor ...
+    assert len(refreshes) == 1 and covariances == []
+    # ... which runs, with the 1-sigma, once the frame has been shown
+    qtbot.waitUntil(lambda: not win._diagnosis_pending)
+    assert len(refreshes) == 2
     assert len(covariances) == 1 and win.ball_panel is not None
     win.step(-1)
+    qtbot.waitUntil(lambda: not win._diagnosis_pending)
     covariances.clear()
     win.step(1)  # back again: the cached 1-sigma
+    qtbot.waitUntil(lambda: not win._diagnosis_pending)
     assert covariances == []
     # an edit that moves the ball computes it again
     fid = win.doc.current_frame.id

@@ -40,6 +40,7 @@ def main():
         win.result_tabs.setCurrentIndex(0 if view == "topdown" else 1)
         win.tools.set_player(1 if panel == "players" else None)
         app.processEvents()
+        win.finish_deferred()  # the doctor, ball 1-sigma and silhouettes of the frame shown
         win.refresh()
         app.processEvents()
         out = ROOT / "docs" / f"app_{panel}.png"
