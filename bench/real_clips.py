@@ -65,7 +65,14 @@ def frame_errors(record: dict, clicks: dict, spec) -> np.ndarray | None:
     return np.where(np.isfinite(err), err, np.inf)
 
 
-def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None) -> dict:
+def line_refiner(image, camera, spec):
+    """Per-frame painted-line refinement (courtstudio.line_refinement), lens kept."""
+    from courtstudio.line_refinement import refine_on_lines
+    return refine_on_lines(camera, spec, image, model="keep")[0]
+
+
+def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None,
+             refine_lines: bool = False) -> dict:
     spec = load_spec(entry["sport"])
     ref_frames = ref_frames or entry.get("reference_frames") or [min(ann)]
     refs = [Reference(f, ann[f]) for f in ref_frames]
@@ -73,7 +80,8 @@ def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None
     t0 = time.perf_counter()
     cpu0 = time.process_time()
     records = propagate(frames, spec, refs, out_dir, flag_rms_px=FLAG_PX,
-                        frames_source=VideoSource(str(video)))
+                        frames_source=VideoSource(str(video)),
+                        line_refiner=line_refiner if refine_lines else None)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     by_frame = {r["frame"]: r for r in records}
     scale = entry["image_size"][1] / 1080.0
@@ -137,6 +145,9 @@ def main(argv=None) -> int:
     ap.add_argument("--clip", action="append", default=[], help="only these clip ids")
     ap.add_argument("--out", type=Path, default=None, help="keep the propagation outputs here")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--refine-lines", action="store_true",
+                    help="refine every frame's camera on its painted lines (the line_refiner "
+                         "hook with courtstudio.line_refinement.refine_on_lines)")
     ap.add_argument("--each-reference", action="store_true",
                     help="one run per annotated frame as the only reference (the others held "
                          "out): frames before the reference are propagated backwards too")
@@ -156,7 +167,8 @@ def main(argv=None) -> int:
                 out = base / entry["id"] / ("default" if refs is None else f"ref{refs[0]}")
                 if (out / "cameras.jsonl").exists():
                     (out / "cameras.jsonl").unlink()  # a fresh run every time
-                r = run_clip(entry, args.folder / entry["file"], ann, out, refs)
+                r = run_clip(entry, args.folder / entry["file"], ann, out, refs,
+                             args.refine_lines)
                 results.append(r)
                 print(f"{r['id']} (reference {r['references']}): median "
                       f"{fmt(r['median_px'])} px, max {fmt(r['max_px'], 1)} px, {r['frames']} "

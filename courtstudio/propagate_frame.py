@@ -27,6 +27,7 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
+from geometry.pixel_lens import PixelLens
 from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
                                    register_to_reference, transfer_points)
 from geometry.projection import densify_all, project_polygon
@@ -125,6 +126,8 @@ class RefState:
     last_frame: int | None = None
     theta: np.ndarray | None = None
     fine: Prepared | None = None  # the reference at twice the frames' scale
+    lens: PixelLens | None = None  # the reference's distortion: registration in ideal pixels
+    uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
@@ -162,19 +165,48 @@ def court_region(spec: CourtSpec, camera: Camera, p: Prepared, margin_m: float) 
     return out
 
 
+def straightened(p: Prepared, lens: PixelLens | None, corners: bool = False) -> Prepared:
+    """p resampled into the lens's ideal pixels (p itself without a lens); corners are
+    detected on the straightened image, away from the black border."""
+    if lens is None:
+        return prepare(p.gray, corners=True, scale=p.scale, size=p.size) if corners else p
+    q = prepare(lens.straighten(p.gray, p.scale), corners=corners, scale=p.scale, size=p.size)
+    if corners and q.corners is not None and len(q.corners):
+        valid = cv2.erode(lens.valid(q.gray.shape[:2], p.scale), np.ones((9, 9), np.uint8))
+        c = np.round(q.corners).astype(int)
+        q = Prepared(q.gray, q.scale, q.size, q.corners[valid[c[:, 1], c[:, 0]] > 0])
+    return q
+
+
+def straightened_mask(mask, lens: PixelLens | None, p: Prepared):
+    """A reduced mask (0 = ignore) in the lens's ideal pixels, the straightening border
+    masked too (None stays None without a lens)."""
+    if lens is None:
+        return mask
+    valid = lens.valid(p.gray.shape[:2], p.scale)
+    if mask is None:
+        return valid
+    return cv2.bitwise_and(lens.straighten(mask, p.scale, nearest=True), valid)
+
+
 def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask,
                    dense) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
-    p = prepare(image, corners=True)
-    fine = prepare(image, 2 * WORK_WIDTH, corners=True)  # for frames zoomed in on it
+    lens = PixelLens.of_camera(cal.camera)
+    p = straightened(prepare(image), lens, corners=True)
+    fine = straightened(prepare(image, 2 * WORK_WIDTH), lens, corners=True)  # zoomed frames
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
+    uv = np.array([ref.points[n] for n in names], float)
+    pinhole = cal.camera if lens is None else Camera(cal.camera.K, cal.camera.R, cal.camera.t,
+                                                       cal.camera.image_size)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
-                    reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
-                    names, np.array([ref.points[n] for n in names], float),
-                    line_evidence(image, cal.camera, [], dense=dense),
+                    straightened_mask(reduce_mask(image_mask, p), lens, p),
+                    court_region(spec, pinhole, p, COURT_MARGIN_M),
+                    names, uv, line_evidence(image, cal.camera, [], dense=dense),
                     theta=ParamModel("simple").from_camera(cal.camera),
-                    fine=fine if fine.scale > p.scale else None)
+                    fine=fine if fine.scale > p.scale else None, lens=lens,
+                    uv_ideal=None if lens is None else lens.undistort(uv))
 
 
 def _and(*masks):
@@ -263,11 +295,18 @@ class Tracker:
 
     def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
                 p: Prepared | None = None) -> FrameCamera:
-        p = p if p is not None else prepare(image)
-        screen = self._screen_mask(p)
-        m_frame = _and(reduce_mask(frame_mask, p), screen)
+        p_raw = p if p is not None else prepare(image)
+        screen_raw = self._screen_mask(p_raw)
+        m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
+        ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         best: FrameCamera | None = None
         for label, target, H_pred, meth, via in self._attempts(st, i):
+            key = id(target.lens)
+            if key not in ideal:
+                ideal[key] = (straightened(p_raw, target.lens),
+                              straightened_mask(screen_raw, target.lens, p_raw),
+                              straightened_mask(m_raw, target.lens, p_raw))
+            p, screen, m_frame = ideal[key]
             src = target.source(H_pred) if via is None else via.prepared
             m_ref = _and(reduce_mask(target.image_mask, src) if via is None else None,
                          reduce_mask(screen, src),
@@ -293,7 +332,7 @@ class Tracker:
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
-        self.pending.append((i, image, frame_mask, st, p))
+        self.pending.append((i, image, frame_mask, st, p_raw))
         return best
 
     def _attempts(self, st: RefState, i: int):
@@ -325,7 +364,8 @@ class Tracker:
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, "static"
         else:
-            uv = transfer_points(H, st.uv)
+            uv = (transfer_points(H, st.uv) if st.lens is None  # H maps ideal pixels:
+                  else st.lens.distort(transfer_points(H, st.uv_ideal)))  # bent back after
             inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
             if inside.sum() < MIN_POINTS_IN_VIEW:
                 return FrameCamera(i, "flagged", reason=f"only {int(inside.sum())} keypoints "
