@@ -120,6 +120,7 @@ def hazard_rows(n: int = 300):
              ("motion blur", Hazards(motion_blur=True), 0.15),
              ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
              ("zoom to 2.2x", Hazards(), 1.2),
+             ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6),
              ("all of them", Hazards(True, "clay", True, True, 40), 1.2)]
     import courtstudio.propagate as prop_mod
     for label, hz, zoom in cases:

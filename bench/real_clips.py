@@ -6,6 +6,7 @@
 
 FOLDER holds the clip videos (tools/devset_clips_extract.py rebuilds them from the mirrors).
 Per clip, the reference is the manifest's ``reference_frames`` or else the FIRST annotated frame
+with at least 6 clicks
 (bench/devset_clips/annotations/<clip>/<frame>.json, hand clicks in the `calibrate --points`
 format); every other annotated frame is held out. The clip is propagated by
 courtstudio.propagate.propagate, the function `courtstudio batch-propagate VIDEO` calls, with
@@ -41,6 +42,7 @@ from geometry.camera import Camera  # noqa: E402
 MEDIAN_TARGET_PX_1080 = 2.0
 OFF_PX_1080 = 10.0
 FLAG_PX = 3.0  # the CLI's --flag-px default
+MIN_REFERENCE_POINTS = 6  # an annotated frame with fewer clicks is only ever held out
 
 
 def load_annotations(folder: Path) -> dict[int, dict]:
@@ -74,7 +76,8 @@ def line_refiner(image, camera, spec):
 def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None,
              refine_lines: bool = False) -> dict:
     spec = load_spec(entry["sport"])
-    ref_frames = ref_frames or entry.get("reference_frames") or [min(ann)]
+    ref_frames = ref_frames or entry.get("reference_frames") or [
+        min(f for f in ann if len(ann[f]) >= MIN_REFERENCE_POINTS)]
     refs = [Reference(f, ann[f]) for f in ref_frames]
     frames = VideoFrames(video)
     t0 = time.perf_counter()
@@ -137,6 +140,30 @@ def table(results: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def pooled_table(results: list[dict]) -> str:
+    """One row per clip over all its runs (every reference choice): held-out frames pooled."""
+    rows = ["| clip | runs (references) | held-out frames | keypoints | median px (target) | "
+            "p90 px | max px | flagged held-out | flag precision | unflagged > off px |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for cid in dict.fromkeys(r["id"] for r in results):
+        rs = [r for r in results if r["id"] == cid]
+        held = [h for r in rs for h in r["held_out"]]
+        err = np.concatenate([h["errors_px"] for h in held if h["errors_px"] is not None]
+                             or [np.zeros(0)])
+        flagged = [h for h in held if h["flagged"]]
+        prec = sum(h["off"] for h in flagged) / len(flagged) if flagged else None
+        refs = ",".join(str(r["references"][0]) for r in rs)
+        rows.append(
+            f"| {cid} | {len(rs)} ({refs}) | {len(held)} | {len(err)} | "
+            f"{fmt(float(np.median(err)) if len(err) else None)} "
+            f"({fmt(rs[0]['median_target_px'])}) | "
+            f"{fmt(float(np.percentile(err, 90)) if len(err) else None)} | "
+            f"{fmt(float(np.max(err)) if len(err) else None, 1)} | {len(flagged)} | "
+            f"{fmt(prec)} | {sum(h['off'] and not h['flagged'] for h in held)} "
+            f"(> {fmt(rs[0]['off_px'], 1)}) |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", type=Path, help="folder with the clip videos")
@@ -151,7 +178,13 @@ def main(argv=None) -> int:
     ap.add_argument("--each-reference", action="store_true",
                     help="one run per annotated frame as the only reference (the others held "
                          "out): frames before the reference are propagated backwards too")
+    ap.add_argument("--from-json", type=Path, default=None,
+                    help="print the tables of a saved --json run (no propagation)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        results = json.loads(args.from_json.read_text())
+        print(table(results) + "\n\n" + pooled_table(results))
+        return 0
     clips = json.loads(args.manifest.read_text())["clips"]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +196,8 @@ def main(argv=None) -> int:
             if len(ann) < 2:
                 print(f"{entry['id']}: fewer than 2 annotated frames, skipped", file=sys.stderr)
                 continue
-            for refs in ([[f] for f in sorted(ann)] if args.each_reference else [None]):
+            usable = [f for f in sorted(ann) if len(ann[f]) >= MIN_REFERENCE_POINTS]
+            for refs in ([[f] for f in usable] if args.each_reference else [None]):
                 out = base / entry["id"] / ("default" if refs is None else f"ref{refs[0]}")
                 if (out / "cameras.jsonl").exists():
                     (out / "cameras.jsonl").unlink()  # a fresh run every time
@@ -173,7 +207,7 @@ def main(argv=None) -> int:
                 print(f"{r['id']} (reference {r['references']}): median "
                       f"{fmt(r['median_px'])} px, max {fmt(r['max_px'], 1)} px, {r['frames']} "
                       f"frames in {r['wall_s']:.1f} s", file=sys.stderr, flush=True)
-    print(table(results))
+    print(table(results) + "\n\n" + pooled_table(results))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

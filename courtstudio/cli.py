@@ -557,9 +557,11 @@ def cmd_synth_clip(args) -> int:
         if bad:
             raise CliError(f"{name} {bad[0]}: outside the clip's frames 0..{n - 1}")
     _check_image_size(args.size, "--size")
+    if not -0.3 <= args.lens_k1 <= 1.5:
+        raise CliError(f"--lens-k1 {args.lens_k1}: expected -0.3..1.5")
     try:
         hazards = Hazards(args.graphics, args.surface, args.crowd, args.motion_blur,
-                          args.jpeg_quality)
+                          args.jpeg_quality, args.lens_k1)
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         cams, cuts = write_clip(out, iter_clip(  # streamed: one frame in memory
@@ -796,6 +798,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--motion-blur", action="store_true", help="blur along the image motion")
     sp.add_argument("--jpeg-quality", type=_int_in(0, 100), default=0,
                     help="compress every frame (0: no)")
+    sp.add_argument("--lens-k1", type=_finite, default=0.0,
+                    help="radial lens distortion k1 (< 0 barrel, > 0 pincushion; 0: none)")
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
                     help="write the reference frame's true keypoints here (a points file)")

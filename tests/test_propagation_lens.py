@@ -51,3 +51,19 @@ def test_a_barrel_lens_pan_and_zoom_keeps_every_frame_right(tmp_path):
     assert len(medians) >= 55
     assert np.median(medians) < 0.45
     assert max(worst) < 10.0
+
+
+def test_synth_clip_lens_option(tmp_path, capsys):
+    import json
+
+    from courtstudio.cli import main
+    out = tmp_path / "c.avi"
+    assert main(["synth-clip", "--sport", "tennis", "--frames", "3", "--size", "320", "180",
+                 "--lens-k1", "-0.15", "-o", str(out), "--points",
+                 str(tmp_path / "p.json")]) == 0
+    cams = json.loads(out.with_suffix(".truth.json").read_text())["cameras"]
+    assert cams[0]["dist"][0] == -0.15 and all(c["dist"][0] < 0 for c in cams)
+    assert main(["synth-clip", "--sport", "tennis", "--frames", "3", "--size", "320", "180",
+                 "--lens-k1", "-0.9", "-o", str(out), "--points",
+                 str(tmp_path / "p.json")]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
