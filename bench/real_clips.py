@@ -6,7 +6,7 @@
 
 FOLDER holds the clip videos (tools/devset_clips_extract.py rebuilds them from the mirrors).
 Per clip, the reference is the manifest's ``reference_frames`` or else the FIRST annotated frame
-with at least 6 clicks
+with at least 5 clicks
 (bench/devset_clips/annotations/<clip>/<frame>.json, hand clicks in the `calibrate --points`
 format); every other annotated frame is held out. The clip is propagated by
 courtstudio.propagate.propagate, the function `courtstudio batch-propagate VIDEO` calls, with
@@ -42,7 +42,7 @@ from geometry.camera import Camera  # noqa: E402
 MEDIAN_TARGET_PX_1080 = 2.0
 OFF_PX_1080 = 10.0
 FLAG_PX = 3.0  # the CLI's --flag-px default
-MIN_REFERENCE_POINTS = 6  # an annotated frame with fewer clicks is only ever held out
+MIN_REFERENCE_POINTS = 5  # an annotated frame with fewer clicks is only ever held out
 
 
 def load_annotations(folder: Path) -> dict[int, dict]:

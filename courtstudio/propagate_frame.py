@@ -44,6 +44,7 @@ GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
+REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
 
 
 @dataclass
@@ -391,12 +392,37 @@ class Tracker:
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
+        if (status == "ok" and opt.line_refiner is None and np.isfinite(ev["support"])
+                and ev["support"] < REFINE_BELOW_SUPPORT):
+            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
         reason = self._problem(st, rms, ev)
         rec = FrameCamera(i, "flagged" if reason else status, cam, rms, reason, st.ref.frame,
                           H, points=pts, evidence=ev)
         if not reason and status == "ok":
             st.theta = ParamModel("simple").from_camera(cam)
         return rec
+
+    def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms: float):
+        """(camera, rms, evidence) refined on the frame's own painted lines with the
+        transferred keypoints as clicks (lens model kept), when that raises the line
+        support; else the inputs. A reference clicked on part of the court (one half) leaves
+        the rest to extrapolation: on a real clay clip 10.6 px at the far corners, unflagged,
+        because the frames' support matched the weak reference's. The transferred keypoints
+        carry the reference clicks' noise: their sigma is taken as 1.5x the reference's RMS
+        (at least 2 px)."""
+        from courtstudio.line_refinement import refine_on_lines
+        try:
+            new, rep = refine_on_lines(cam, self.spec, image, clicks=pts, model="keep",
+                                       click_sigma_px=max(2.0, 1.5 * ref_rms))
+        except (ValueError, np.linalg.LinAlgError, cv2.error):
+            return cam, rms, ev
+        if not rep.accepted:
+            return cam, rms, ev
+        ev2 = line_evidence(image, new, [], dense=self.dense)
+        if not ev2["support"] > ev["support"]:
+            return cam, rms, ev
+        rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
+        return new, float(rms2), ev2
 
     def _problem(self, st: RefState, rms: float, ev: dict) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not)."""
