@@ -67,7 +67,7 @@ def run_ours(clip, refs, shared_centre=True):
         recs = propagate(ClipFrames(clip), SPEC, refs, d, shared_centre=shared_centre)
         dt = time.perf_counter() - t0
     est = {r["frame"]: Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]),
-                              tuple(r["image_size"]))
+                              tuple(r["image_size"]), dist=np.array(r.get("dist", [0.0] * 5)))
            for r in recs if r["status"] in ("ok", "static", "reference")}
     return recs, est, len(clip.frames) / dt
 
