@@ -19,7 +19,7 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   (flat = streaming).
 
 Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
-``python bench/propagation.py hazards`` or ``speed`` for one part.
+``python bench/propagation.py hazards [LABEL TEXT]`` or ``speed`` for one part.
 """
 
 from __future__ import annotations
@@ -106,9 +106,9 @@ def by_distance(errs, refs, n):
     return rows
 
 
-def hazard_rows(n: int = 300):
+def hazard_rows(n: int = 300, only: str = ""):
     """Accuracy per broadcast hazard (1280x720, one reference at frame 0 with every ground
-    keypoint in view)."""
+    keypoint in view); only: run just the rows whose label contains this text."""
     print("\n| hazard (1280x720, 300 frames, 1 reference) | frames ok / flagged | keypoint px "
           "median (p90, max) of unflagged frames | unflagged frames > 10 px | graphics boxes "
           "found | fps |")
@@ -121,9 +121,10 @@ def hazard_rows(n: int = 300):
              ("motion blur", Hazards(motion_blur=True), 0.15),
              ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
              ("zoom to 2.2x", Hazards(), 1.2),
+             ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6),
              ("all of them", Hazards(True, "clay", True, True, 40), 1.2)]
     import courtstudio.pipeline.propagate as prop_mod
-    for label, hz, zoom in cases:
+    for label, hz, zoom in [c for c in cases if only in c[0]]:
         clip = make_clip(SPEC, n, (1280, 720), seed=1, hazards=hz, zoom=zoom)
         cam = clip.cameras[0]
         uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
@@ -265,6 +266,6 @@ if __name__ == "__main__":
     if part in ("all", "accuracy"):
         main()
     if part in ("all", "hazards"):
-        hazard_rows()
+        hazard_rows(only=sys.argv[2] if len(sys.argv) > 2 else "")
     if part in ("all", "speed"):
         speed_rows()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from courtstudio.cli.common import (CliError, check_image_size, examples, int_in, positive)
+from courtstudio.cli.common import CliError, check_image_size, examples, finite, int_in, positive
 
 
 def cmd_synth(args) -> int:
@@ -33,9 +33,11 @@ def cmd_synth_clip(args) -> int:
         if bad:
             raise CliError(f"{name} {bad[0]}: outside the clip's frames 0..{n - 1}")
     check_image_size(args.size, "--size")
+    if not -0.3 <= args.lens_k1 <= 1.5:
+        raise CliError(f"--lens-k1 {args.lens_k1}: expected -0.3..1.5")
     try:
         hazards = Hazards(args.graphics, args.surface, args.crowd, args.motion_blur,
-                          args.jpeg_quality)
+                          args.jpeg_quality, args.lens_k1)
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         cams, cuts = write_clip(out, iter_clip(  # streamed: one frame in memory
@@ -107,6 +109,8 @@ def register(sub, fmt) -> None:
     sp.add_argument("--motion-blur", action="store_true", help="blur along the image motion")
     sp.add_argument("--jpeg-quality", type=int_in(0, 100), default=0,
                     help="compress every frame (0: no)")
+    sp.add_argument("--lens-k1", type=finite, default=0.0,
+                    help="radial lens distortion k1 (< 0 barrel, > 0 pincushion; 0: none)")
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument("--points", required=True,
                     help="write the reference frame's true keypoints here (a points file)")

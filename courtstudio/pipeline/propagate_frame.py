@@ -30,6 +30,7 @@ from geometry.camera_params import ParamModel
 from geometry.errors import CalibrationError
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
+from geometry.pixel_lens import PixelLens
 from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
                                    register_to_reference, transfer_points)
 from geometry.projection import densify_all, project_polygon
@@ -48,6 +49,7 @@ PENDING = 12  # flagged frames kept for another try when the graphics mask chang
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
+REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
 
 
 @dataclass
@@ -131,6 +133,8 @@ class RefState:
     theta: np.ndarray | None = None  # the last good frame's parameters of ``model``
     fine: Prepared | None = None  # the reference at twice the frames' scale
     model: str = "simple"  # the lens model every frame refits (frame_model of the reference)
+    lens: PixelLens | None = None  # the reference's distortion: registration in ideal pixels
+    uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
@@ -168,20 +172,49 @@ def court_region(spec: CourtSpec, camera: Camera, p: Prepared, margin_m: float) 
     return out
 
 
+def straightened(p: Prepared, lens: PixelLens | None, corners: bool = False) -> Prepared:
+    """p resampled into the lens's ideal pixels (p itself without a lens); corners are
+    detected on the straightened image, away from the black border."""
+    if lens is None:
+        return prepare(p.gray, corners=True, scale=p.scale, size=p.size) if corners else p
+    q = prepare(lens.straighten(p.gray, p.scale), corners=corners, scale=p.scale, size=p.size)
+    if corners and q.corners is not None and len(q.corners):
+        valid = cv2.erode(lens.valid(q.gray.shape[:2], p.scale), np.ones((9, 9), np.uint8))
+        c = np.round(q.corners).astype(int)
+        q = Prepared(q.gray, q.scale, q.size, q.corners[valid[c[:, 1], c[:, 0]] > 0])
+    return q
+
+
+def straightened_mask(mask, lens: PixelLens | None, p: Prepared):
+    """A reduced mask (0 = ignore) in the lens's ideal pixels, the straightening border
+    masked too (None stays None without a lens)."""
+    if lens is None:
+        return mask
+    valid = lens.valid(p.gray.shape[:2], p.scale)
+    if mask is None:
+        return valid
+    return cv2.bitwise_and(lens.straighten(mask, p.scale, nearest=True), valid)
+
+
 def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask,
                    dense) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
-    p = prepare(image, corners=True)
-    fine = prepare(image, 2 * WORK_WIDTH, corners=True)  # for frames zoomed in on it
+    lens = PixelLens.of_camera(cal.camera)
+    p = straightened(prepare(image), lens, corners=True)
+    fine = straightened(prepare(image, 2 * WORK_WIDTH), lens, corners=True)  # zoomed frames
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
+    uv = np.array([ref.points[n] for n in names], float)
     model = frame_model(cal.fit)
+    pinhole = cal.camera if lens is None else Camera(cal.camera.K, cal.camera.R, cal.camera.t,
+                                                       cal.camera.image_size)
     return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
-                    reduce_mask(image_mask, p), court_region(spec, cal.camera, p, COURT_MARGIN_M),
-                    names, np.array([ref.points[n] for n in names], float),
-                    line_evidence(image, cal.camera, [], dense=dense),
-                    theta=ParamModel(model).from_camera(cal.camera),
-                    fine=fine if fine.scale > p.scale else None, model=model)
+                    straightened_mask(reduce_mask(image_mask, p), lens, p),
+                    court_region(spec, pinhole, p, COURT_MARGIN_M),
+                    names, uv, line_evidence(image, cal.camera, [], dense=dense),
+                    theta=ParamModel(model).from_camera(cal.camera), model=model,
+                    fine=fine if fine.scale > p.scale else None, lens=lens,
+                    uv_ideal=None if lens is None else lens.undistort(uv))
 
 
 def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str
@@ -315,11 +348,18 @@ class Tracker:
 
     def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
                 p: Prepared | None = None) -> FrameCamera:
-        p = p if p is not None else prepare(image)
-        screen = self._screen_mask(p)
-        m_frame = _and(reduce_mask(frame_mask, p), screen)
+        p_raw = p if p is not None else prepare(image)
+        screen_raw = self._screen_mask(p_raw)
+        m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
+        ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         best: FrameCamera | None = None
         for label, target, H_pred, meth, via in self._attempts(st, i):
+            key = id(target.lens)
+            if key not in ideal:
+                ideal[key] = (straightened(p_raw, target.lens),
+                              straightened_mask(screen_raw, target.lens, p_raw),
+                              straightened_mask(m_raw, target.lens, p_raw))
+            p, screen, m_frame = ideal[key]
             src = target.source(H_pred) if via is None else via.prepared
             m_ref = _and(reduce_mask(target.image_mask, src) if via is None else None,
                          reduce_mask(screen, src),
@@ -345,7 +385,7 @@ class Tracker:
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
-        self.pending.append((i, image, frame_mask, st, p))
+        self.pending.append((i, image, frame_mask, st, p_raw))
         return best
 
     def _attempts(self, st: RefState, i: int):
@@ -377,7 +417,8 @@ class Tracker:
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
         else:
-            uv = transfer_points(H, st.uv)
+            uv = (transfer_points(H, st.uv) if st.lens is None  # H maps ideal pixels:
+                  else st.lens.distort(transfer_points(H, st.uv_ideal)))  # bent back after
             inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
             if inside.sum() < MIN_POINTS_IN_VIEW:
                 return FrameCamera(i, Status.FLAGGED, reason=f"only {int(inside.sum())} keypoints "
@@ -400,12 +441,37 @@ class Tracker:
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
+        if (status == Status.OK and opt.line_refiner is None and np.isfinite(ev["support"])
+                and ev["support"] < REFINE_BELOW_SUPPORT):
+            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
         reason = self._problem(st, rms, ev)
         rec = FrameCamera(i, Status.FLAGGED if reason else status, cam, rms, reason, st.ref.frame,
                           H, points=pts, evidence=ev)
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
         return rec
+
+    def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms: float):
+        """(camera, rms, evidence) refined on the frame's own painted lines with the
+        transferred keypoints as clicks (lens model kept), when that raises the line
+        support; else the inputs. A reference clicked on part of the court (one half) leaves
+        the rest to extrapolation: on a real clay clip 10.6 px at the far corners, unflagged,
+        because the frames' support matched the weak reference's. The transferred keypoints
+        carry the reference clicks' noise: their sigma is taken as 1.5x the reference's RMS
+        (at least 2 px)."""
+        from courtstudio.pipeline.line_refinement import refine_on_lines
+        try:
+            new, rep = refine_on_lines(cam, self.spec, image, clicks=pts, model="keep",
+                                       click_sigma_px=max(2.0, 1.5 * ref_rms))
+        except (ValueError, np.linalg.LinAlgError, cv2.error):
+            return cam, rms, ev
+        if not rep.accepted:
+            return cam, rms, ev
+        ev2 = line_evidence(image, new, [], dense=self.dense)
+        if not ev2["support"] > ev["support"]:
+            return cam, rms, ev
+        rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
+        return new, float(rms2), ev2
 
     def _problem(self, st: RefState, rms: float, ev: dict) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not)."""

@@ -34,13 +34,17 @@ class Hazards:
     """graphics: screen-fixed logo, score bug, clock and ticker; surface: "grass" (the
     textured default), "clay" or "hard" (low texture); crowd: textured stands around the
     court; motion_blur: blur each frame along its image motion; jpeg_quality: 0 = none,
-    else encode and decode every frame at this quality."""
+    else encode and decode every frame at this quality; lens_k1: radial distortion of the
+    broadcast lens (OpenCV k1 at the first frame's focal length; < 0 barrel, > 0
+    pincushion), a fixed field over the image, so a zoomed frame's camera has k1 scaled by
+    its focal length squared."""
 
     graphics: bool = False
     surface: str = "grass"
     crowd: bool = False
     motion_blur: bool = False
     jpeg_quality: int = 0
+    lens_k1: float = 0.0
 
 
 SURFACES = {  # (surround BGR, court BGR, coarse noise, fine noise)
@@ -199,17 +203,24 @@ def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int 
         insert.update(range(c, min(n_frames, c + cut_length)))
         cuts.update([c] + ([c + cut_length] if c + cut_length < n_frames else []))
     prev_centre = None
+    lens = _LensField(base.K, hazards.lens_k1, size) if hazards.lens_k1 else None
     for i in range(n_frames):
         s = i / max(1, n_frames - 1)
         cam = rotate_camera(base, np.deg2rad(pan_deg) * np.sin(2 * np.pi * s),
                             np.deg2rad(tilt_deg) * np.sin(np.pi * s),
                             1 + zoom * np.sin(3 * np.pi * s) ** 2)
+        if lens is not None:
+            cam = lens.camera(cam)
         for o in occ:
             o[0] = (o[0] + o[4]) % w
             o[1] = float(np.clip(o[1] + o[5], 0.3 * h, 0.95 * h))
         view = other if i in insert else cam
-        img = render_view(spec, view, texture, A, [o[:4] for o in occ],
+        ideal_view = view if lens is None else Camera(K=view.K, R=view.R, t=view.t,
+                                                        image_size=view.image_size)
+        img = render_view(spec, ideal_view, texture, A, [o[:4] for o in occ],
                           scoreboard and not hazards.graphics)
+        if lens is not None:
+            img = lens.bend(img)
         centre = _image_motion_probe(view)
         if hazards.motion_blur and prev_centre is not None and i not in cuts:
             img = _motion_blur(img, centre - prev_centre)
@@ -225,6 +236,31 @@ def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int 
                                                  int(hazards.jpeg_quality)])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         yield img, (None if i in insert else cam), i in cuts
+
+
+class _LensField:
+    """A fixed radial distortion field over the image (k1 at intrinsics K0): bends an ideal
+    rendering, and gives each frame's camera the k1 that reproduces the field."""
+
+    def __init__(self, K0: np.ndarray, k1: float, size):
+        from geometry.pixel_lens import PixelLens
+        self.K0, self.k1 = K0, float(k1)
+        w, h = size
+        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        ideal = PixelLens(K0, [k1], size).undistort(np.c_[u.ravel(), v.ravel()])
+        self.map_x = ideal[:, 0].reshape(h, w).astype(np.float32)
+        self.map_y = ideal[:, 1].reshape(h, w).astype(np.float32)
+
+    def bend(self, img: np.ndarray) -> np.ndarray:
+        """An ideal (pinhole) rendering as the lens shows it."""
+        return cv2.remap(img, self.map_x, self.map_y, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+
+    def camera(self, cam: Camera) -> Camera:
+        """cam (pinhole, same principal point as K0) with the field's distortion."""
+        k1 = self.k1 * (cam.K[0, 0] / self.K0[0, 0]) ** 2
+        return Camera(K=cam.K, R=cam.R, t=cam.t, image_size=cam.image_size,
+                      dist=np.array([k1, 0.0, 0.0, 0.0, 0.0]))
 
 
 def _image_motion_probe(camera: Camera) -> np.ndarray:
