@@ -20,7 +20,6 @@ done), so an interrupted run resumes where it stopped.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -35,6 +34,10 @@ __all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summar
 from courtstudio.pipeline.propagate_sources import (ProjectFrames, ProjectSource,  # noqa: F401
                                            VideoFrames, VideoSource, project_masks,
                                            save_project_masks)
+from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
+from courtstudio.pipeline.propagation_records import (MAX_JSONL_BYTES, STATUSES,  # noqa: F401
+                                                      check_record, read_done,
+                                                      write_jsonl_atomic)
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
@@ -55,77 +58,6 @@ class Frames(Protocol):
 def frame_mask(frames, index: int):
     fn = getattr(frames, "mask", None)
     return fn(index) if fn is not None else None
-
-
-MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
-STATUSES = tuple(Status)
-
-
-def check_record(d) -> str | None:
-    """Why a cameras.jsonl record is unusable (None: it is fine). A record with a camera
-    (K) must hold a valid one (K, R, t, image_size, dist: finite, a rotation, positive
-    focal, pixels <= 1e6, metres <= 1e4) and a numeric rms_px."""
-    from safe_io.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M
-    from geometry.errors import GeometryError
-    if not isinstance(d, dict):
-        return "expected a JSON object"
-    f = d.get("frame")
-    if not isinstance(f, int) or isinstance(f, bool) or f < 0:
-        return "field frame: expected a frame number >= 0"
-    if d.get("status") not in STATUSES:
-        return f"field status: expected one of {', '.join(STATUSES)}"
-    rms = d.get("rms_px")
-    if rms is not None and (not isinstance(rms, (int, float)) or isinstance(rms, bool)
-                            or not 0 <= rms <= MAX_ABS_PIXEL):
-        return "field rms_px: expected pixels >= 0 or null"
-    ref = d.get("reference")
-    if ref is not None and (not isinstance(ref, int) or isinstance(ref, bool)):
-        return "field reference: expected a frame number"
-    for k in ("reason",):
-        if k in d and not isinstance(d[k], str):
-            return f"field {k}: expected text"
-    if "K" in d:
-        if rms is None:
-            return "field rms_px: a record with a camera needs its RMS"
-        try:
-            cam = Camera.from_dict(d, "camera")
-        except GeometryError as exc:
-            return f"field {exc}"
-        if (np.abs(cam.K).max() > MAX_ABS_PIXEL or max(cam.image_size) > MAX_ABS_PIXEL
-                or np.abs(cam.camera_centre_world).max() > MAX_ABS_WORLD_M
-                or np.abs(cam.dist).max() > MAX_ABS_WORLD_M):
-            return "field K/t/dist/image_size: absurd magnitude"
-    return None
-
-
-def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
-    """Valid records of a cameras.jsonl by frame (a partial last line from a kill, and any
-    line that is not a valid record, is skipped and, when ``problems`` is given, described
-    there as 'line N: why'). The file must be a regular file of at most MAX_JSONL_BYTES."""
-    from courtstudio.io.points_file import InputError
-    from safe_io.validation import parse_json_text, read_file_bytes
-    done = {}
-    path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        return done
-    text = read_file_bytes(path, MAX_JSONL_BYTES, InputError, "cameras.jsonl file").decode(
-        "utf-8", "replace")
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            d = parse_json_text(line, f"{path}: line {n}", InputError)
-        except InputError as exc:
-            if problems is not None:
-                problems.append(str(exc))
-            continue
-        why = check_record(d)
-        if why is not None:
-            if problems is not None:
-                problems.append(f"{path}: line {n}: {why}")
-            continue
-        done[d["frame"]] = d
-    return done
 
 
 def _read(frames, i: int):
@@ -415,13 +347,6 @@ def _camera(r: dict) -> Camera:
     return Camera.from_dict(r, f"frame {r.get('frame')} camera")
 
 
-def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
-    from safe_io.atomic import write_text_atomic
-    write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))
-
-
-
-
 def summary(records: list[dict]) -> dict:
     """Counts, cuts, flagged frames with reasons; the last run's reference quality (each
     reference's own residual and line evidence: a bad reference is reported here once) and
@@ -434,29 +359,6 @@ def summary(records: list[dict]) -> dict:
     cuts = [r["frame"] for r in records if r.get("cut")]
     return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
             **propagate.last_extras}
-
-
-def print_progress(done: int, total: int) -> None:
-    if done == total or done % 10 == 0:
-        print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
-              file=sys.stderr, flush=True)
-
-
-class ProgressBar:
-    """A tqdm progress bar with ETA as a propagate progress callback (close when done)."""
-
-    def __init__(self, total: int | None = None):
-        from tqdm import tqdm
-        self.bar = tqdm(total=total, unit="frame", desc="propagating", file=sys.stderr,
-                        dynamic_ncols=True)
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar.total != total:
-            self.bar.total = total
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 def project_references(project, annotation_of=None) -> list[Reference]:
