@@ -1,7 +1,7 @@
 # CourtStudio: the two commands of the README, and a few helpers.
 #   make run    set up .venv and reconstruct the bundled sample project into out/sample
 #   make test   set up .venv, run the gates (make lint) and then the whole test suite
-#   make lint   ruff, mypy (geometry/) and the import contracts, failing on any
+#   make lint   ruff (lint and format), mypy (geometry/) and the import contracts, failing on any
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -33,6 +33,7 @@ reconstruct: setup
 # tree comes with the package restructure (issue 9 §1).
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 

@@ -18,20 +18,33 @@ def _no_questions(title: str, text: str, buttons: list[str]) -> str:
     raise HeadlessQuestion(f"{title}: {' '.join(text.split())}")
 
 
-def run(project: str | None = None, sample: bool = False, screenshot: str | None = None,
-        panel: str = "court", view: str = "topdown", frame: int = 0,
-        size: tuple[int, int] = (1600, 960), recover: bool | None = None) -> int:
+def run(
+    project: str | None = None,
+    sample: bool = False,
+    screenshot: str | None = None,
+    panel: str = "court",
+    view: str = "topdown",
+    frame: int = 0,
+    size: tuple[int, int] = (1600, 960),
+    recover: bool | None = None,
+) -> int:
     """Open the window; with ``screenshot``, render it offscreen to a PNG and exit."""
     if screenshot and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0]
-    if (sys.platform.startswith("linux") and not screenshot
-            and platform in ("", "xcb", "wayland")  # the ones that need a display server
-            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))):
-        print("courtstudio: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
-              "are unset). Headless: `courtstudio gui --sample --screenshot app.png` renders "
-              "the window to a PNG, `courtstudio reconstruct --sample -o out/sample` runs the "
-              "reconstruction", file=sys.stderr)
+    if (
+        sys.platform.startswith("linux")
+        and not screenshot
+        and platform in ("", "xcb", "wayland")  # the ones that need a display server
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    ):
+        print(
+            "courtstudio: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
+            "are unset). Headless: `courtstudio gui --sample --screenshot app.png` renders "
+            "the window to a PNG, `courtstudio reconstruct --sample -o out/sample` runs the "
+            "reconstruction",
+            file=sys.stderr,
+        )
         return 2
     from PySide6.QtWidgets import QApplication
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class BallPanel(QWidget):
@@ -51,8 +59,12 @@ class BallPanel(QWidget):
         lay.addLayout(form)
         lay.addWidget(self.not_visible)
         lay.addWidget(self.clear)
-        lay.addWidget(QLabel("<b>Ball flight</b> (constant acceleration between a hit and the "
-                             "next bounce): mark three frames with a lifted ball"))
+        lay.addWidget(
+            QLabel(
+                "<b>Ball flight</b> (constant acceleration between a hit and the "
+                "next bounce): mark three frames with a lifted ball"
+            )
+        )
         lay.addLayout(row)
         lay.addWidget(self.flight)
         lay.addWidget(self.remove_flight)
@@ -67,7 +79,7 @@ class BallPanel(QWidget):
         if [self.plane.itemText(i) for i in range(self.plane.count())] != planes:
             self.plane.clear()
             self.plane.addItems(planes)
-        plane = (ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane)
+        plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         self.plane.setCurrentText(plane)
         self.plane.setEnabled(len(planes) > 1)
         self.not_visible.blockSignals(True)
@@ -80,12 +92,16 @@ class BallPanel(QWidget):
             return
         x, y, z = result.world
         s = result.sigma_world_m * 100
-        self.hint.setText("Drag the ground point along the line to adjust; Shift+click "
-                          "re-places the ball.")
+        self.hint.setText(
+            "Drag the ground point along the line to adjust; Shift+click re-places the ball."
+        )
         self.position.setText(f"({x:.2f}, {y:.2f}, {z:.2f})")
         self.height.setText(f"{result.height_m:.3f} above {result.plane}")
-        self.sigma.setText("(on release)" if not np.all(np.isfinite(s)) else
-                           f"{s[0]:.1f} / {s[1]:.1f} / {s[2]:.1f}")
+        self.sigma.setText(
+            "(on release)"
+            if not np.all(np.isfinite(s))
+            else f"{s[0]:.1f} / {s[1]:.1f} / {s[2]:.1f}"
+        )
         zone = spec.zone_at(result.world)
         if zone is None:
             self.zone.setText("-")

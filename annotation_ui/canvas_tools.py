@@ -16,8 +16,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 
 from annotation_ui.panels import BY_ID
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.pipeline.players import height_from_ground_click
 from courtstudio.editing.tool_state import ToolState
+from courtstudio.pipeline.players import height_from_ground_click
 
 HIT_RADIUS_SCREEN_PX = 10.0
 
@@ -128,22 +128,23 @@ class CanvasTools(QObject):
         elif kind == "move":
             (su, sv), (x0, y0, x1, y1) = self._drag[2], self._drag[3]
             du, dv = u - su, v - sv
-            self.doc.set_player_box(self._fid, pid, (x0 + du, y0 + dv, x1 + du, y1 + dv),
-                                    drag=True)
+            self.doc.set_player_box(self._fid, pid, (x0 + du, y0 + dv, x1 + du, y1 + dv), drag=True)
 
     def _height_click(self, ann, u, v):
         """Alt+click: the selected player's lowest vertex stands over this ground point."""
         pid = self.tools.player_id
         p = ann.player(pid) if pid is not None else None
         if p is None or p.mesh is None:
-            raise ValueError("select a player with a mesh, then Alt+click its lowest vertex's "
-                             "ground point")
+            raise ValueError(
+                "select a player with a mesh, then Alt+click its lowest vertex's ground point"
+            )
         state = self.doc.camera_state(self._fid)
         if state.camera is None:
             raise ValueError("calibrate the court first")
         spec = self.doc.spec()
-        h = height_from_ground_click(state.camera, self.doc.player_mesh(p.mesh), (u, v),
-                                     spec.player_plane_z())
+        h = height_from_ground_click(
+            state.camera, self.doc.player_mesh(p.mesh), (u, v), spec.player_plane_z()
+        )
         self.doc.set_player_height(self._fid, pid, h)
 
     # ------------------------------------------------------------------ masks

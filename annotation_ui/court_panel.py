@@ -6,14 +6,22 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSpinBox, QTableWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from annotation_ui.court_plan import plan_transform, plan_view
 from annotation_ui.widget_updates import fill_table
 from courtstudio.editing.tool_state import keypoint_order
 from geometry.doctor import FitQuality
-
 
 MIN_DIAGRAM_PX = QSize(230, 170)
 ELEVATED_OFFSET_PX = 9.0
@@ -42,8 +50,13 @@ class CourtDiagram(QWidget):
 
     def set_state(self, spec, clicked, current, suspects=(), view=None):
         """view: 'end' | 'side' (the frame's convention), None for the spec's."""
-        state = (spec.id if spec else None, tuple(sorted(clicked)), current,
-                 tuple(sorted(suspects)), view)
+        state = (
+            spec.id if spec else None,
+            tuple(sorted(clicked)),
+            current,
+            tuple(sorted(suspects)),
+            view,
+        )
         self.spec, self.clicked, self.current = spec, set(clicked), current
         self.suspects = set(suspects)
         self.view = view
@@ -53,8 +66,9 @@ class CourtDiagram(QWidget):
 
     def _transform(self):
         s = self.spec
-        extent = np.vstack([np.array(list(s.keypoints.values()))[:, :2],
-                            [[0.0, 0.0], [s.length_m, s.width_m]]])
+        extent = np.vstack(
+            [np.array(list(s.keypoints.values()))[:, :2], [[0.0, 0.0], [s.length_m, s.width_m]]]
+        )
         return plan_transform(s, extent, self.width(), self.height(), 14.0, self.view)
 
     def _keypoint_positions(self):
@@ -107,8 +121,11 @@ class CourtDiagram(QWidget):
                 qp.setPen(QPen(QColor(255, 255, 255), 2))
                 qp.setBrush(Qt.BrushStyle.NoBrush)
                 qp.drawEllipse(pos, 8, 8)
-            color = QColor(255, 60, 255) if name in self.suspects else (
-                QColor(255, 70, 70) if name in self.clicked else QColor(150, 150, 150))
+            color = (
+                QColor(255, 60, 255)
+                if name in self.suspects
+                else (QColor(255, 70, 70) if name in self.clicked else QColor(150, 150, 150))
+            )
             qp.setPen(QPen(color, 1))
             qp.setBrush(QBrush(color) if name in self.clicked else Qt.BrushStyle.NoBrush)
             r = 4.0
@@ -131,8 +148,12 @@ class CourtDiagram(QWidget):
             self.keypoint_clicked.emit(best)
 
 
-LENS_MODELS = (("auto", "Lens: auto"), ("simple", "Lens: pinhole"),
-               ("simple_k1", "Lens: k1"), ("simple_k1k2", "Lens: k1 + k2"))
+LENS_MODELS = (
+    ("auto", "Lens: auto"),
+    ("simple", "Lens: pinhole"),
+    ("simple_k1", "Lens: k1"),
+    ("simple_k1k2", "Lens: k1 + k2"),
+)
 
 
 class CourtPanel(QWidget):
@@ -155,11 +176,13 @@ class CourtPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["keypoint", "residual px", "LOO px"])
         self.table.horizontalHeaderItem(2).setToolTip(
             "leave-one-out: distance from where the camera solved without this click "
-            "projects its keypoint; a large value means this click is the wrong one")
+            "projects its keypoint; a large value means this click is the wrong one"
+        )
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(
-            self.table.fontMetrics().height() + 6)  # compact rows: more of them on a laptop
+            self.table.fontMetrics().height() + 6
+        )  # compact rows: more of them on a laptop
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setMinimumHeight(60)  # the lens row must not push a laptop window taller
@@ -173,18 +196,23 @@ class CourtPanel(QWidget):
         self.range_last = QSpinBox()
         self.range_button = QPushButton("Reuse this camera for frames")
         self.range_button.clicked.connect(
-            lambda: self.set_static_range.emit(self.range_first.value(),
-                                               self.range_last.value()))
+            lambda: self.set_static_range.emit(self.range_first.value(), self.range_last.value())
+        )
         self.lens = QComboBox()
         for key, label in LENS_MODELS:
             self.lens.addItem(label, key)
-        self.lens.setToolTip("auto: the richest lens the clicks determine (chosen on "
-                             "held-out clicks); pinhole: no distortion")
+        self.lens.setToolTip(
+            "auto: the richest lens the clicks determine (chosen on "
+            "held-out clicks); pinhole: no distortion"
+        )
         self.lens.currentIndexChanged.connect(
-            lambda i: self.lens_model_changed.emit(self.lens.itemData(i)))
+            lambda i: self.lens_model_changed.emit(self.lens.itemData(i))
+        )
         self.refine_button = QPushButton("Refine on lines")
-        self.refine_button.setToolTip("fit the camera to the painted court lines as well as the "
-                                      "clicks (kept only when it is better)")
+        self.refine_button.setToolTip(
+            "fit the camera to the painted court lines as well as the "
+            "clicks (kept only when it is better)"
+        )
         self.refine_button.clicked.connect(self.refine_lines.emit)
         self.refine_result = QLabel("")
         self.refine_result.setWordWrap(True)
@@ -223,7 +251,8 @@ class CourtPanel(QWidget):
                 "<small>Side view (camera beyond the near sideline, docs/frames.md): "
                 "<i>far</i> = the end on the left, <i>near</i> = the end on the right, "
                 "<i>left</i> = the near sideline (bottom), <i>right</i> = the far "
-                "sideline.</small>")
+                "sideline.</small>"
+            )
         for sb in (self.range_first, self.range_last):
             sb.setRange(0, max(0, frame_count - 1))
         if self.range_last.value() < frame_index:
@@ -232,17 +261,19 @@ class CourtPanel(QWidget):
             self.range_first.setValue(frame_index)
         self.range_button.setEnabled(cal is not None and not state.inherited)
         self.refine_button.setEnabled(cal is not None and not state.inherited)
-        text = refinement_text(cal.refinement if cal is not None and not state.inherited
-                               else None)
+        text = refinement_text(cal.refinement if cal is not None and not state.inherited else None)
         self.refine_result.setText(text)
         self.refine_result.setVisible(bool(text))
         if cal is None and state.camera is not None:
-            self.summary.setText(f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
-                                 f"{state.message}. Click keypoints here to calibrate this "
-                                 f"frame itself. Next: <b>{current or '-'}</b>")
+            self.summary.setText(
+                f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
+                f"{state.message}. Click keypoints here to calibrate this "
+                f"frame itself. Next: <b>{current or '-'}</b>"
+            )
         elif cal is None:
-            self.summary.setText(f"<b>No camera</b>: {state.message}. Next: "
-                                 f"<b>{current or '-'}</b>")
+            self.summary.setText(
+                f"<b>No camera</b>: {state.message}. Next: <b>{current or '-'}</b>"
+            )
         else:
             K = cal.camera.K
             c = cal.camera.camera_centre_world
@@ -254,20 +285,32 @@ class CourtPanel(QWidget):
                 f"{sc[1]:.2f}, {sc[2]:.2f}) m<br>RMS {cal.fit.rms_px:.2f} px over "
                 f"{len(cal.names)} points, lens {lens_text(cal)}"
                 + (" <b>(poor)</b>" if cal.quality == FitQuality.POOR else "")
-                + f". Next: <b>{current or '-'}</b>")
+                + f". Next: <b>{current or '-'}</b>"
+            )
         names = [n for n in keypoint_order(spec) if n in ann.points]
         res = dict(zip(cal.names, cal.fit.residuals_px)) if cal and not state.inherited else {}
         loo = dict(zip(cal.names, cal.loo.residual_px)) if cal and not state.inherited else {}
-        fill_table(self.table, [[n, f"{res[n]:.2f}" if n in res else "-",
-                                 f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-"]
-                                for n in names],
-                   [SUSPECT_TEXT if n in suspects else None for n in names])
+        fill_table(
+            self.table,
+            [
+                [
+                    n,
+                    f"{res[n]:.2f}" if n in res else "-",
+                    f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-",
+                ]
+                for n in names
+            ],
+            [SUSPECT_TEXT if n in suspects else None for n in names],
+        )
         if state.inherited:
             fixes = []
         else:
             fixes = list(cal.fixes) if cal is not None else list(state.fixes)
-        self.suggestion.setText(fixes[0].message if fixes else
-                                ("Suspect click: " + ", ".join(suspects) if suspects else ""))
+        self.suggestion.setText(
+            fixes[0].message
+            if fixes
+            else ("Suspect click: " + ", ".join(suspects) if suspects else "")
+        )
         self._mapping = fixes[0].mapping if fixes else {}
         self.apply_button.setVisible(bool(self._mapping))
 
@@ -298,13 +341,16 @@ def refinement_text(rep: dict | None) -> str:
     """The line refinement's result for the panel: support and residuals before -> after."""
     if not rep:
         return ""
+
     def f(v, unit=""):
         return "-" if v is None else f"{v:.2f}{unit}"
-    head = ("<b>Refined on lines</b>" if rep["accepted"]
-            else f"<b>Not refined</b>: {rep['reason']}")
-    return (f"{head}<br>line support {f(rep['support_before'])} &rarr; "
-            f"{f(rep['support_after'])}, line residual {f(rep['line_rms_before_px'], ' px')} "
-            f"&rarr; {f(rep['line_rms_after_px'], ' px')}<br>click RMS "
-            f"{f(rep['click_rms_before_px'], ' px')} &rarr; "
-            f"{f(rep['click_rms_after_px'], ' px')} ({rep['samples']} samples on "
-            f"{rep['lines_used']} lines, lens {rep['model']})")
+
+    head = "<b>Refined on lines</b>" if rep["accepted"] else f"<b>Not refined</b>: {rep['reason']}"
+    return (
+        f"{head}<br>line support {f(rep['support_before'])} &rarr; "
+        f"{f(rep['support_after'])}, line residual {f(rep['line_rms_before_px'], ' px')} "
+        f"&rarr; {f(rep['line_rms_after_px'], ' px')}<br>click RMS "
+        f"{f(rep['click_rms_before_px'], ' px')} &rarr; "
+        f"{f(rep['click_rms_after_px'], ' px')} ({rep['samples']} samples on "
+        f"{rep['lines_used']} lines, lens {rep['model']})"
+    )

@@ -32,8 +32,9 @@ def plan_xy(spec, points_world, view: str | None = None) -> np.ndarray:
     return np.stack([p[:, 1], p[:, 0]], axis=1)
 
 
-def plan_transform(spec, extent_world, width_px: float, height_px: float, margin_px: float,
-                   view: str | None = None):
+def plan_transform(
+    spec, extent_world, width_px: float, height_px: float, margin_px: float, view: str | None = None
+):
     """A function world point (x, y[, z]) metres -> QPointF widget pixels that fits
     extent_world ((M, >=2) metres, e.g. the court corners and keypoints) into the widget with
     margin_px on each side, keeping metres square. view as for plan_xy."""
@@ -47,4 +48,5 @@ def plan_transform(spec, extent_world, width_px: float, height_px: float, margin
     def t(p):
         r, d = plan_xy(spec, np.asarray(p, float)[None], view)[0]
         return QPointF(off[0] + scale * r, off[1] + scale * d)
+
     return t

@@ -5,9 +5,22 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from court_specs import SpecError, available_specs, load_spec
 
@@ -25,8 +38,9 @@ def path_row(edit: QLineEdit, on_browse) -> QWidget:
 
 
 def ok_cancel(dialog: QDialog) -> QDialogButtonBox:
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    )
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
     return buttons
@@ -47,8 +61,7 @@ class NewProjectDialog(QDialog):
         try:
             sports = available_specs()
         except SpecError as exc:  # the user's spec folder is gone (File > Preferences)
-            self._add_disabled("(court specs folder not found: see File > Preferences)",
-                               str(exc))
+            self._add_disabled("(court specs folder not found: see File > Preferences)", str(exc))
             sports = []
         for sid in sports:
             try:
@@ -77,8 +90,9 @@ class NewProjectDialog(QDialog):
 
     def _browse_source(self):
         if self.from_video.isChecked():
-            path, _ = QFileDialog.getOpenFileName(self, "Video", "",
-                                                  "Videos (*.mp4 *.mov *.avi *.mkv);;All (*)")
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Video", "", "Videos (*.mp4 *.mov *.avi *.mkv);;All (*)"
+            )
         else:
             path = QFileDialog.getExistingDirectory(self, "Image folder")
         if path:
@@ -90,9 +104,12 @@ class NewProjectDialog(QDialog):
             self.folder.setText(path)
 
     def values(self) -> dict:
-        return {"kind": "video" if self.from_video.isChecked() else "images",
-                "source": self.source.text().strip(), "sport": self.sport.currentData(),
-                "folder": self.folder.text().strip()}
+        return {
+            "kind": "video" if self.from_video.isChecked() else "images",
+            "source": self.source.text().strip(),
+            "sport": self.sport.currentData(),
+            "folder": self.folder.text().strip(),
+        }
 
 
 def folder_entries(folder) -> set[str] | None:
@@ -138,4 +155,3 @@ class ShortcutsDialog(QDialog):
         lay.addWidget(buttons)
         self.resize(460, 560)
         self.table = table
-

@@ -61,8 +61,9 @@ class FrameView(QGraphicsView):
         # room around the frame, so any pixel (an edge or corner too) can be brought under
         # the cursor: the wheel zoom keeps it there, a pan can centre it
         pad = float(max(pixmap.width(), pixmap.height()))
-        self.scene().setSceneRect(QRectF(-pad, -pad, pixmap.width() + 2 * pad,
-                                         pixmap.height() + 2 * pad))
+        self.scene().setSceneRect(
+            QRectF(-pad, -pad, pixmap.width() + 2 * pad, pixmap.height() + 2 * pad)
+        )
         self._scaled = None
         self.viewport().update()
         if not same_size or self._fitted:
@@ -81,9 +82,14 @@ class FrameView(QGraphicsView):
         if self._scaled is None or self._scaled[:2] != key:  # smooth, once per zoom level
             w = max(1, round(self.pixmap.width() * scale))
             h = max(1, round(self.pixmap.height() * scale))
-            self._scaled = key + (self.pixmap.scaled(
-                w, h, Qt.AspectRatioMode.IgnoreAspectRatio,
-                Qt.TransformationMode.SmoothTransformation),)
+            self._scaled = key + (
+                self.pixmap.scaled(
+                    w,
+                    h,
+                    Qt.AspectRatioMode.IgnoreAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                ),
+            )
         small = self._scaled[2]
         top_left = self.mapFromScene(0.0, 0.0)
         painter.save()
@@ -154,8 +160,9 @@ class FrameView(QGraphicsView):
         super().mousePressEvent(event)  # Qt's bookkeeping (press point, anchor)
         event.accept()
         b = event.button()
-        if b in (Qt.MouseButton.MiddleButton, Qt.MouseButton.RightButton) or \
-                (b == Qt.MouseButton.LeftButton and self._space):
+        if b in (Qt.MouseButton.MiddleButton, Qt.MouseButton.RightButton) or (
+            b == Qt.MouseButton.LeftButton and self._space
+        ):
             self._panning = event.position()
             self.setCursor(Qt.CursorShape.ClosedHandCursor)
             return
@@ -169,8 +176,7 @@ class FrameView(QGraphicsView):
     def mouseMoveEvent(self, event):
         super().mouseMoveEvent(event)  # keeps Qt's last mouse scene point (its anchor) current
         event.accept()
-        if self._wheel_anchor is not None and \
-                self._wheel_anchor[0] != event.position().toPoint():
+        if self._wheel_anchor is not None and self._wheel_anchor[0] != event.position().toPoint():
             self._wheel_anchor = None
         if self._panning is not None:
             d = event.position() - self._panning

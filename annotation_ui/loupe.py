@@ -51,7 +51,7 @@ class Loupe(QWidget):
         sx0, sy0 = max(0, x0), max(0, y0)
         sx1, sy1 = min(w, x0 + 2 * half + 1), min(h, y0 + 2 * half + 1)
         if sx1 > sx0 and sy1 > sy0:
-            crop[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = self.image[sy0:sy1, sx0:sx1]
+            crop[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = self.image[sy0:sy1, sx0:sx1]
         img = bgr_to_qimage(crop)
         # pixel (x0, y0) covers [x0 - 0.5, x0 + 0.5]; the cursor uv maps to the widget centre
         ox = SIZE / 2 - (self.uv[0] - (x0 - 0.5)) * ZOOM

@@ -11,18 +11,32 @@ ball flight (window_flight.py). The tool panels are registered in panels.py.
 
 from __future__ import annotations
 
-
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from annotation_ui.canvas_tools import CanvasTools
 from annotation_ui.frame_view import FrameView
 from annotation_ui.loupe import Loupe
 from annotation_ui.masks_tool import MasksTool
-from annotation_ui.overlay_items import (CLICK, OverlayLayer, draw_ball, draw_clicks,
-                                         draw_court, draw_mesh, draw_players)
+from annotation_ui.overlay_items import (
+    CLICK,
+    OverlayLayer,
+    draw_ball,
+    draw_clicks,
+    draw_court,
+    draw_mesh,
+    draw_players,
+)
 from annotation_ui.panels import PANELS, panel_index
 from annotation_ui.qimage import bgr_to_pixmap
 from annotation_ui.timeline import Timeline
@@ -37,18 +51,25 @@ from annotation_ui.window_players import PlayersGlue
 from courtstudio.editing.document import AnnotationDocument
 from courtstudio.editing.journal_guard import GuardedAutosave
 from courtstudio.editing.player_workflow import PlayerWorkflow
+from courtstudio.editing.tool_state import ToolState
+from courtstudio.io.settings import Settings
 from courtstudio.pipeline.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.pipeline.players import world_player
-from courtstudio.io.settings import Settings
-from courtstudio.editing.tool_state import ToolState
 from exporters.orbit_view import OrbitPlayer
 
 HOVER_PX = 10.0  # screen px: a keypoint this close to the cursor is labelled
 SIDE_PX, SIDE_MIN_PX = 440, 380  # the side panel's width (loupe + views, tool panels)
 
 
-class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, PlayersGlue,
-                 BallFlightGlue, QMainWindow):
+class MainWindow(
+    DeferredUpdates,
+    MenuActions,
+    FileOperations,
+    ExportDialogs,
+    PlayersGlue,
+    BallFlightGlue,
+    QMainWindow,
+):
     def __init__(self, settings: Settings | None = None):
         """settings: the user's settings (default: loaded from the environment and the
         settings file, re-read after Preferences)."""
@@ -61,8 +82,9 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.view_only = False
         self.tools = ToolState()
         # the settings file as Qt reads and writes it (Preferences, recent projects)
-        self.settings = QSettings(str((settings or Settings.load()).settings_file),
-                                  QSettings.Format.IniFormat)
+        self.settings = QSettings(
+            str((settings or Settings.load()).settings_file), QSettings.Format.IniFormat
+        )
         self.app_settings = settings or self._load_settings()
         self.player_workflow = PlayerWorkflow(self.app_settings)
         self.ask = self._ask_user  # replaced in tests: (title, text, buttons) -> button
@@ -104,9 +126,12 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.tabs.currentChanged.connect(lambda i: self.tools.set_tool(PANELS[i].id))
         # registration masks: the tool listens to the view itself (annotation_ui/masks_tool.py)
         self.masks_tool = MasksTool(self, self.masks_panel)
-        self.tabs.setTabToolTip(panel_index("masks"), "Registration masks: rectangles over "
-                                "broadcast graphics that propagation ignores, one set per "
-                                "project (M)")
+        self.tabs.setTabToolTip(
+            panel_index("masks"),
+            "Registration masks: rectangles over "
+            "broadcast graphics that propagation ignores, one set per "
+            "project (M)",
+        )
         self.topdown = TopDownView()
         self.orbit = OrbitView()
         self.result_tabs = QTabWidget()
@@ -144,8 +169,9 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.main_split = main
         self.banner = QLabel()
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background: #f6c343; color: #1a1a1a; padding: 6px; "
-                                  "font-weight: bold;")
+        self.banner.setStyleSheet(
+            "background: #f6c343; color: #1a1a1a; padding: 6px; font-weight: bold;"
+        )
         self.banner.hide()
         central = QWidget()
         central_lay = QVBoxLayout(central)
@@ -154,8 +180,10 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         central_lay.addWidget(self.banner)
         central_lay.addWidget(main)
         self.setCentralWidget(central)
-        self.placeholder = QLabel("Open a project (Ctrl+O), create one (Ctrl+N), or open the "
-                                  "sample (File > Open sample project).")
+        self.placeholder = QLabel(
+            "Open a project (Ctrl+O), create one (Ctrl+N), or open the "
+            "sample (File > Open sample project)."
+        )
         self.statusBar().addPermanentWidget(self.placeholder)
         self.court_panel.diagram.keypoint_clicked.connect(self.tools.set_keypoint)
         self.court_panel.apply_suggestion.connect(self._apply_suggestion)
@@ -163,26 +191,31 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.court_panel.lens_model_changed.connect(self._lens_model_changed)
         self.court_panel.refine_lines.connect(lambda: self._guarded(self.refine_on_lines))
         self.ball_panel.not_visible_toggled.connect(
-            lambda on: self._edit(self.doc.set_ball_not_visible, self._fid, on))
+            lambda on: self._edit(self.doc.set_ball_not_visible, self._fid, on)
+        )
         self.ball_panel.plane_chosen.connect(
-            lambda plane: self._edit(self.doc.set_ball_plane, self._fid, plane))
-        self.ball_panel.clear_requested.connect(lambda: self._edit(self.doc.clear_ball,
-                                                                   self._fid))
+            lambda plane: self._edit(self.doc.set_ball_plane, self._fid, plane)
+        )
+        self.ball_panel.clear_requested.connect(lambda: self._edit(self.doc.clear_ball, self._fid))
         self.ball_panel.flight_mark.connect(lambda part: self._edit(self.mark_flight, part))
         self.ball_panel.flight_remove.connect(
-            lambda: self._edit(self.doc.remove_ball_flight_at, self.doc.current_index))
+            lambda: self._edit(self.doc.remove_ball_flight_at, self.doc.current_index)
+        )
         self.players_panel.player_selected.connect(self.tools.set_player)
         self.players_panel.delete_requested.connect(
-            lambda pid: self._edit(self.doc.remove_player, self._fid, pid))
+            lambda pid: self._edit(self.doc.remove_player, self._fid, pid)
+        )
         self.players_panel.height_set.connect(
-            lambda pid, h: self._edit(self.doc.set_player_height, self._fid, pid, h))
+            lambda pid, h: self._edit(self.doc.set_player_height, self._fid, pid, h)
+        )
         self.players_panel.load_mesh_requested.connect(self.load_mesh_dialog)
         self.players_panel.propose_requested.connect(self.propose_boxes)
         self.players_panel.import_hmr_requested.connect(self.import_hmr_dialog)
         self.players_panel.run_hmr_requested.connect(lambda: self._edit(self.run_prompthmr))
         self.players_panel.track_requested.connect(lambda: self._edit(self.track_players))
         self.players_panel.template_requested.connect(
-            lambda pid, h: self._edit(self.template_body, pid, h))
+            lambda pid, h: self._edit(self.template_body, pid, h)
+        )
 
     # ----------------------------------------------------------------- editing
     @property
@@ -190,10 +223,16 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         return self.doc.current_frame.id
 
     def _guarded(self, fn, *args):
-        if self.doc is None and fn not in (self.new_project_dialog, self.open_project_dialog,
-                                           self.open_sample, self.close, self.show_shortcuts,
-                                           self.preferences_dialog, self.toggle_overlays,
-                                           self.view_adjust_dialog):
+        if self.doc is None and fn not in (
+            self.new_project_dialog,
+            self.open_project_dialog,
+            self.open_sample,
+            self.close,
+            self.show_shortcuts,
+            self.preferences_dialog,
+            self.toggle_overlays,
+            self.view_adjust_dialog,
+        ):
             return
         try:
             fn(*args)
@@ -221,13 +260,19 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
 
     def go_to_frame_dialog(self):
         """Ctrl+G: go to frame N (numbered from 1, as the status bar shows)."""
-        n = self.ask_int("Go to frame", f"Frame (1 to {self.doc.frame_count}):",
-                         self.doc.current_index + 1, 1, self.doc.frame_count)
+        n = self.ask_int(
+            "Go to frame",
+            f"Frame (1 to {self.doc.frame_count}):",
+            self.doc.current_index + 1,
+            1,
+            self.doc.frame_count,
+        )
         if n is not None:
             self.go_to(n - 1)
 
     def _ask_int(self, title: str, label: str, value: int, lo: int, hi: int) -> int | None:
         from PySide6.QtWidgets import QInputDialog
+
         n, ok = QInputDialog.getInt(self, title, label, value, lo, hi)
         return n if ok else None
 
@@ -235,8 +280,9 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         """Ctrl+Shift+V: the nearest earlier frame's keypoint clicks onto this frame (one
         undo step; clicks already here are kept), to drag into place."""
         src, n = self.doc.copy_previous_keypoints(self._fid)
-        self.statusBar().showMessage(f"Copied {n} keypoints from {src}; drag them into place "
-                                     "(Ctrl+Z undoes the copy)", 8000)
+        self.statusBar().showMessage(
+            f"Copied {n} keypoints from {src}; drag them into place (Ctrl+Z undoes the copy)", 8000
+        )
 
     def cycle_point_flag(self):
         """O: the current keypoint's click seen -> occluded -> estimated -> seen."""
@@ -248,7 +294,8 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         flag = order[(order.index(ann.point_flags.get(name)) + 1) % len(order)]
         self.doc.set_point_flag(self._fid, name, flag)
         self.statusBar().showMessage(
-            f"{name}: {flag}, left out of the calibration" if flag else f"{name}: seen", 6000)
+            f"{name}: {flag}, left out of the calibration" if flag else f"{name}: seen", 6000
+        )
 
     def toggle_overlays(self):
         """H: hide or show every overlay on the canvas (the frame alone)."""
@@ -257,6 +304,7 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
 
     def view_adjust_dialog(self):
         from annotation_ui.view_adjust import ViewAdjustDialog
+
         dlg = ViewAdjustDialog(self.view_adjust, self)
         dlg.changed.connect(self.set_view_adjust)
         dlg.show()
@@ -305,8 +353,11 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.refresh()
         if rep:
             self.statusBar().showMessage(
-                "Refined on the painted lines" if rep["accepted"]
-                else f"Not refined: {rep['reason']}", 8000)
+                "Refined on the painted lines"
+                if rep["accepted"]
+                else f"Not refined: {rep['reason']}",
+                8000,
+            )
 
     # ----------------------------------------------------------------- refresh
     def _frame_changed(self, index: int):
@@ -338,9 +389,9 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
             self.refresh()
 
     def _ranges_changed(self):
-        self.timeline.set_statuses([self.doc.frame_status(i)
-                                    for i in range(self.doc.frame_count)],
-                                   self.doc.current_index)
+        self.timeline.set_statuses(
+            [self.doc.frame_status(i) for i in range(self.doc.frame_count)], self.doc.current_index
+        )
         self.refresh()
 
     def _update_title(self):
@@ -380,9 +431,14 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         self.overlay.screen_scale = self.view.transform().m11()
         if cam is not None:
             draw_court(self.overlay, cam, spec, state.inherited or state.propagated is not None)
-        draw_clicks(self.overlay, ann, spec, None if state.inherited else state.calibration,
-                    self.tools.keypoint if self.tools.tool == "court" else None,
-                    self._hover_kp if self.tools.tool == "court" else None)
+        draw_clicks(
+            self.overlay,
+            ann,
+            spec,
+            None if state.inherited else state.calibration,
+            self.tools.keypoint if self.tools.tool == "court" else None,
+            self._hover_kp if self.tools.tool == "court" else None,
+        )
         ball, ball_msg = lift_frame_ball(state, spec, ann, uncertainty=diagnose)
         plane = ann.ball.plane if ann.ball and ann.ball.plane else spec.default_plane
         draw_ball(self.overlay, ann, cam, spec.plane_z(plane), ball)
@@ -401,23 +457,37 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
             elif cam is not None:
                 g = box_ground_point(cam, p.box_xyxy, spec.player_plane_z())
                 grounds[p.id] = None if g is None else g[:2]
-        self.court_panel.update_state(spec, ann, state, self.tools.keypoint,
-                                      self.doc.current_index, self.doc.frame_count)
+        self.court_panel.update_state(
+            spec, ann, state, self.tools.keypoint, self.doc.current_index, self.doc.frame_count
+        )
         self.ball_panel.update_state(spec, ann, ball, ball_msg)
         self.players_panel.update_state(
-            ann, grounds, self.tools.player_id, {pid: w.scale for pid, w in world.items()},
-            "SAM3" if self.app_settings.sam3_checkpoint else None)
+            ann,
+            grounds,
+            self.tools.player_id,
+            {pid: w.scale for pid, w in world.items()},
+            "SAM3" if self.app_settings.sam3_checkpoint else None,
+        )
         ball_world = None if ball is None else ball.world
-        self.topdown.set_scene(spec, ball_world, list(grounds.items()),
-                               None if cam is None else cam.camera_centre_world)
+        self.topdown.set_scene(
+            spec,
+            ball_world,
+            list(grounds.items()),
+            None if cam is None else cam.camera_centre_world,
+        )
         if self.result_tabs.currentWidget() is self.orbit:
             players = []
             for pid, g in grounds.items():
                 w = world.get(pid)
                 ground = None if g is None else np.array([g[0], g[1], spec.player_plane_z()])
-                players.append(OrbitPlayer(pid, ground, None if w is None else w.vertices_world,
-                                           None if w is None else
-                                           self.doc.player_mesh(ann.player(pid).mesh).faces))
+                players.append(
+                    OrbitPlayer(
+                        pid,
+                        ground,
+                        None if w is None else w.vertices_world,
+                        None if w is None else self.doc.player_mesh(ann.player(pid).mesh).faces,
+                    )
+                )
             self.orbit.set_scene(spec, cam, ball_world, players)
         if not self.loupe.hovered and cam is not None and self.tools.keypoint is not None:
             pred = cam.project(spec.keypoints[self.tools.keypoint][None])[0]
@@ -425,9 +495,14 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
                 self.loupe.show_at(*pred)
         self.statusBar().showMessage(
             f"Frame {self.doc.current_index + 1}/{self.doc.frame_count} {frame.id} | "
-            f"{self.tools.tool}" + (f": next {self.tools.keypoint}"
-                                    if self.tools.tool == "court" and self.tools.keypoint else "")
-            + (f": {self.masks_tool.status_hint()}" if self.tools.tool == "masks" else ""))
+            f"{self.tools.tool}"
+            + (
+                f": next {self.tools.keypoint}"
+                if self.tools.tool == "court" and self.tools.keypoint
+                else ""
+            )
+            + (f": {self.masks_tool.status_hint()}" if self.tools.tool == "masks" else "")
+        )
         self._update_title()
 
     def _draw_meshes(self, ann, cam) -> None:
@@ -439,8 +514,14 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
             if p.mesh is None:
                 continue
             try:
-                draw_mesh(self.overlay, p.mesh, self.doc.player_mesh(p.mesh), cam,
-                          allow_stale=self._dragging, cached_only=self._diagnosis_pending)
+                draw_mesh(
+                    self.overlay,
+                    p.mesh,
+                    self.doc.player_mesh(p.mesh),
+                    cam,
+                    allow_stale=self._dragging,
+                    cached_only=self._diagnosis_pending,
+                )
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
 
@@ -453,8 +534,12 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
             if p.mesh is None:
                 continue
             try:
-                out[p.id] = world_player(cam, self.doc.player_mesh(p.mesh),
-                                         p.lowest_vertex_height_m, spec.player_plane_z())
+                out[p.id] = world_player(
+                    cam,
+                    self.doc.player_mesh(p.mesh),
+                    p.lowest_vertex_height_m,
+                    spec.player_plane_z(),
+                )
             except ValueError as exc:
                 self.statusBar().showMessage(f"Player {p.id}: {exc}", 6000)
         return out
@@ -470,8 +555,12 @@ class MainWindow(DeferredUpdates, MenuActions, FileOperations, ExportDialogs, Pl
         box = QMessageBox(self)
         box.setWindowTitle(title)
         box.setText(text)
-        made = {box.addButton(b, QMessageBox.ButtonRole.AcceptRole if i == 0 else
-                              QMessageBox.ButtonRole.RejectRole): b for i, b in enumerate(buttons)}
+        made = {
+            box.addButton(
+                b,
+                QMessageBox.ButtonRole.AcceptRole if i == 0 else QMessageBox.ButtonRole.RejectRole,
+            ): b
+            for i, b in enumerate(buttons)
+        }
         box.exec()
         return made.get(box.clickedButton(), buttons[-1])
-

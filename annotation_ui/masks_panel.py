@@ -7,15 +7,25 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-HINT = ("Rectangles over broadcast graphics (score bug, channel logo, clock, ticker) that "
-        "propagation must ignore: one set for the whole project, the same on every frame. "
-        "Drag on the frame to draw one; drag inside to move it, a corner or edge to resize; "
-        "Delete removes the selected one. Detect graphics proposes them from the clip's "
-        "frames (Enter or Accept keeps a proposal). File > Save writes them to "
-        "propagation/masks.json, which Frame > Propagate and batch-propagate PROJECT use.")
+HINT = (
+    "Rectangles over broadcast graphics (score bug, channel logo, clock, ticker) that "
+    "propagation must ignore: one set for the whole project, the same on every frame. "
+    "Drag on the frame to draw one; drag inside to move it, a corner or edge to resize; "
+    "Delete removes the selected one. Detect graphics proposes them from the clip's "
+    "frames (Enter or Accept keeps a proposal). File > Save writes them to "
+    "propagation/masks.json, which Frame > Propagate and batch-propagate PROJECT use."
+)
 
 
 class MasksPanel(QWidget):
@@ -45,9 +55,11 @@ class MasksPanel(QWidget):
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.cellClicked.connect(self._clicked)
         self.detect = QPushButton("Detect graphics")
-        self.detect.setToolTip("Find screen-fixed graphics (score bug, logo, clock, ticker) in "
-                               "the project's frames: regions that stay put while the camera "
-                               "moves. Needs a clip with camera motion (Ctrl+Shift+G)")
+        self.detect.setToolTip(
+            "Find screen-fixed graphics (score bug, logo, clock, ticker) in "
+            "the project's frames: regions that stay put while the camera "
+            "moves. Needs a clip with camera motion (Ctrl+Shift+G)"
+        )
         self.accept = QPushButton("Accept")
         self.accept.setToolTip("Keep the selected proposal as a mask (Enter on the frame)")
         self.accept_all = QPushButton("Accept all")
@@ -81,18 +93,22 @@ class MasksPanel(QWidget):
         if 0 <= row < len(self._rows):
             self.selected.emit(*self._rows[row])
 
-    def update_state(self, masks: list, proposals: list, selection, error: str | None,
-                     info: str) -> None:
+    def update_state(
+        self, masks: list, proposals: list, selection, error: str | None, info: str
+    ) -> None:
         """masks, proposals: (x0, y0, x1, y1) pixels; selection: ("mask" | "proposal", i) or
         None; error: why masks.json cannot be read (editing is off), or None."""
-        self._rows = [("mask", i) for i in range(len(masks))] + \
-            [("proposal", i) for i in range(len(proposals))]
+        self._rows = [("mask", i) for i in range(len(masks))] + [
+            ("proposal", i) for i in range(len(proposals))
+        ]
         self.table.setRowCount(len(self._rows))
         for row, (kind, i) in enumerate(self._rows):
             b = masks[i] if kind == "mask" else proposals[i]
-            cells = [f"Mask {i + 1}" if kind == "mask" else f"Proposed {i + 1}",
-                     f"{b[0]:.0f}, {b[1]:.0f} .. {b[2]:.0f}, {b[3]:.0f}",
-                     f"{b[2] - b[0]:.0f} x {b[3] - b[1]:.0f}"]
+            cells = [
+                f"Mask {i + 1}" if kind == "mask" else f"Proposed {i + 1}",
+                f"{b[0]:.0f}, {b[1]:.0f} .. {b[2]:.0f}, {b[3]:.0f}",
+                f"{b[2] - b[0]:.0f} x {b[3] - b[1]:.0f}",
+            ]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if kind == "proposal":

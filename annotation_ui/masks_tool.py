@@ -25,14 +25,22 @@ PROPOSAL = QColor(60, 200, 255)
 SELECTED = QColor(255, 255, 255)
 HIT_RADIUS_SCREEN_PX = 8.0
 HANDLE_SCREEN_PX = 7.0
-STATUS_HINT = ("drag on the frame to draw a rectangle over a broadcast graphic; drag "
-               "inside one to move it, a corner or edge to resize (Esc cancels); Enter accepts "
-               "a proposal, Delete removes the selection")
-CURSORS = {"move": Qt.CursorShape.SizeAllCursor, "l": Qt.CursorShape.SizeHorCursor,
-           "r": Qt.CursorShape.SizeHorCursor, "t": Qt.CursorShape.SizeVerCursor,
-           "b": Qt.CursorShape.SizeVerCursor, "tl": Qt.CursorShape.SizeFDiagCursor,
-           "br": Qt.CursorShape.SizeFDiagCursor, "tr": Qt.CursorShape.SizeBDiagCursor,
-           "bl": Qt.CursorShape.SizeBDiagCursor}
+STATUS_HINT = (
+    "drag on the frame to draw a rectangle over a broadcast graphic; drag "
+    "inside one to move it, a corner or edge to resize (Esc cancels); Enter accepts "
+    "a proposal, Delete removes the selection"
+)
+CURSORS = {
+    "move": Qt.CursorShape.SizeAllCursor,
+    "l": Qt.CursorShape.SizeHorCursor,
+    "r": Qt.CursorShape.SizeHorCursor,
+    "t": Qt.CursorShape.SizeVerCursor,
+    "b": Qt.CursorShape.SizeVerCursor,
+    "tl": Qt.CursorShape.SizeFDiagCursor,
+    "br": Qt.CursorShape.SizeFDiagCursor,
+    "tr": Qt.CursorShape.SizeBDiagCursor,
+    "bl": Qt.CursorShape.SizeBDiagCursor,
+}
 _drag_ids = itertools.count()
 
 
@@ -71,25 +79,42 @@ def draw_masks(layer, masks: list, proposals: list, selection) -> None:
             chosen = selection == (kind, i)
             rect = _scene_rect(box)
             tint = QGraphicsRectItem(rect)
-            tint.setBrush(QBrush(QColor(color.red(), color.green(), color.blue(),
-                                        60 if kind == "mask" else 35)))
-            tint.setPen(_pen(SELECTED if chosen else color, 2.5 if chosen else 1.5,
-                             dashed=kind == "proposal"))
+            tint.setBrush(
+                QBrush(
+                    QColor(color.red(), color.green(), color.blue(), 60 if kind == "mask" else 35)
+                )
+            )
+            tint.setPen(
+                _pen(
+                    SELECTED if chosen else color, 2.5 if chosen else 1.5, dashed=kind == "proposal"
+                )
+            )
             layer._add(tint, 1.5)
             if kind == "mask":
                 hatch = QGraphicsRectItem(rect)
-                hatch.setBrush(QBrush(QColor(color.red(), color.green(), color.blue(), 150),
-                                      Qt.BrushStyle.BDiagPattern))
+                hatch.setBrush(
+                    QBrush(
+                        QColor(color.red(), color.green(), color.blue(), 150),
+                        Qt.BrushStyle.BDiagPattern,
+                    )
+                )
                 hatch.setPen(QPen(Qt.PenStyle.NoPen))
                 layer._add(hatch, 1.6)
-            _tag(layer, box, f"Mask {i + 1}" if kind == "mask" else f"Proposed {i + 1}",
-                 color)
+            _tag(layer, box, f"Mask {i + 1}" if kind == "mask" else f"Proposed {i + 1}", color)
             if chosen and kind == "mask":
                 x0, y0, x1, y1 = box
                 xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
                 s = HANDLE_SCREEN_PX
-                for u, v in ((x0, y0), (x1, y0), (x0, y1), (x1, y1), (xm, y0), (xm, y1),
-                             (x0, ym), (x1, ym)):
+                for u, v in (
+                    (x0, y0),
+                    (x1, y0),
+                    (x0, y1),
+                    (x1, y1),
+                    (xm, y0),
+                    (xm, y1),
+                    (x0, ym),
+                    (x1, ym),
+                ):
                     h = QGraphicsRectItem(QRectF(-s / 2, -s / 2, s, s))
                     h.setBrush(QBrush(SELECTED))
                     h.setPen(_pen(QColor(0, 0, 0), 1.0))
@@ -170,8 +195,10 @@ class MasksTool(QObject):
             info += f", {len(m.proposals)} proposal(s) to accept or delete"
         info += "; unsaved (File > Save)" if m.dirty else "; saved"
         if size is not None and tuple(frame_size) != tuple(size):
-            info += (f". Masks are in the first frame's size {size[0]}x{size[1]}; this frame "
-                     f"is {frame_size[0]}x{frame_size[1]}")
+            info += (
+                f". Masks are in the first frame's size {size[0]}x{size[1]}; this frame "
+                f"is {frame_size[0]}x{frame_size[1]}"
+            )
         self.panel.update_state(m.boxes, m.proposals, tools.mask, m.error, info)
 
     # ------------------------------------------------------------------ mouse
@@ -273,16 +300,18 @@ class MasksTool(QObject):
     def accept_selected(self) -> None:
         sel = self.win.tools.mask
         if sel is None or sel[0] != "proposal":
-            raise ValueError("select a proposed mask first (click it, or pick it in the Masks "
-                             "panel)")
+            raise ValueError(
+                "select a proposed mask first (click it, or pick it in the Masks panel)"
+            )
         i = self.doc.masks.accept(sel[1])
         self.win.tools.set_mask(("mask", i))
 
     def accept_all(self) -> None:
         n = self.doc.masks.accept_all()
         self.win.tools.set_mask(None)
-        self.win.statusBar().showMessage(f"Accepted {n} proposed mask(s); File > Save writes "
-                                         "them", 6000)
+        self.win.statusBar().showMessage(
+            f"Accepted {n} proposed mask(s); File > Save writes them", 6000
+        )
 
     def delete_selected(self) -> None:
         sel = self.win.tools.mask
@@ -305,6 +334,7 @@ class MasksTool(QObject):
 
         from courtstudio.pipeline.graphics_proposals import detect_graphics
         from courtstudio.pipeline.propagate_sources import ProjectFrames
+
         win, doc = self.win, self.doc
         if doc.undo_stack.read_only:
             raise ValueError(f"read-only: {doc.undo_stack.read_only}")
@@ -323,9 +353,11 @@ class MasksTool(QObject):
             dlg.setValue(done)
             if dlg.wasCanceled() or (cancel_after is not None and done >= cancel_after):
                 raise Cancelled()
+
         try:
-            result = detect_graphics(ProjectFrames(doc.project, doc.frames,
-                                                   annotation_of=doc.annotation), progress)
+            result = detect_graphics(
+                ProjectFrames(doc.project, doc.frames, annotation_of=doc.annotation), progress
+            )
         except Cancelled:
             win.statusBar().showMessage("Detect graphics cancelled", 6000)
             return 0
@@ -335,7 +367,10 @@ class MasksTool(QObject):
         win.tools.set_mask(("proposal", 0) if n else None)
         msg = result.message
         if result.boxes:
-            msg += (f"; {n} proposed (Enter or Accept keeps one, Delete drops it)" if n else
-                    "; all are covered by masks already")
+            msg += (
+                f"; {n} proposed (Enter or Accept keeps one, Delete drops it)"
+                if n
+                else "; all are covered by masks already"
+            )
         win.statusBar().showMessage(msg, 15000)
         return n

@@ -7,10 +7,25 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import (QBrush, QColor, QFont, QFontMetricsF, QImage, QPainterPath, QPen,
-                           QPixmap, QTransform)
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem,
-                               QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsSimpleTextItem)
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QTransform,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsPixmapItem,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
+)
 
 from annotation_ui.coords import uv_polyline, uv_to_scene
 from geometry.projection import densify_all, project_polylines
@@ -193,8 +208,9 @@ class OverlayLayer:
 
     def rect(self, box, color, width=1.5, z=2.0):
         x0, y0, x1, y1 = (float(c) for c in box)
-        item, redraw = self._take("rect", QGraphicsRectItem,
-                                  ((x0, y0, x1, y1), color.rgba(), width), z)
+        item, redraw = self._take(
+            "rect", QGraphicsRectItem, ((x0, y0, x1, y1), color.rgba(), width), z
+        )
         if redraw:
             item.setRect(QRectF(uv_to_scene(x0, y0), uv_to_scene(x1, y1)))
             item.setPen(_pen(color, width))
@@ -246,8 +262,12 @@ def label_spots(w: float, h: float) -> list[tuple[float, float]]:
     far = []
     for k in (1, 2, 3, 4):
         d = 14.0 * k
-        far += [(8.0 + d, -h - 2 - d), (8.0 + d, 4.0 + d), (-w - 8 - d, -h - 2 - d),
-                (-w - 8 - d, 4.0 + d)]
+        far += [
+            (8.0 + d, -h - 2 - d),
+            (8.0 + d, 4.0 + d),
+            (-w - 8 - d, -h - 2 - d),
+            (-w - 8 - d, 4.0 + d),
+        ]
     return near + far
 
 
@@ -258,8 +278,10 @@ def _dense_court(spec, step_m: float):
     """The spec's lines and net box, densified once per spec and step."""
     key = (spec.id, step_m)
     if key not in _DENSE:
-        _DENSE[key] = (densify_all(list(spec.lines.values()), step_m),
-                       densify_all(spec.net_box_world(), step_m))
+        _DENSE[key] = (
+            densify_all(list(spec.lines.values()), step_m),
+            densify_all(spec.net_box_world(), step_m),
+        )
     return _DENSE[key]
 
 
@@ -270,8 +292,9 @@ def draw_court(layer: OverlayLayer, camera, spec, inherited: bool) -> None:
     layer.polylines(project_polylines(camera, *net), NET, 2.0, dashed=inherited)
 
 
-def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None,
-                hovered: str | None = None) -> None:
+def draw_clicks(
+    layer: OverlayLayer, ann, spec, calibration, current: str | None, hovered: str | None = None
+) -> None:
     """Each click (a cross; hollow circle when flagged occluded/estimated) and its
     projection. Labels (decluttered: placed apart, with leader lines where they would
     collide) only for the current keypoint, the hovered one and the suspects."""
@@ -280,8 +303,12 @@ def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None
     names = list(ann.points)
     projected = {}
     if calibration is not None and names:  # one projection for all the clicks
-        projected = dict(zip(names, calibration.camera.project(
-            np.array([spec.keypoints[n] for n in names], float))))
+        projected = dict(
+            zip(
+                names,
+                calibration.camera.project(np.array([spec.keypoints[n] for n in names], float)),
+            )
+        )
     for name, uv in ann.points.items():
         color = SUSPECT if name in suspects else CLICK
         width = 2.5 if name == current else 1.5
@@ -294,8 +321,11 @@ def draw_clicks(layer: OverlayLayer, ann, spec, calibration, current: str | None
                 layer.marker(proj, "circle", PROJ, 2.5, 1.0, fill=True)
                 layer.polylines([np.array([uv, proj])], PROJ, 1.0)
     # current first, then hovered, then suspects: the most wanted labels get the best spots
-    wanted = [n for n in dict.fromkeys([current, hovered, *sorted(suspects)])
-              if n is not None and n in ann.points]
+    wanted = [
+        n
+        for n in dict.fromkeys([current, hovered, *sorted(suspects)])
+        if n is not None and n in ann.points
+    ]
     for name in wanted:
         text = ("? " if name in suspects else "") + name
         if name in flags:
@@ -334,8 +364,9 @@ SILHOUETTE_SCALE = 2  # rendered at half resolution: fast, and a fill needs no m
 _LAST_SILHOUETTE: dict[str, tuple] = {}
 
 
-def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False,
-                    cached_only: bool = False):
+def mesh_silhouette(
+    mesh_key: str, mesh, camera, allow_stale: bool = False, cached_only: bool = False
+):
     """(pixmap, (x0, y0)): a translucent silhouette of a camera-frame mesh (projected
     triangles) over its bounding box, at 1 / SILHOUETTE_SCALE resolution; (x0, y0) is the box's
     top-left image pixel. Cached by mesh and intrinsics (extrinsics do not move it). With
@@ -349,8 +380,9 @@ def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False,
     if hit is not None or cached_only:
         return hit
     w, h = camera.image_size
-    uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K,
-                           camera.dist)[0].reshape(-1, 2)
+    uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), camera.K, camera.dist)[
+        0
+    ].reshape(-1, 2)
     x0, y0 = (max(0, int(np.floor(c))) for c in uv.min(axis=0))
     x1, y1 = min(w - 1, int(np.ceil(uv[:, 0].max()))), min(h - 1, int(np.ceil(uv[:, 1].max())))
     if x1 <= x0 or y1 <= y0:
@@ -376,8 +408,9 @@ def mesh_silhouette(mesh_key: str, mesh, camera, allow_stale: bool = False,
     return _SILHOUETTES[key]
 
 
-def draw_mesh(layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False,
-              cached_only=False) -> None:
+def draw_mesh(
+    layer: OverlayLayer, mesh_key: str, mesh, camera, allow_stale=False, cached_only=False
+) -> None:
     sil = mesh_silhouette(mesh_key, mesh, camera, allow_stale, cached_only)
     if sil is None:
         return

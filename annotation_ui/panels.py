@@ -46,14 +46,16 @@ class Panel:
 PANELS = (
     Panel("court", "Court", "C", "court_panel", CourtPanel, "_press_court", "_drag_court"),
     Panel("ball", "Ball", "B", "ball_panel", BallPanel, "_press_ball", "_drag_ball"),
-    Panel("players", "Players", "P", "players_panel", PlayersPanel, "_press_players",
-          "_drag_players"),
+    Panel(
+        "players", "Players", "P", "players_panel", PlayersPanel, "_press_players", "_drag_players"
+    ),
     # the Masks tool handles the canvas itself (annotation_ui/masks_tool.py): no-op handlers
     Panel("masks", "Masks", "M", "masks_panel", MasksPanel, "_press_masks", "_drag_masks"),
 )
 if tuple(p.id for p in PANELS) != PANEL_IDS:
-    raise RuntimeError("annotation_ui/panels.py and courtstudio/editing/panel_ids.py list "
-                       "different panels")
+    raise RuntimeError(
+        "annotation_ui/panels.py and courtstudio/editing/panel_ids.py list different panels"
+    )
 BY_ID = {p.id: p for p in PANELS}
 
 

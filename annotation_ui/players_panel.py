@@ -4,8 +4,16 @@ point on the court, the selected player, and the annotated lowest-vertex height.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QTableWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from annotation_ui.widget_updates import fill_table
 
@@ -23,14 +31,17 @@ class PlayersPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.hint = QLabel("Drag on the frame to draw a box; drag inside a box to move it, "
-                           "its lower-right corner to resize. Ids stay with a player across "
-                           "frames: select Player N, then draw. With a mesh: type the lowest "
-                           "vertex's height, or Alt+click its ground point.")
+        self.hint = QLabel(
+            "Drag on the frame to draw a box; drag inside a box to move it, "
+            "its lower-right corner to resize. Ids stay with a player across "
+            "frames: select Player N, then draw. With a mesh: type the lowest "
+            "vertex's height, or Alt+click its ground point."
+        )
         self.hint.setWordWrap(True)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["player", "on court (m)", "lowest vertex m",
-                                              "mesh scale"])
+        self.table.setHorizontalHeaderLabels(
+            ["player", "on court (m)", "lowest vertex m", "mesh scale"]
+        )
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -46,23 +57,31 @@ class PlayersPanel(QWidget):
         self.delete = QPushButton("Delete player")
         self.delete.clicked.connect(self._delete)
         self.load_mesh = QPushButton("Load mesh...")
-        self.load_mesh.setToolTip("A PersonMesh .npz or an OBJ/PLY/GLB in this frame's camera "
-                                  "coordinates (metres)")
-        self.load_mesh.clicked.connect(lambda: self.selected is not None
-                                       and self.load_mesh_requested.emit(self.selected))
+        self.load_mesh.setToolTip(
+            "A PersonMesh .npz or an OBJ/PLY/GLB in this frame's camera coordinates (metres)"
+        )
+        self.load_mesh.clicked.connect(
+            lambda: self.selected is not None and self.load_mesh_requested.emit(self.selected)
+        )
         self.propose = QPushButton("Propose boxes")
         self.propose.clicked.connect(self.propose_requested.emit)
         self.track = QPushButton("Track through clip")
-        self.track.setToolTip("SAM3 video tracking from this frame: boxes on every frame of "
-                              "the video, ids kept (video projects; CUDA GPU)")
+        self.track.setToolTip(
+            "SAM3 video tracking from this frame: boxes on every frame of "
+            "the video, ids kept (video projects; CUDA GPU)"
+        )
         self.track.clicked.connect(self.track_requested.emit)
         self.import_hmr = QPushButton("Import PromptHMR result...")
-        self.import_hmr.setToolTip("The image demo's output.pt: each person goes to the player "
-                                   "whose box matches its mesh, or becomes a new player")
+        self.import_hmr.setToolTip(
+            "The image demo's output.pt: each person goes to the player "
+            "whose box matches its mesh, or becomes a new player"
+        )
         self.import_hmr.clicked.connect(self.import_hmr_requested.emit)
         self.run_hmr = QPushButton("Run PromptHMR")
-        self.run_hmr.setToolTip("Meshes for every box, with this frame's calibrated K (needs "
-                                "PromptHMR and a CUDA GPU; see File > Preferences)")
+        self.run_hmr.setToolTip(
+            "Meshes for every box, with this frame's calibrated K (needs "
+            "PromptHMR and a CUDA GPU; see File > Preferences)"
+        )
         self.run_hmr.clicked.connect(self.run_hmr_requested.emit)
         self.stature = QDoubleSpinBox()
         self.stature.setRange(1.0, 2.5)
@@ -70,12 +89,17 @@ class PlayersPanel(QWidget):
         self.stature.setDecimals(2)
         self.stature.setSuffix(" m")
         self.template = QPushButton("Template body")
-        self.template.setToolTip("An Anny body of this stature standing at the box's feet, "
-                                 "for a player with no HMR result (first use builds the model, "
-                                 "about 35 s)")
-        self.template.clicked.connect(lambda: self.selected is not None
-                                      and self.template_requested.emit(self.selected,
-                                                                       self.stature.value()))
+        self.template.setToolTip(
+            "An Anny body of this stature standing at the box's feet, "
+            "for a player with no HMR result (first use builds the model, "
+            "about 35 s)"
+        )
+        self.template.clicked.connect(
+            lambda: (
+                self.selected is not None
+                and self.template_requested.emit(self.selected, self.stature.value())
+            )
+        )
         row = QHBoxLayout()
         row.addWidget(QLabel("lowest vertex"))
         row.addWidget(self.height)
@@ -114,8 +138,14 @@ class PlayersPanel(QWidget):
         if self.selected is not None:
             self.height_set.emit(self.selected, self.height.value())
 
-    def update_state(self, ann, ground_points: dict, selected, scales: dict | None = None,
-                     proposer: str | None = None):
+    def update_state(
+        self,
+        ann,
+        ground_points: dict,
+        selected,
+        scales: dict | None = None,
+        proposer: str | None = None,
+    ):
         """ground_points: {id: (x, y) world}; scales: {id: mesh scale} for players with a
         mesh; proposer: the box proposer's name, None when none is installed."""
         self.selected = selected
@@ -123,16 +153,22 @@ class PlayersPanel(QWidget):
         self._ids = [p.id for p in ann.players]
         self.propose.setEnabled(proposer is not None)
         self.track.setEnabled(proposer is not None)
-        self.propose.setToolTip(f"Fill in boxes with {proposer}" if proposer else
-                                "No box proposer is installed (SAM3 is an optional extra); "
-                                "draw boxes by hand")
+        self.propose.setToolTip(
+            f"Fill in boxes with {proposer}"
+            if proposer
+            else "No box proposer is installed (SAM3 is an optional extra); draw boxes by hand"
+        )
         rows = []
         for p in ann.players:
             g = ground_points.get(p.id)
-            rows.append([f"Player {p.id}", "-" if g is None else f"({g[0]:.2f}, {g[1]:.2f})",
-                         "-" if p.lowest_vertex_height_m is None else
-                         f"{p.lowest_vertex_height_m:.3f}",
-                         "no mesh" if p.id not in scales else f"{scales[p.id]:.3f}"])
+            rows.append(
+                [
+                    f"Player {p.id}",
+                    "-" if g is None else f"({g[0]:.2f}, {g[1]:.2f})",
+                    "-" if p.lowest_vertex_height_m is None else f"{p.lowest_vertex_height_m:.3f}",
+                    "no mesh" if p.id not in scales else f"{scales[p.id]:.3f}",
+                ]
+            )
         fill_table(self.table, rows)
         for row, p in enumerate(ann.players):
             if p.id == selected:

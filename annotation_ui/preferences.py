@@ -5,18 +5,26 @@ calibration's click noise. Stored in the user's settings file; the app reads the
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QLineEdit,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QLineEdit,
+    QVBoxLayout,
+)
 
 from annotation_ui.dialogs import ok_cancel, path_row
 from courtstudio.io.settings import MODEL_PATHS, Settings
 
 # (Settings field, label, is a folder); the settings-file key and the environment variable
 # are courtstudio.io.settings.MODEL_PATHS
-PATHS = (("smplx_dir", "SMPL-X model folder (holds smplx/)", True),
-         ("sam3_checkpoint", "SAM3 checkpoint file", False),
-         ("prompthmr_dir", "PromptHMR checkout folder", True),
-         ("specs_dir", "Court specs folder (your sports)", True))
+PATHS = (
+    ("smplx_dir", "SMPL-X model folder (holds smplx/)", True),
+    ("sam3_checkpoint", "SAM3 checkpoint file", False),
+    ("prompthmr_dir", "PromptHMR checkout folder", True),
+    ("specs_dir", "Court specs folder (your sports)", True),
+)
 
 
 def calibration_preferences(settings) -> tuple[str, float | None]:
@@ -51,17 +59,22 @@ class PreferencesDialog(QDialog):
         self.click_sigma.setSuffix(" px")
         self.click_sigma.setSpecialValueText("estimate per frame")
         self.click_sigma.setValue(calibration_preferences(settings)[1] or 0.0)
-        self.click_sigma.setToolTip("your click noise (1-sigma): the doctor flags a click only "
-                                    "beyond it; 'estimate per frame' reads it from the "
-                                    "residuals (1 to 3 px)")
+        self.click_sigma.setToolTip(
+            "your click noise (1-sigma): the doctor flags a click only "
+            "beyond it; 'estimate per frame' reads it from the "
+            "residuals (1 to 3 px)"
+        )
         form.addRow("Click noise", self.click_sigma)
         outer = QVBoxLayout(self)
         outer.addLayout(form)
         outer.addWidget(ok_cancel(self))
 
     def _browse(self, edit: QLineEdit, is_dir: bool):
-        path = (QFileDialog.getExistingDirectory(self, "Folder") if is_dir
-                else QFileDialog.getOpenFileName(self, "File")[0])
+        path = (
+            QFileDialog.getExistingDirectory(self, "Folder")
+            if is_dir
+            else QFileDialog.getOpenFileName(self, "File")[0]
+        )
         if path:
             edit.setText(path)
 

@@ -16,8 +16,11 @@ from PySide6.QtCore import QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-BANDS = (("court", QColor(250, 210, 60)), ("ball", QColor(240, 80, 240)),
-         ("players", QColor(80, 200, 255)))
+BANDS = (
+    ("court", QColor(250, 210, 60)),
+    ("ball", QColor(240, 80, 240)),
+    ("players", QColor(80, 200, 255)),
+)
 KEYS = ("court", "ball", "players", "static", "flagged")
 STATIC_COLOR, FLAG_COLOR = QColor(60, 120, 255), QColor(255, 40, 40)
 BACKGROUND = QColor(35, 35, 38)
@@ -47,8 +50,9 @@ class Timeline(QWidget):
         self._bits = {k: np.zeros(0, bool) for k in KEYS}
         self.current = 0
         self.setMinimumHeight(46)
-        self.setToolTip("Rows: court, ball, players. Red: flagged for review. Blue bar: "
-                        "static camera range.")
+        self.setToolTip(
+            "Rows: court, ball, players. Red: flagged for review. Blue bar: static camera range."
+        )
 
     @property
     def statuses(self) -> _Statuses:
@@ -60,8 +64,7 @@ class Timeline(QWidget):
 
     def set_statuses(self, statuses: list[dict], current: int):
         n = len(statuses)
-        self._bits = {k: np.fromiter((bool(st.get(k)) for st in statuses), bool, n)
-                      for k in KEYS}
+        self._bits = {k: np.fromiter((bool(st.get(k)) for st in statuses), bool, n) for k in KEYS}
         self.current = current
         self.update()
 
@@ -123,7 +126,7 @@ class Timeline(QWidget):
             starts = np.floor(cols * (n / self.width())).astype(np.int64)
             end = min(n, int(math.floor(px1 * (n / self.width()))) + 1)
             for key, color, y, hh in rows:
-                seg = self._bits[key][starts[0]:end]
+                seg = self._bits[key][starts[0] : end]
                 if not seg.any():
                     continue
                 col_any = np.maximum.reduceat(seg, starts - starts[0])

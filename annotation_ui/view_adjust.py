@@ -46,10 +46,11 @@ class ViewAdjust:
 
 
 # slider position -> value (integers for QSlider)
-SLIDERS = (("brightness", -50, 50, 0, lambda i: i / 100.0, lambda v: round(v * 100)),
-           ("contrast", -20, 20, 0, lambda i: 2.0 ** (i / 10.0),
-            lambda v: round(10 * np.log2(v))),
-           ("gamma", -23, 23, 0, lambda i: 2.0 ** (i / 10.0), lambda v: round(10 * np.log2(v))))
+SLIDERS = (
+    ("brightness", -50, 50, 0, lambda i: i / 100.0, lambda v: round(v * 100)),
+    ("contrast", -20, 20, 0, lambda i: 2.0 ** (i / 10.0), lambda v: round(10 * np.log2(v))),
+    ("gamma", -23, 23, 0, lambda i: 2.0 ** (i / 10.0), lambda v: round(10 * np.log2(v))),
+)
 
 
 class ViewAdjustDialog(QDialog):
@@ -72,8 +73,9 @@ class ViewAdjustDialog(QDialog):
             self.labels[name] = QLabel()
             form.addRow(name.capitalize(), s)
             form.addRow("", self.labels[name])
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Reset
-                                   | QDialogButtonBox.StandardButton.Close)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Reset | QDialogButtonBox.StandardButton.Close
+        )
         buttons.button(QDialogButtonBox.StandardButton.Reset).clicked.connect(self.reset)
         buttons.rejected.connect(self.close)
         lay = QVBoxLayout(self)
@@ -83,8 +85,9 @@ class ViewAdjustDialog(QDialog):
         self._show_values()
 
     def value(self) -> ViewAdjust:
-        return ViewAdjust(**{name: f(self.sliders[name].value())
-                             for name, _, _, _, f, _ in SLIDERS})
+        return ViewAdjust(
+            **{name: f(self.sliders[name].value()) for name, _, _, _, f, _ in SLIDERS}
+        )
 
     def _show_values(self):
         v = self.value()

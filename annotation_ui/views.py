@@ -43,10 +43,15 @@ class TopDownView(QWidget):
             return
         s = self.spec
         m = 0.12 * max(s.length_m, s.width_m)
-        t = plan_transform(s, [[-m, -m], [s.length_m + m, s.width_m + m]], self.width(),
-                           self.height(), 0.0, plan_view(s, self.camera_centre))
-        qp.fillRect(QRectF(t((0, 0)), t((s.length_m, s.width_m))).normalized(),
-                    QColor(60, 90, 130))
+        t = plan_transform(
+            s,
+            [[-m, -m], [s.length_m + m, s.width_m + m]],
+            self.width(),
+            self.height(),
+            0.0,
+            plan_view(s, self.camera_centre),
+        )
+        qp.fillRect(QRectF(t((0, 0)), t((s.length_m, s.width_m))).normalized(), QColor(60, 90, 130))
         qp.setPen(QPen(QColor(235, 235, 235), 1.2))
         for pl in s.lines.values():
             pts = [t(p) for p in pl]
@@ -92,8 +97,9 @@ class OrbitView(QWidget):
     def _render(self):
         if self.spec is None or self.width() < 10 or self.height() < 10:
             return
-        view = orbit_camera(self.spec, self.azimuth, self.elevation, self.distance,
-                            (self.width(), self.height()))
+        view = orbit_camera(
+            self.spec, self.azimuth, self.elevation, self.distance, (self.width(), self.height())
+        )
         self._image = bgr_to_qimage(render_orbit_view(self.spec, view, **self.kw))
         self.update()
 
@@ -120,8 +126,9 @@ class OrbitView(QWidget):
         d = event.position() - self._drag
         self._drag = event.position()
         self.azimuth -= d.x() * 0.01
-        self.elevation = float(np.clip(self.elevation + d.y() * 0.01, np.deg2rad(3),
-                                       np.deg2rad(88)))
+        self.elevation = float(
+            np.clip(self.elevation + d.y() * 0.01, np.deg2rad(3), np.deg2rad(88))
+        )
         self._render()
 
     def mouseReleaseEvent(self, event):

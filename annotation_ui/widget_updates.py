@@ -15,8 +15,9 @@ def set_text(label: QLabel, text: str) -> None:
         label.setText(text)
 
 
-def fill_table(table: QTableWidget, rows: list[list[str]],
-               colors: list[QColor | None] | None = None) -> None:
+def fill_table(
+    table: QTableWidget, rows: list[list[str]], colors: list[QColor | None] | None = None
+) -> None:
     """Show ``rows`` (one list of cell texts per row) in ``table``, each row in its colour
     (None: the default text colour); cells already showing their text and colour are left
     alone."""

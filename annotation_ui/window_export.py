@@ -18,8 +18,9 @@ class ExportDialogs:
         if out:
             self.export_to(out, all_frames)
 
-    def export_to(self, out_dir, all_frames: bool, cancel_after: int | None = None,
-                  force: bool = False) -> list:
+    def export_to(
+        self, out_dir, all_frames: bool, cancel_after: int | None = None, force: bool = False
+    ) -> list:
         """Export with a cancellable progress dialog; returns the frame summaries. A folder
         that is not empty and not a previous export is used only if the user agrees."""
         frames = self.doc.project.frames if all_frames else [self.doc.current_frame]
@@ -33,19 +34,25 @@ class ExportDialogs:
             if cancel_after is not None and done >= cancel_after:
                 dlg.cancel()
             return not dlg.wasCanceled()
+
         try:
             summaries = export_frames(self.doc, frames, out_dir, progress, force=force)
         except ExportFolderError as exc:
             dlg.close()
-            if self.ask("Export into this folder?", f"{exc.folder} is not empty and is not a "
-                        "CourtStudio export: files with the same names will be replaced.",
-                        ["Export anyway", "Cancel"]) != "Export anyway":
+            if (
+                self.ask(
+                    "Export into this folder?",
+                    f"{exc.folder} is not empty and is not a "
+                    "CourtStudio export: files with the same names will be replaced.",
+                    ["Export anyway", "Cancel"],
+                )
+                != "Export anyway"
+            ):
                 return []
             return self.export_to(out_dir, all_frames, cancel_after, force=True)
         dlg.close()
         ok = sum(s.status == ExportStatus.OK for s in summaries)
-        self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}",
-                                     8000)
+        self.statusBar().showMessage(f"Exported {ok} of {len(frames)} frame(s) to {out_dir}", 8000)
         return summaries
 
     def propagate_dialog(self, cancel_after: int | None = None) -> list:
@@ -53,6 +60,7 @@ class ExportDialogs:
         frame (saved edits first: propagation reads the frames' current clicks)."""
         from courtstudio.pipeline.propagate import propagate_project
         from courtstudio.pipeline.propagation_status import PropagationStatus
+
         if self.doc.undo_stack.read_only:  # propagation writes PROJECT/propagation
             raise ValueError(f"read-only: {self.doc.undo_stack.read_only}")
         total = self.doc.frame_count
@@ -67,18 +75,24 @@ class ExportDialogs:
             dlg.setValue(done)
             if dlg.wasCanceled() or (cancel_after is not None and done >= cancel_after):
                 raise Cancelled()
+
         records = []
         try:
-            records = propagate_project(self.doc.project, store=self.doc.frames,
-                                        progress=progress, annotation_of=self.doc.annotation,
-                                        project_masks_boxes=None if self.doc.masks.error
-                                        else self.doc.masks.boxes)
+            records = propagate_project(
+                self.doc.project,
+                store=self.doc.frames,
+                progress=progress,
+                annotation_of=self.doc.annotation,
+                project_masks_boxes=None if self.doc.masks.error else self.doc.masks.boxes,
+            )
             flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in records)
-            self.statusBar().showMessage(f"Propagated {len(records)} frames; {flagged} "
-                                         "flagged for review", 10000)
+            self.statusBar().showMessage(
+                f"Propagated {len(records)} frames; {flagged} flagged for review", 10000
+            )
         except Cancelled:
-            self.statusBar().showMessage("Propagation cancelled; done frames are kept and a "
-                                         "new run resumes", 8000)
+            self.statusBar().showMessage(
+                "Propagation cancelled; done frames are kept and a new run resumes", 8000
+            )
         finally:
             dlg.close()
             self.doc.reload_propagation()

@@ -58,12 +58,20 @@ class FileOperations:
         if journal is not None:
             n = len(journal["annotations"])
             if recover is None:
-                recover = self.ask("Recover unsaved work?",
-                                   f"CourtStudio was closed without saving {n} edited frame(s) "
-                                   + ("and the registration masks " if journal.get(
-                                       "propagation_masks") is not None else "")
-                                   + f"of {project.name}. Recover them?",
-                                   ["Recover", "Discard"]) == "Recover"
+                recover = (
+                    self.ask(
+                        "Recover unsaved work?",
+                        f"CourtStudio was closed without saving {n} edited frame(s) "
+                        + (
+                            "and the registration masks "
+                            if journal.get("propagation_masks") is not None
+                            else ""
+                        )
+                        + f"of {project.name}. Recover them?",
+                        ["Recover", "Discard"],
+                    )
+                    == "Recover"
+                )
             if recover:
                 self.doc.restore_unsaved_state(journal)
             else:
@@ -91,8 +99,11 @@ class FileOperations:
         if self.doc is None:
             return True
         if self.doc.is_dirty:
-            answer = self.ask("Save changes?", f"Save the changes to {self.doc.project.name}?",
-                              ["Save", "Discard", "Cancel"])
+            answer = self.ask(
+                "Save changes?",
+                f"Save the changes to {self.doc.project.name}?",
+                ["Save", "Discard", "Cancel"],
+            )
             if answer == "Cancel":
                 return False
             if answer == "Save":
@@ -127,6 +138,7 @@ class FileOperations:
 
     def open_sample(self):
         from courtstudio.export.sample import sample_project_copy
+
         self.open_project(sample_project_copy())
 
     def new_project_dialog(self):
@@ -140,6 +152,7 @@ class FileOperations:
         sport, folder}); on failure nothing it created is left behind (the folder, or what it
         added to an existing folder) and the error is shown."""
         from courtstudio.io.project_new import new_project_from_images, new_project_from_video
+
         if not v["source"] or not v["folder"]:
             self.ask("New project", "Choose a source and a project folder.", ["OK"])
             return False
@@ -165,10 +178,12 @@ class FileOperations:
             written = self.doc.save()
         except (OSError, ValueError) as exc:
             QMessageBox.critical(
-                self, "Save failed",
+                self,
+                "Save failed",
                 f"Could not save {self.doc.project.name}: {' '.join(str(exc).split())}\n\n"
                 "Nothing was marked as saved: your edits are still open and in the recovery "
-                "journal. Fix the problem (free space, permissions) and save again.")
+                "journal. Fix the problem (free space, permissions) and save again.",
+            )
             return False
         self.statusBar().showMessage(f"Saved {len(written)} file(s)", 4000)
         return True
@@ -178,18 +193,22 @@ class FileOperations:
         and the annotator is told, instead of working on unprotected edits."""
         self.refresh()
         QMessageBox.critical(
-            self, "Edit not kept",
+            self,
+            "Edit not kept",
             f"The recovery journal {autosave_path(self.doc.project)} could not be written: "
             f"{' '.join(str(exc).split())}\n\nThe last edit was undone, so nothing on screen "
             "is at risk of being lost in a crash. Fix the problem (free space, permissions) "
-            "and redo it; Save writes the edits made so far.")
+            "and redo it; Save writes the edits made so far.",
+        )
 
     def _show_read_only(self, reason: str | None) -> None:
         """Banner, disabled edit actions and panels, and one stderr line when read-only."""
         self.read_only_reason = reason
         if reason:
-            self.banner.setText(f"Read-only: {reason}. Edits and saves are disabled; close the "
-                                "other window (or program) and reopen the project to edit.")
+            self.banner.setText(
+                f"Read-only: {reason}. Edits and saves are disabled; close the "
+                "other window (or program) and reopen the project to edit."
+            )
             print(f"courtstudio: warning: opened read-only: {reason}", file=sys.stderr)
         self.banner.setVisible(bool(reason))
         for name in WRITING_ACTIONS:

@@ -13,10 +13,18 @@ from annotation_ui.panels import PANELS
 
 MAX_RECENT = 8
 # actions that change the project: disabled while it is open read-only
-WRITING_ACTIONS = ("Save", "Undo", "Redo", "Delete keypoint / player", "Flag frame for review",
-                   "Ball not visible", "Propagate court keypoints",
-                   "Copy previous frame's keypoints", "Keypoint occluded / estimated",
-                   "Detect broadcast graphics")
+WRITING_ACTIONS = (
+    "Save",
+    "Undo",
+    "Redo",
+    "Delete keypoint / player",
+    "Flag frame for review",
+    "Ball not visible",
+    "Propagate court keypoints",
+    "Copy previous frame's keypoints",
+    "Keypoint occluded / estimated",
+    "Detect broadcast graphics",
+)
 
 
 class MenuActions:
@@ -25,46 +33,75 @@ class MenuActions:
     def _build_actions(self):
         """Menus and shortcuts from one table; Help > Shortcuts lists the same table."""
         spec = [
-            ("&File", [
-                ("New project...", "Ctrl+N", self.new_project_dialog),
-                ("Open project...", "Ctrl+O", self.open_project_dialog),
-                ("Open sample project", None, self.open_sample),
-                ("Preferences...", None, self.preferences_dialog),
-                ("Save", "Ctrl+S", self.save),
-                ("Export current frame...", "Ctrl+Shift+E", lambda: self.export_dialog(False)),
-                ("Export all frames...", "Ctrl+E", lambda: self.export_dialog(True)),
-                ("Quit", "Ctrl+Q", self.close)]),
-            ("&Edit", [
-                ("Undo", "Ctrl+Z", self.undo),
-                ("Redo", "Ctrl+Shift+Z;Ctrl+Y", self.redo),
-                ("Delete keypoint / player", "Delete;Backspace", self.delete_selected),
-                ("Copy previous frame's keypoints", "Ctrl+Shift+V",
-                 self.copy_previous_keypoints),
-                ("Keypoint occluded / estimated", "O", self.cycle_point_flag),
-                ("Flag frame for review", "F", lambda: self._edit(self.doc.toggle_flag,
-                                                                  self._fid))]),
-            ("&Tools", [
-                *((p.action_text, p.shortcut, lambda t=p.id: self.set_tool(t)) for p in PANELS),
-                ("Detect broadcast graphics", "Ctrl+Shift+G",
-                 lambda: self.masks_tool.detect_graphics()),
-                ("Next keypoint", "Tab;]", lambda: self.advance_keypoint(1)),
-                ("Previous keypoint", "Shift+Tab;[", lambda: self.advance_keypoint(-1)),
-                ("Ball not visible", "N", self.toggle_ball_not_visible)]),
-            ("F&rame", [
-                ("Next frame", "Right;D", lambda: self.step(1)),
-                ("Previous frame", "Left;A", lambda: self.step(-1)),
-                ("Forward 10 frames", "PgDown", lambda: self.step(10)),
-                ("Back 10 frames", "PgUp", lambda: self.step(-10)),
-                ("First frame", "Home", lambda: self.go_to(0)),
-                ("Go to frame...", "Ctrl+G", self.go_to_frame_dialog),
-                ("Last frame", "End", lambda: self.go_to(10 ** 9)),
-                ("Propagate court keypoints", "Ctrl+P", self.propagate_dialog)]),
-            ("&View", [
-                ("Fit frame", "0", lambda: self.view.fit()),
-                ("Zoom in", "=;+", lambda: self.view.zoom(1.25)),
-                ("Zoom out", "-", lambda: self.view.zoom(0.8)),
-                ("Hide overlays", "H", self.toggle_overlays),
-                ("Brightness / contrast / gamma...", "Ctrl+B", self.view_adjust_dialog)]),
+            (
+                "&File",
+                [
+                    ("New project...", "Ctrl+N", self.new_project_dialog),
+                    ("Open project...", "Ctrl+O", self.open_project_dialog),
+                    ("Open sample project", None, self.open_sample),
+                    ("Preferences...", None, self.preferences_dialog),
+                    ("Save", "Ctrl+S", self.save),
+                    ("Export current frame...", "Ctrl+Shift+E", lambda: self.export_dialog(False)),
+                    ("Export all frames...", "Ctrl+E", lambda: self.export_dialog(True)),
+                    ("Quit", "Ctrl+Q", self.close),
+                ],
+            ),
+            (
+                "&Edit",
+                [
+                    ("Undo", "Ctrl+Z", self.undo),
+                    ("Redo", "Ctrl+Shift+Z;Ctrl+Y", self.redo),
+                    ("Delete keypoint / player", "Delete;Backspace", self.delete_selected),
+                    (
+                        "Copy previous frame's keypoints",
+                        "Ctrl+Shift+V",
+                        self.copy_previous_keypoints,
+                    ),
+                    ("Keypoint occluded / estimated", "O", self.cycle_point_flag),
+                    (
+                        "Flag frame for review",
+                        "F",
+                        lambda: self._edit(self.doc.toggle_flag, self._fid),
+                    ),
+                ],
+            ),
+            (
+                "&Tools",
+                [
+                    *((p.action_text, p.shortcut, lambda t=p.id: self.set_tool(t)) for p in PANELS),
+                    (
+                        "Detect broadcast graphics",
+                        "Ctrl+Shift+G",
+                        lambda: self.masks_tool.detect_graphics(),
+                    ),
+                    ("Next keypoint", "Tab;]", lambda: self.advance_keypoint(1)),
+                    ("Previous keypoint", "Shift+Tab;[", lambda: self.advance_keypoint(-1)),
+                    ("Ball not visible", "N", self.toggle_ball_not_visible),
+                ],
+            ),
+            (
+                "F&rame",
+                [
+                    ("Next frame", "Right;D", lambda: self.step(1)),
+                    ("Previous frame", "Left;A", lambda: self.step(-1)),
+                    ("Forward 10 frames", "PgDown", lambda: self.step(10)),
+                    ("Back 10 frames", "PgUp", lambda: self.step(-10)),
+                    ("First frame", "Home", lambda: self.go_to(0)),
+                    ("Go to frame...", "Ctrl+G", self.go_to_frame_dialog),
+                    ("Last frame", "End", lambda: self.go_to(10**9)),
+                    ("Propagate court keypoints", "Ctrl+P", self.propagate_dialog),
+                ],
+            ),
+            (
+                "&View",
+                [
+                    ("Fit frame", "0", lambda: self.view.fit()),
+                    ("Zoom in", "=;+", lambda: self.view.zoom(1.25)),
+                    ("Zoom out", "-", lambda: self.view.zoom(0.8)),
+                    ("Hide overlays", "H", self.toggle_overlays),
+                    ("Brightness / contrast / gamma...", "Ctrl+B", self.view_adjust_dialog),
+                ],
+            ),
             ("&Help", [("Keyboard shortcuts", "F1", self.show_shortcuts)]),
         ]
         self.shortcut_table = []
@@ -91,8 +128,9 @@ class MenuActions:
         ShortcutsDialog(self.shortcut_table, self).exec()
 
     def _remember(self, root: Path):
-        recent = [str(root)] + [p for p in self.settings.value("recent", [], list)
-                                if p != str(root)]
+        recent = [str(root)] + [
+            p for p in self.settings.value("recent", [], list) if p != str(root)
+        ]
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self._fill_recent()
 

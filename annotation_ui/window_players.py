@@ -15,19 +15,24 @@ class PlayersGlue:
 
     def load_mesh_dialog(self, pid: int):
         path, _ = QFileDialog.getOpenFileName(
-            self, f"Mesh for Player {pid}", "",
-            "Meshes (*.npz *.obj *.ply *.glb *.gltf *.stl *.off);;All (*)")
+            self,
+            f"Mesh for Player {pid}",
+            "",
+            "Meshes (*.npz *.obj *.ply *.glb *.gltf *.stl *.off);;All (*)",
+        )
         if path:
             self.load_mesh(pid, path)
 
     def load_mesh(self, pid: int, path) -> None:
         """Attach a mesh file (camera coordinates of this frame) to a player."""
         from hmr.mesh_files import load_mesh_file
+
         self._edit(lambda: self.doc.set_player_mesh(self._fid, pid, load_mesh_file(path)))
 
     def import_hmr_dialog(self):
-        path, _ = QFileDialog.getOpenFileName(self, "PromptHMR result", "",
-                                              "PromptHMR output (*.pt *.npz);;All (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "PromptHMR result", "", "PromptHMR output (*.pt *.npz);;All (*)"
+        )
         if path:
             self._edit(self.import_hmr, path)
 
@@ -51,6 +56,7 @@ class PlayersGlue:
 
     def template_body(self, pid: int, stature_m: float) -> None:
         """An Anny body for a player without an HMR result (feet from the box)."""
+
         @contextmanager
         def busy():
             self.statusBar().showMessage("Building the body (the first time takes about 35 s)...")
@@ -59,11 +65,13 @@ class PlayersGlue:
                 yield
             finally:
                 self.unsetCursor()
+
         self.player_workflow.template_body(self.doc, pid, stature_m, busy)
 
     def _proposer(self):
         """The configured box proposer (SAM3, File > Preferences), built once."""
         from hmr.sam3_boxes import ProposerError
+
         try:
             return self.player_workflow.proposer()
         except ProposerError as exc:
@@ -73,6 +81,7 @@ class PlayersGlue:
     def propose_boxes(self, proposer=None) -> list[int]:
         """Fill in player boxes from the proposer; boxes over existing players are skipped."""
         from courtstudio.editing.player_workflow import NO_PROPOSER
+
         proposer = proposer or self._proposer()
         if proposer is None:
             self.statusBar().showMessage(NO_PROPOSER, 8000)

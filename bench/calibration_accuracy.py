@@ -27,8 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.synth.synthetic import (sample_ball, sample_broadcast_camera,  # noqa: E402
-                                   visible_keypoints)
+from courtstudio.synth.synthetic import sample_ball, sample_broadcast_camera, visible_keypoints  # noqa: E402
 from geometry.calibration import solve_camera  # noqa: E402
 from geometry.camera_params import ParamModel  # noqa: E402
 from geometry.errors import GeometryError  # noqa: E402
@@ -37,8 +36,15 @@ from geometry.uncertainty import cramer_rao_covariance  # noqa: E402
 
 SIZE = (1920, 1080)
 SIGMAS = (0.5, 1.0, 2.0, 4.0)
-SPORTS = ("tennis", "badminton", "table_tennis", "pickleball", "volleyball", "basketball_fiba",
-          "basketball_nba")
+SPORTS = (
+    "tennis",
+    "badminton",
+    "table_tennis",
+    "pickleball",
+    "volleyball",
+    "basketball_fiba",
+    "basketball_nba",
+)
 BALLS_PER_CAMERA = 5
 SIMPLE = ParamModel("simple")
 
@@ -71,20 +77,25 @@ def run_cell(spec, cams, names_of, sigma, rng, with_ball):
                 G[2] = spec.plane_z()
                 uv_b, uv_g = cam.project(np.array([B, G]))
                 try:
-                    res = lift_ball(fit.camera, uv_b + rng.normal(0, sigma, 2),
-                                    uv_g + rng.normal(0, sigma, 2), spec.plane_z())
+                    res = lift_ball(
+                        fit.camera,
+                        uv_b + rng.normal(0, sigma, 2),
+                        uv_g + rng.normal(0, sigma, 2),
+                        spec.plane_z(),
+                    )
                 except GeometryError:
                     continue
                 ball_err.append(np.abs(res.world - B))
     e_fx = np.array(e_fx)
     crb = np.array(crb)
     out = {
-        "n": int(len(e_fx)), "failures": fails,
+        "n": int(len(e_fx)),
+        "failures": fails,
         "mean_abs_efx_pct": 100 * float(np.mean(e_fx)),
         "mean_abs_efy_pct": 100 * float(np.mean(e_fy)),
-        "rms_efx_pct": 100 * float(np.sqrt(np.mean(e_fx ** 2))),
-        "crb_focal_pct": 100 * float(np.sqrt(np.mean(crb ** 2))),
-        "ratio_to_crb": float(np.sqrt(np.mean(e_fx ** 2)) / np.sqrt(np.mean(crb ** 2))),
+        "rms_efx_pct": 100 * float(np.sqrt(np.mean(e_fx**2))),
+        "crb_focal_pct": 100 * float(np.sqrt(np.mean(crb**2))),
+        "ratio_to_crb": float(np.sqrt(np.mean(e_fx**2)) / np.sqrt(np.mean(crb**2))),
         "camera_centre_error_cm": 100 * float(np.mean(e_c)),
         "rms_reprojection_px": float(np.mean(rms)),
     }
@@ -111,14 +122,22 @@ def main():
         for sigma in SIGMAS:
             rng = np.random.default_rng(int(2000 + 100 * si + 10 * sigma))
             r6 = run_cell(spec, cams, lambda c, six=six: six, sigma, rng, with_ball=True)
-            rall = run_cell(spec, cams, lambda c, spec=spec: list(visible_keypoints(spec, c)),
-                            sigma, rng, with_ball=False)
+            rall = run_cell(
+                spec,
+                cams,
+                lambda c, spec=spec: list(visible_keypoints(spec, c)),
+                sigma,
+                rng,
+                with_ball=False,
+            )
             results[sport][str(sigma)] = {"six": r6, "all": rall}
-            print(f"{sport:<16} sigma={sigma:<4} six: |efx| {r6['mean_abs_efx_pct']:.3f}% "
-                  f"bound {r6['crb_focal_pct']:.3f}% ratio {r6['ratio_to_crb']:.3f} centre "
-                  f"{r6['camera_centre_error_cm']:.1f} cm | all: |efx| "
-                  f"{rall['mean_abs_efx_pct']:.3f}% ratio {rall['ratio_to_crb']:.3f}",
-                  file=sys.stderr)
+            print(
+                f"{sport:<16} sigma={sigma:<4} six: |efx| {r6['mean_abs_efx_pct']:.3f}% "
+                f"bound {r6['crb_focal_pct']:.3f}% ratio {r6['ratio_to_crb']:.3f} centre "
+                f"{r6['camera_centre_error_cm']:.1f} cm | all: |efx| "
+                f"{rall['mean_abs_efx_pct']:.3f}% ratio {rall['ratio_to_crb']:.3f}",
+                file=sys.stderr,
+            )
     print_tables(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
@@ -129,30 +148,41 @@ PAPER_BALL = {"tennis": "29 / 11 / 9", "badminton": "10 / 4 / 6", "table_tennis"
 
 
 def print_tables(results):
-    print("\n### Focal length and camera centre, paper's six points (4 corners + 2 net-post "
-          "tops; basketball: corners + rings)\n")
-    print("| sport | sigma px | mean e_fx / e_fy % | CRB 1-sigma % | ratio to CRB | "
-          "centre err cm | RMS px | paper e_fx / e_fy % |")
+    print(
+        "\n### Focal length and camera centre, paper's six points (4 corners + 2 net-post "
+        "tops; basketball: corners + rings)\n"
+    )
+    print(
+        "| sport | sigma px | mean e_fx / e_fy % | CRB 1-sigma % | ratio to CRB | "
+        "centre err cm | RMS px | paper e_fx / e_fy % |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for sport, by_sigma in results.items():
         for sigma, r in by_sigma.items():
             s = r["six"]
-            print(f"| {sport} | {sigma} | {s['mean_abs_efx_pct']:.3f} / {s['mean_abs_efy_pct']:.3f}"
-                  f" | {s['crb_focal_pct']:.3f} | {s['ratio_to_crb']:.3f} | "
-                  f"{s['camera_centre_error_cm']:.1f} | {s['rms_reprojection_px']:.2f} | "
-                  f"{PAPER_FOCAL.get(sport, '-') if sigma == '1.0' else ''} |")
+            print(
+                f"| {sport} | {sigma} | {s['mean_abs_efx_pct']:.3f} / {s['mean_abs_efy_pct']:.3f}"
+                f" | {s['crb_focal_pct']:.3f} | {s['ratio_to_crb']:.3f} | "
+                f"{s['camera_centre_error_cm']:.1f} | {s['rms_reprojection_px']:.2f} | "
+                f"{PAPER_FOCAL.get(sport, '-') if sigma == '1.0' else ''} |"
+            )
     print("\n### Every keypoint the camera sees\n")
-    print("| sport | sigma px | mean e_fx % | CRB % | ratio to CRB | centre err cm | "
-          "vs six points |")
+    print(
+        "| sport | sigma px | mean e_fx % | CRB % | ratio to CRB | centre err cm | vs six points |"
+    )
     print("|---|---|---|---|---|---|---|")
     for sport, by_sigma in results.items():
         for sigma, r in by_sigma.items():
             a, s = r["all"], r["six"]
-            print(f"| {sport} | {sigma} | {a['mean_abs_efx_pct']:.3f} | {a['crb_focal_pct']:.3f} "
-                  f"| {a['ratio_to_crb']:.3f} | {a['camera_centre_error_cm']:.1f} | "
-                  f"{a['mean_abs_efx_pct'] / s['mean_abs_efx_pct']:.2f}x |")
-    print("\n### Ball lifting, mean |error| X / Y / Z (cm), both clicks noisy, camera from "
-          "the noisy six-point clicks\n")
+            print(
+                f"| {sport} | {sigma} | {a['mean_abs_efx_pct']:.3f} | {a['crb_focal_pct']:.3f} "
+                f"| {a['ratio_to_crb']:.3f} | {a['camera_centre_error_cm']:.1f} | "
+                f"{a['mean_abs_efx_pct'] / s['mean_abs_efx_pct']:.2f}x |"
+            )
+    print(
+        "\n### Ball lifting, mean |error| X / Y / Z (cm), both clicks noisy, camera from "
+        "the noisy six-point clicks\n"
+    )
     print("| sport | sigma 0.5 | sigma 1 | sigma 2 | sigma 4 | paper (CourtSI engine) |")
     print("|---|---|---|---|---|---|")
     for sport, by_sigma in results.items():

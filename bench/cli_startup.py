@@ -46,12 +46,18 @@ def main() -> int:
     bare, bare_cpu = _time_runs([sys.executable, "-c", "pass"], args.runs)
     cli, cli_cpu = _time_runs([sys.executable, "-m", "courtstudio", "--help"], args.runs)
     med_bare, med_cli = statistics.median(bare), statistics.median(cli)
-    print(f"python -c pass:            median {med_bare * 1e3:6.1f} ms wall, "
-          f"{bare_cpu * 1e3:6.1f} ms CPU per run ({args.runs} runs)")
-    print(f"courtstudio --help:        median {med_cli * 1e3:6.1f} ms wall, "
-          f"{cli_cpu * 1e3:6.1f} ms CPU per run")
-    print(f"CourtStudio's own share:   {(med_cli - med_bare) * 1e3:6.1f} ms wall, "
-          f"{(cli_cpu - bare_cpu) * 1e3:6.1f} ms CPU; target {TARGET_S * 1e3:.0f} ms for --help")
+    print(
+        f"python -c pass:            median {med_bare * 1e3:6.1f} ms wall, "
+        f"{bare_cpu * 1e3:6.1f} ms CPU per run ({args.runs} runs)"
+    )
+    print(
+        f"courtstudio --help:        median {med_cli * 1e3:6.1f} ms wall, "
+        f"{cli_cpu * 1e3:6.1f} ms CPU per run"
+    )
+    print(
+        f"CourtStudio's own share:   {(med_cli - med_bare) * 1e3:6.1f} ms wall, "
+        f"{(cli_cpu - bare_cpu) * 1e3:6.1f} ms CPU; target {TARGET_S * 1e3:.0f} ms for --help"
+    )
     # on a machine shared with other jobs the wall time includes waiting for a core: the CPU
     # time is the figure that does not depend on the load
     return 0 if min(med_cli, cli_cpu) < TARGET_S else 1

@@ -36,12 +36,36 @@ def make_clips(folder: Path, n: int, frames: int, size) -> Path:
     for i in range(n):
         sport, seed = SPORTS[i % len(SPORTS)], SEEDS[i % len(SEEDS)] + 100 * (i // 6)
         video, ref = folder / f"clip{i}.avi", folder / f"clip{i}_ref.json"
-        assert cli(["synth-clip", "--sport", sport, "--frames", str(frames), "--size",
-                    str(size[0]), str(size[1]), "--seed", str(seed), "-o", str(video),
-                    "--points", str(ref)]) == 0
-        clips.append({"id": f"clip{i}", "sport": sport, "video": video.name,
-                      "match": f"match{i % 3}",
-                      "references": [{"frame": 0, "points": ref.name}]})
+        assert (
+            cli(
+                [
+                    "synth-clip",
+                    "--sport",
+                    sport,
+                    "--frames",
+                    str(frames),
+                    "--size",
+                    str(size[0]),
+                    str(size[1]),
+                    "--seed",
+                    str(seed),
+                    "-o",
+                    str(video),
+                    "--points",
+                    str(ref),
+                ]
+            )
+            == 0
+        )
+        clips.append(
+            {
+                "id": f"clip{i}",
+                "sport": sport,
+                "video": video.name,
+                "match": f"match{i % 3}",
+                "references": [{"frame": 0, "points": ref.name}],
+            }
+        )
     path = folder / "manifest.json"
     path.write_text(json.dumps({"clips": clips, "qa": {"seed": 0, "export_every": 10}}))
     return path
@@ -57,6 +81,7 @@ def timed_build(manifest, out: Path, workers: int, stages) -> tuple[float, float
         ex = RayExecutor(None, workers)
         boot.append(time.perf_counter() - t)
         return ex
+
     rep = build_dataset(manifest, out, start, stages, progress=False)
     wall = time.perf_counter() - t0
     if rep.failures:
@@ -69,8 +94,9 @@ def main() -> None:
     ap.add_argument("--clips", type=int, default=4)
     ap.add_argument("--frames", type=int, default=80)
     ap.add_argument("--size", nargs=2, type=int, default=[960, 540])
-    ap.add_argument("--stages", nargs="+", default=["prepare", "propagate", "export", "qa",
-                                                      "merge"])
+    ap.add_argument(
+        "--stages", nargs="+", default=["prepare", "propagate", "export", "qa", "merge"]
+    )
     args = ap.parse_args()
     stages = tuple(args.stages)
     tmp = Path(tempfile.mkdtemp(prefix="bench_dataset_"))
@@ -79,21 +105,30 @@ def main() -> None:
         w1, b1, _ = timed_build(manifest, tmp / "out1", 1, stages)
         w2, b2, per_stage = timed_build(manifest, tmp / "out2", 2, stages)
         t0 = time.perf_counter()
-        rerun = build_dataset(manifest, tmp / "out2", lambda: RayExecutor(None, 2), stages,
-                              progress=False)
+        rerun = build_dataset(
+            manifest, tmp / "out2", lambda: RayExecutor(None, 2), stages, progress=False
+        )
         r = time.perf_counter() - t0
         cached = sum(row["cached"] for row in rerun.per_stage().values())
-        print(f"{args.clips} clips x {args.frames} frames at {args.size[0]}x{args.size[1]}, "
-              f"stages {' '.join(stages)}, {os.cpu_count()} cores")
+        print(
+            f"{args.clips} clips x {args.frames} frames at {args.size[0]}x{args.size[1]}, "
+            f"stages {' '.join(stages)}, {os.cpu_count()} cores"
+        )
         print(f"{'':<28}{'1 worker':>10}{'2 workers':>11}")
         print(f"{'wall time (s)':<28}{w1:>10.1f}{w2:>11.1f}")
         print(f"{'  of which cluster start':<28}{b1:>10.1f}{b2:>11.1f}")
-        print(f"speed-up 1 -> 2 workers: {w1 / w2:.2f}x (without cluster start "
-              f"{(w1 - b1) / (w2 - b2):.2f}x; goal 1.6x)")
-        print(f"rerun with nothing changed: {r:.2f} s = {100 * r / w2:.1f} % of the first run "
-              f"({cached} tasks reused; goal < 5 %)")
-        print("per stage (2 workers, task seconds summed): " + ", ".join(
-            f"{k} {v['seconds']:.1f}" for k, v in per_stage.items()))
+        print(
+            f"speed-up 1 -> 2 workers: {w1 / w2:.2f}x (without cluster start "
+            f"{(w1 - b1) / (w2 - b2):.2f}x; goal 1.6x)"
+        )
+        print(
+            f"rerun with nothing changed: {r:.2f} s = {100 * r / w2:.1f} % of the first run "
+            f"({cached} tasks reused; goal < 5 %)"
+        )
+        print(
+            "per stage (2 workers, task seconds summed): "
+            + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in per_stage.items())
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

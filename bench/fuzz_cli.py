@@ -38,12 +38,17 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per case = a hang")
     ap.add_argument("--kind", help="only this file kind (e.g. scene_h5, pt, args)")
     ap.add_argument("--json", help="write every failing case here")
-    ap.add_argument("--memory-gb", type=float, default=6.0,
-                    help="address-space limit (a runaway allocation is a MemoryError, not the "
-                         "machine's OOM killer)")
+    ap.add_argument(
+        "--memory-gb",
+        type=float,
+        default=6.0,
+        help="address-space limit (a runaway allocation is a MemoryError, not the "
+        "machine's OOM killer)",
+    )
     args = ap.parse_args()
     import resource
-    lim = int(args.memory_gb * 2 ** 30)
+
+    lim = int(args.memory_gb * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
     rng = random.Random(args.seed)
     t0 = time.perf_counter()
@@ -52,27 +57,55 @@ def main() -> int:
         failures, kinds, slowest = [], Counter(), 0.0
         counts = Counter()
         for i in range(args.cases):
-            o = run_case(corpus, Path(tmp) / "case", random.Random(rng.getrandbits(64)),
-                         args.kind, args.timeout)
+            o = run_case(
+                corpus,
+                Path(tmp) / "case",
+                random.Random(rng.getrandbits(64)),
+                args.kind,
+                args.timeout,
+            )
             kinds[o.kind] += 1
             slowest = max(slowest, o.seconds)
             counts["exit %s" % o.code] += 1
             if o.problem:
-                cat = ("hang" if o.problem == "hang" else "traceback"
-                       if o.problem.startswith("traceback") else "other")
+                cat = (
+                    "hang"
+                    if o.problem == "hang"
+                    else "traceback"
+                    if o.problem.startswith("traceback")
+                    else "other"
+                )
                 counts[cat] += 1
-                failures.append({"case": i, "kind": o.kind, "mutation": o.mutation,
-                                 "argv": o.argv, "problem": o.problem})
-                print(f"case {i} [{o.kind}: {o.mutation}] {' '.join(o.argv)[:160]}\n"
-                      f"   -> {o.problem[:300]}", flush=True)
+                failures.append(
+                    {
+                        "case": i,
+                        "kind": o.kind,
+                        "mutation": o.mutation,
+                        "argv": o.argv,
+                        "problem": o.problem,
+                    }
+                )
+                print(
+                    f"case {i} [{o.kind}: {o.mutation}] {' '.join(o.argv)[:160]}\n"
+                    f"   -> {o.problem[:300]}",
+                    flush=True,
+                )
             if (i + 1) % 100 == 0:
-                print(f"... {i + 1} cases, {len(failures)} failures, "
-                      f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    print(f"\ncases {args.cases}  tracebacks {counts['traceback']}  hangs {counts['hang']}  "
-          f"other contract breaks {counts['other']}  (seed {args.seed}, "
-          f"{time.perf_counter() - t0:.0f} s, slowest case {slowest:.1f} s)")
-    print("exit codes: " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())
-                                     if k.startswith("exit")))
+                print(
+                    f"... {i + 1} cases, {len(failures)} failures, "
+                    f"{time.perf_counter() - t0:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    print(
+        f"\ncases {args.cases}  tracebacks {counts['traceback']}  hangs {counts['hang']}  "
+        f"other contract breaks {counts['other']}  (seed {args.seed}, "
+        f"{time.perf_counter() - t0:.0f} s, slowest case {slowest:.1f} s)"
+    )
+    print(
+        "exit codes: "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()) if k.startswith("exit"))
+    )
     print("cases per file kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     if args.json:
         Path(args.json).write_text(json.dumps(failures, indent=1))

@@ -27,8 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.pipeline.graphics_proposals import detect_graphics  # noqa: E402
 from courtstudio.io.project_new import new_project_from_video  # noqa: E402
+from courtstudio.pipeline.graphics_proposals import detect_graphics  # noqa: E402
 from courtstudio.pipeline.propagate_sources import ProjectFrames  # noqa: E402
 from courtstudio.synth.synthetic_clip import Hazards, graphics_boxes, iter_clip, write_clip  # noqa: E402
 
@@ -43,14 +43,18 @@ def _raster(size, boxes) -> np.ndarray:
     w, h = size
     m = np.zeros((h, w), bool)
     for x0, y0, x1, y1 in boxes:
-        m[max(0, int(y0)):int(np.ceil(y1)), max(0, int(x0)):int(np.ceil(x1))] = True
+        m[max(0, int(y0)) : int(np.ceil(y1)), max(0, int(x0)) : int(np.ceil(x1))] = True
     return m
 
 
 def run_clip(tmp: Path, sport, n, size, seed, surface) -> dict:
     name = f"{sport}_{size[1]}p_{surface}_{seed}"
-    write_clip(tmp / f"{name}.avi", iter_clip(load_spec(sport), n, size, seed=seed,
-                                              hazards=Hazards(graphics=True, surface=surface)))
+    write_clip(
+        tmp / f"{name}.avi",
+        iter_clip(
+            load_spec(sport), n, size, seed=seed, hazards=Hazards(graphics=True, surface=surface)
+        ),
+    )
     project = new_project_from_video(tmp / name, tmp / f"{name}.avi", sport)
     t = time.perf_counter()
     res = detect_graphics(ProjectFrames(project))
@@ -59,21 +63,32 @@ def run_clip(tmp: Path, sport, n, size, seed, surface) -> dict:
     proposed = _raster(size, res.boxes)
     cover = [float(proposed[_raster(size, [b])].mean()) for b in truth]
     over = float((proposed & ~_raster(size, truth)).mean())
-    return {"clip": name, "frames": res.frames_read, "seconds": dt,
-            "ms_per_frame": 1000 * dt / max(1, res.frames_read), "coverage": cover,
-            "over_masking": over, "boxes": res.boxes, "message": res.message}
+    return {
+        "clip": name,
+        "frames": res.frames_read,
+        "seconds": dt,
+        "ms_per_frame": 1000 * dt / max(1, res.frames_read),
+        "coverage": cover,
+        "over_masking": over,
+        "boxes": res.boxes,
+        "message": res.message,
+    }
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         rows = [run_clip(Path(d), *c) for c in CLIPS]
-    print("| clip | frames | s | ms/frame | coverage of clock, score bug, logo, ticker | "
-          "over-masking (frame fraction) | proposals |")
+    print(
+        "| clip | frames | s | ms/frame | coverage of clock, score bug, logo, ticker | "
+        "over-masking (frame fraction) | proposals |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['clip']} | {r['frames']} | {r['seconds']:.1f} | {r['ms_per_frame']:.1f} | "
-              + ", ".join(f"{c:.2f}" for c in r["coverage"])
-              + f" | {r['over_masking']:.3f} | {len(r['boxes'])} |")
+        print(
+            f"| {r['clip']} | {r['frames']} | {r['seconds']:.1f} | {r['ms_per_frame']:.1f} | "
+            + ", ".join(f"{c:.2f}" for c in r["coverage"])
+            + f" | {r['over_masking']:.3f} | {len(r['boxes'])} |"
+        )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from annotation_ui.main_window import MainWindow  # noqa: E402
 from court_specs import load_spec  # noqa: E402
-from courtstudio.io.project_new import new_project_from_video  # noqa: E402
 from courtstudio.export.reconstruct import SAMPLE_PROJECT  # noqa: E402
+from courtstudio.io.project_new import new_project_from_video  # noqa: E402
 from courtstudio.synth.synthetic import make_synthetic_frame  # noqa: E402
 
 
@@ -96,6 +96,7 @@ def timed_drag(app, win, uv0, moves: int = 200) -> tuple[list[float], list[float
     from PySide6.QtTest import QTest
 
     from annotation_ui.coords import uv_to_scene
+
     vp = win.view.viewport()
     watch = PaintWatch(win)
     start = win.view.mapFromScene(uv_to_scene(*uv0))
@@ -129,8 +130,9 @@ def forced_repaint_drag(app, win, fid: str, uv0, moves: int = 200) -> list[float
     win._dragging = True
     for i in range(moves):
         t0 = time.perf_counter()
-        win.doc.set_keypoint(fid, "near_left_corner",
-                             (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3), drag=True)
+        win.doc.set_keypoint(
+            fid, "near_left_corner", (u0 + 0.5 * np.sin(i / 5), v0 + 0.1 * i % 3), drag=True
+        )
         win.view.viewport().repaint()
         app.processEvents()
         out.append(time.perf_counter() - t0)
@@ -169,8 +171,7 @@ def make_video(path: Path, frames: int = 120):
     wr.release()
 
 
-def many_frame_project(root: Path, n: int, annotated_every: int = 10,
-                       image=None) -> Path:
+def many_frame_project(root: Path, n: int, annotated_every: int = 10, image=None) -> Path:
     """A project of ``n`` frames showing the sample's tennis frame (or ``image``, a BGR
     array), every ``annotated_every``-th (0 for none) with the sample's tennis annotation."""
     shutil.copytree(SAMPLE_PROJECT, root)
@@ -190,8 +191,10 @@ def many_frame_project(root: Path, n: int, annotated_every: int = 10,
         # every frame its own clicks (0.5 px jitter): no frame reuses another's calibration,
         # doctor, ball lift or silhouettes from a cache
         a = json.loads(json.dumps(ann))
-        a["points"] = {k: [float(u + rng.normal(0, 0.5)), float(v + rng.normal(0, 0.5))]
-                       for k, (u, v) in ann["points"].items()}
+        a["points"] = {
+            k: [float(u + rng.normal(0, 0.5)), float(v + rng.normal(0, 0.5))]
+            for k, (u, v) in ann["points"].items()
+        }
         if a.get("ball") and a["ball"].get("uv"):
             a["ball"]["uv"] = [float(c + rng.normal(0, 0.5)) for c in a["ball"]["uv"]]
         (root / "annotations" / f"f{i:05d}.json").write_text(json.dumps(a))
@@ -217,8 +220,7 @@ def big_project(app, tmp: Path) -> list[str]:
     assert len(doc.unsaved_state()["annotations"]) == 1000
     fid = doc.current_frame.id
     # the timeline repaints the edited column
-    drag, drag_cpu, unpainted = timed_drag(app, win, doc.annotation(fid).points[
-        "near_left_corner"])
+    drag, drag_cpu, unpainted = timed_drag(app, win, doc.annotation(fid).points["near_left_corner"])
     doc.end_drag()
     win.refresh()
     app.processEvents()
@@ -244,21 +246,23 @@ def big_project(app, tmp: Path) -> list[str]:
         win.timeline.repaint()
         paint.append(time.perf_counter() - t0)
     win.close_project()
-    return [f"| 10,000 frames, 1,000 unsaved: drag a keypoint (+ journal, timeline) | "
-            f"{stats(drag)} | < 16 ms median | mouse events; CPU per move (median / p90) "
-            f"{stats_note(drag_cpu)} "
-            f"ms; moves without a repaint: {unpainted} |",
-            f"| 10,000 frames, 1,000 unsaved: next frame (not annotated) | {stats(step)} | "
-            "< 50 ms median | 1920x1080 JPEG decode |",
-            f"| 10,000 frames, 1,000 unsaved: next frame, annotated, until shown (court, ball, "
-            f"players) | {stats(step_annotated)} | < 50 ms median | first visit; each frame "
-            f"its own clicks; CPU until shown (median / p90) {stats_note(step_cpu)} ms |",
-            f"| 10,000 frames, 1,000 unsaved: next frame, annotated, until the doctor and ball "
-            f"1-sigma are shown too | {stats(step_done)} | - | the doctor runs after the "
-            "frame's first repaint |",
-            f"| 10,000 frames: whole timeline repaint | {stats(paint)} | - | |",
-            f"| 10,000 frames: open the project (1,000 annotation files) | {t_open * 1e3:.0f} "
-            "| - | - | |"]
+    return [
+        f"| 10,000 frames, 1,000 unsaved: drag a keypoint (+ journal, timeline) | "
+        f"{stats(drag)} | < 16 ms median | mouse events; CPU per move (median / p90) "
+        f"{stats_note(drag_cpu)} "
+        f"ms; moves without a repaint: {unpainted} |",
+        f"| 10,000 frames, 1,000 unsaved: next frame (not annotated) | {stats(step)} | "
+        "< 50 ms median | 1920x1080 JPEG decode |",
+        f"| 10,000 frames, 1,000 unsaved: next frame, annotated, until shown (court, ball, "
+        f"players) | {stats(step_annotated)} | < 50 ms median | first visit; each frame "
+        f"its own clicks; CPU until shown (median / p90) {stats_note(step_cpu)} ms |",
+        f"| 10,000 frames, 1,000 unsaved: next frame, annotated, until the doctor and ball "
+        f"1-sigma are shown too | {stats(step_done)} | - | the doctor runs after the "
+        "frame's first repaint |",
+        f"| 10,000 frames: whole timeline repaint | {stats(paint)} | - | |",
+        f"| 10,000 frames: open the project (1,000 annotation files) | {t_open * 1e3:.0f} "
+        "| - | - | |",
+    ]
 
 
 def journal_cost(tmp: Path) -> list[str]:
@@ -268,6 +272,7 @@ def journal_cost(tmp: Path) -> list[str]:
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.io.project import load_project
     from safe_io.atomic import write_json_atomic
+
     tiny = np.zeros((36, 64, 3), np.uint8)
     root = many_frame_project(tmp / "journal", 15_000, annotated_every=0, image=tiny)
     doc = AnnotationDocument(load_project(root))
@@ -282,6 +287,7 @@ def journal_cost(tmp: Path) -> list[str]:
         t0 = time.perf_counter()
         real_sync(fd)
         syncs.append(time.perf_counter() - t0)
+
     autosave_mod._datasync = timed_sync
     dirty = 0
     rng = np.random.default_rng(4)
@@ -305,9 +311,11 @@ def journal_cost(tmp: Path) -> list[str]:
                 write_json_atomic(tmp / "v1_autosave.json", doc.unsaved_state())
                 rewrite.append(time.perf_counter() - t0)
         cpu = np.array(append) - np.array(syncs)
-        rows.append(f"| edit journaling, {n:,} unsaved frames: append + fdatasync | "
-                    f"{stats(append)} | < 2 ms | of which fdatasync {stats(syncs)}, the rest "
-                    f"{stats(cpu)}; rewrite all (v1): {stats(rewrite)} ms |")
+        rows.append(
+            f"| edit journaling, {n:,} unsaved frames: append + fdatasync | "
+            f"{stats(append)} | < 2 ms | of which fdatasync {stats(syncs)}, the rest "
+            f"{stats(cpu)}; rewrite all (v1): {stats(rewrite)} ms |"
+        )
     autosave_mod._datasync = real_sync
     doc.undo_stack.changed.connect(auto.write)
     auto.close()
@@ -379,15 +387,17 @@ def small_projects(app, tmp: Path) -> list[str]:
         timed_step(app, win, watch, 10)
         seek.append(time.perf_counter() - t0)
     win.close_project()
-    return [f"| drag a keypoint: re-solve + redraw overlays and panels + repaint | "
-            f"{stats(drag)} | < 16 ms median | sample project, mouse events; CPU per move "
-            f"(median / p90) {stats_note(drag_cpu)} ms; moves without a repaint: {unpainted} |",
-            f"| the same drag measured the old way (document edit + forced repaint, "
-            f"antialiased, the canvas painted twice) | {stats(old_method)} | - | |",
-            f"| release the drag: + calibration doctor | {stats(release)} | - | |",
-            f"| next frame, 1920x1080 MJPG video (decode, overlays, repaint) | {stats(step)} | "
-            "< 50 ms median | |",
-            f"| seek: jump to a random frame, then +10 | {stats(seek)} | - | |"]
+    return [
+        f"| drag a keypoint: re-solve + redraw overlays and panels + repaint | "
+        f"{stats(drag)} | < 16 ms median | sample project, mouse events; CPU per move "
+        f"(median / p90) {stats_note(drag_cpu)} ms; moves without a repaint: {unpainted} |",
+        f"| the same drag measured the old way (document edit + forced repaint, "
+        f"antialiased, the canvas painted twice) | {stats(old_method)} | - | |",
+        f"| release the drag: + calibration doctor | {stats(release)} | - | |",
+        f"| next frame, 1920x1080 MJPG video (decode, overlays, repaint) | {stats(step)} | "
+        "< 50 ms median | |",
+        f"| seek: jump to a random frame, then +10 | {stats(seek)} | - | |",
+    ]
 
 
 def real_project(root: Path, folder: Path, min_clicks: int = 13) -> Path:
@@ -405,15 +415,29 @@ def real_project(root: Path, folder: Path, min_clicks: int = 13) -> Path:
             continue
         shutil.copy(images[0], root / "frames" / images[0].name)
         frames.append({"id": fid, "image": f"frames/{images[0].name}", "sport": d["sport"]})
-        ann = {"format": "courtstudio.annotation", "format_version": 1, "frame_id": fid,
-               "image_size": d["image_size"], "points": d["points"], "players": [],
-               "flags": []}
+        ann = {
+            "format": "courtstudio.annotation",
+            "format_version": 1,
+            "frame_id": fid,
+            "image_size": d["image_size"],
+            "points": d["points"],
+            "players": [],
+            "flags": [],
+        }
         (root / "annotations" / f"{fid}.json").write_text(json.dumps(ann))
     if not frames:
         raise SystemExit(f"{folder}: no annotated frame with {min_clicks} or more clicks")
-    (root / "courtstudio_project.json").write_text(json.dumps(
-        {"format": "courtstudio.project", "format_version": 1, "name": "real frames",
-         "sport": frames[0]["sport"], "frames": frames}))
+    (root / "courtstudio_project.json").write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.project",
+                "format_version": 1,
+                "name": "real frames",
+                "sport": frames[0]["sport"],
+                "frames": frames,
+            }
+        )
+    )
     return root
 
 
@@ -423,6 +447,7 @@ def real_frames(app, tmp: Path, folder: Path) -> list[str]:
     from PySide6.QtTest import QTest
 
     from annotation_ui.coords import uv_to_scene
+
     root = real_project(tmp / "real", folder)
     win = MainWindow()
     win.ask = lambda *a: "Discard"
@@ -470,13 +495,16 @@ def real_frames(app, tmp: Path, folder: Path) -> list[str]:
         win.undo()
     win.close_project()
     worst = max(per_frame)
-    return [(f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag "
-             f"a keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame "
-             f"median {worst:.1f} ms; this process's CPU time per move (median / p90) "
-             f"{stats_note(cpu)} ms; "
-             f"moves without a repaint: {unpainted}; {folder.name} |"),
-            (f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | "
-             "- | |")]
+    return [
+        (
+            f"| real frames ({len(clicks)} frames, {min(clicks)}-{max(clicks)} clicks): drag "
+            f"a keypoint, per mouse move | {stats(drag)} | < 16 ms median | worst frame "
+            f"median {worst:.1f} ms; this process's CPU time per move (median / p90) "
+            f"{stats_note(cpu)} ms; "
+            f"moves without a repaint: {unpainted}; {folder.name} |"
+        ),
+        (f"| real frames: release the drag (lens selection, doctor) | {stats(release)} | - | |"),
+    ]
 
 
 if __name__ == "__main__":

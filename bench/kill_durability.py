@@ -43,6 +43,7 @@ def child(project_dir: str, seed: int, compact_bytes: int = 0) -> None:
     import numpy as np
 
     import courtstudio.editing.autosave as autosave_mod
+
     if compact_bytes:  # compact often, so that kills also land inside compactions
         autosave_mod.COMPACT_MIN_BYTES = compact_bytes
     from courtstudio.editing.autosave import Autosave, pending_recovery
@@ -82,16 +83,19 @@ def child(project_dir: str, seed: int, compact_bytes: int = 0) -> None:
             try:
                 if op < 0.55:
                     names = list(doc.spec(project.frame(fid)).keypoints)
-                    doc.set_keypoint(fid, names[int(rng.integers(len(names)))], uv,
-                                     drag=bool(rng.random() < 0.5))
+                    doc.set_keypoint(
+                        fid, names[int(rng.integers(len(names)))], uv, drag=bool(rng.random() < 0.5)
+                    )
                 elif op < 0.70:
                     doc.set_ball_pixel(fid, uv)
                 elif op < 0.80:
                     doc.toggle_flag(fid)
                 else:
-                    doc.set_player_box(fid, int(rng.integers(1, 4)),
-                                       (uv[0], uv[1], min(w - 1, uv[0] + 40),
-                                        min(h - 1, uv[1] + 90)))
+                    doc.set_player_box(
+                        fid,
+                        int(rng.integers(1, 4)),
+                        (uv[0], uv[1], min(w - 1, uv[0] + 40), min(h - 1, uv[1] + 90)),
+                    )
             except ProjectError:
                 pass
         # the edit has returned: its journal records are synced; acknowledge its frames
@@ -124,11 +128,13 @@ def _recovered_state(project_dir: Path) -> dict:
 
 def _temp_files(project_dir: Path) -> list[Path]:
     from safe_io.atomic import is_temp_name
+
     return [p for p in project_dir.rglob("*") if is_temp_name(p.name)]
 
 
-def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
-        compact_bytes: int = 0) -> dict:
+def run(
+    kills: int, seed: int = 0, workdir: Path | None = None, log=print, compact_bytes: int = 0
+) -> dict:
     import numpy as np
 
     from courtstudio.export.reconstruct import SAMPLE_PROJECT
@@ -141,9 +147,19 @@ def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
     acked = lost = leftovers_seen = unchecked = 0
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for k in range(kills):
-        proc = subprocess.Popen([sys.executable, __file__, "--child", str(project_dir),
-                                 str(seed * 100_003 + k), str(compact_bytes)],
-                                stdout=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                str(project_dir),
+                str(seed * 100_003 + k),
+                str(compact_bytes),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         assert proc.stdout.readline().strip() == "READY"
         target = int(rng.integers(1, 80))
         n = 0
@@ -184,20 +200,29 @@ def run(kills: int, seed: int = 0, workdir: Path | None = None, log=print,
     # the next start cleans what the kills left
     from courtstudio.editing.autosave import clean_project_leftovers
     from courtstudio.io.project import load_project
+
     clean_project_leftovers(load_project(project_dir))
     remaining = len(_temp_files(project_dir))
-    return {"kills": kills, "acknowledged": acked, "lost_or_wrong_frames": lost,
-            "kills_not_checked": unchecked,
-            "temp_files_seen_after_kills": leftovers_seen,
-            "temp_files_after_next_start": remaining}
+    return {
+        "kills": kills,
+        "acknowledged": acked,
+        "lost_or_wrong_frames": lost,
+        "kills_not_checked": unchecked,
+        "temp_files_seen_after_kills": leftovers_seen,
+        "temp_files_after_next_start": remaining,
+    }
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=250)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--compact-bytes", type=int, default=0,
-                    help="compact the journal past this size (default: the app's threshold)")
+    ap.add_argument(
+        "--compact-bytes",
+        type=int,
+        default=0,
+        help="compact the journal past this size (default: the app's threshold)",
+    )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -207,8 +232,7 @@ def main(argv=None) -> int:
     out = run(args.kills, args.seed, compact_bytes=args.compact_bytes)
     out["seconds"] = round(time.time() - t0, 1)
     print(json.dumps(out))
-    return 0 if out["lost_or_wrong_frames"] == 0 and out["temp_files_after_next_start"] == 0 \
-        else 1
+    return 0 if out["lost_or_wrong_frames"] == 0 and out["temp_files_after_next_start"] == 0 else 1
 
 
 if __name__ == "__main__":

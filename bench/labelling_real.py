@@ -40,14 +40,18 @@ def run_frame(path: Path, view: str | None) -> dict:
     spec = load_spec(d["sport"])
     view = view or d.get("view") or spec.broadcast_view
     conv = world_convention(spec, view)
-    out = {"id": path.stem, "sport": spec.id, "convention": f"({conv.view})",
-           "n": len(d["points"])}
+    out = {"id": path.stem, "sport": spec.id, "convention": f"({conv.view})", "n": len(d["points"])}
     try:
         cal = calibrate_court(spec, d["image_size"], d["points"], view=view)
         c = cal.camera.camera_centre_world
-        out.update(accepted=True, rms_px=cal.fit.rms_px, centre=c.tolist(),
-                   convention=cal.world_convention,
-                   margin_m=conv.side_margin_m(c), fixes=[f.kind for f in cal.fixes])
+        out.update(
+            accepted=True,
+            rms_px=cal.fit.rms_px,
+            centre=c.tolist(),
+            convention=cal.world_convention,
+            margin_m=conv.side_margin_m(c),
+            fixes=[f.kind for f in cal.fixes],
+        )
     except CalibrationError as exc:
         fx = getattr(exc, "fixes", [])
         out.update(accepted=False, reason=str(exc), fixes=[f.kind for f in fx])
@@ -75,8 +79,10 @@ def main(argv=None) -> int:
         print(f"labelling_real: no annotations in {args.folder / 'annotations'}", file=sys.stderr)
         return 2
     rows = [run_frame(f, args.view) for f in files]
-    print("| frame | sport | convention | clicks | as labelled | RMS px | camera (m) | margin m "
-          "| L/R mirror | N/F mirror | 180 turn |")
+    print(
+        "| frame | sport | convention | clicks | as labelled | RMS px | camera (m) | margin m "
+        "| L/R mirror | N/F mirror | 180 turn |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["accepted"]:
@@ -87,15 +93,18 @@ def main(argv=None) -> int:
             lab = f"REFUSED ({', '.join(r['fixes']) or 'no fix'})"
             rms = cam = margin = "-"
         s = r["symmetric"]
-        print(f"| {r['id']} | {r['sport']} | {r['convention']} | {r['n']} | {lab} | {rms} | {cam} "
-              f"| {margin} | {s['left_right']} | {s['near_far']} | {s['rotate_180']} |")
+        print(
+            f"| {r['id']} | {r['sport']} | {r['convention']} | {r['n']} | {lab} | {rms} | {cam} "
+            f"| {margin} | {s['left_right']} | {s['near_far']} | {s['rotate_180']} |"
+        )
     ok = sum(r["accepted"] for r in rows)
-    inverse = sum(all(s == f"refused, fix {k}" for k, s in r["symmetric"].items())
-                  for r in rows)
+    inverse = sum(all(s == f"refused, fix {k}" for k, s in r["symmetric"].items()) for r in rows)
     med = np.median([r["rms_px"] for r in rows if r["accepted"]]) if ok else float("nan")
-    print(f"\n{ok}/{len(rows)} frames accepted as labelled (median RMS {med:.2f} px); "
-          f"{inverse}/{len(rows)} frames have every symmetric relabelling refused with the "
-          f"inverse fix")
+    print(
+        f"\n{ok}/{len(rows)} frames accepted as labelled (median RMS {med:.2f} px); "
+        f"{inverse}/{len(rows)} frames have every symmetric relabelling refused with the "
+        f"inverse fix"
+    )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

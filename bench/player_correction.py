@@ -45,9 +45,14 @@ POSE_P = {"standing": 0.5, "lunge": 0.3, "jump": 0.2}
 
 
 def random_phenotype(rng) -> dict:
-    return {"gender": rng.uniform(0, 1), "age": rng.uniform(0.4, 0.7),
-            "muscle": rng.uniform(0.3, 0.9), "weight": rng.uniform(0.3, 0.7),
-            "height": rng.uniform(0.4, 1.0), "proportions": rng.uniform(0.3, 0.7)}
+    return {
+        "gender": rng.uniform(0, 1),
+        "age": rng.uniform(0.4, 0.7),
+        "muscle": rng.uniform(0.3, 0.9),
+        "weight": rng.uniform(0.3, 0.7),
+        "height": rng.uniform(0.4, 1.0),
+        "proportions": rng.uniform(0.3, 0.7),
+    }
 
 
 def player_spot(spec, rng):
@@ -56,8 +61,10 @@ def player_spot(spec, rng):
     if spec.raised_surface is not None:  # a table: players stand on the floor behind it
         end = rng.choice([-1, 1])
         x = (-rng.uniform(0.5, 2.0)) if end < 0 else L + rng.uniform(0.5, 2.0)
-        return (np.array([x, rng.uniform(-0.5, W + 0.5)]),
-                spec.plane_z(spec.raised_surface.floor_plane))
+        return (
+            np.array([x, rng.uniform(-0.5, W + 0.5)]),
+            spec.plane_z(spec.raised_surface.floor_plane),
+        )
     return np.array([rng.uniform(-0.1 * L, 1.05 * L), rng.uniform(-0.1 * W, 1.1 * W)]), 0.0
 
 
@@ -79,8 +86,9 @@ def run_sport(sport: str, frames: int, body: AnnyBody, seed: int) -> dict:
     s = depth_sigma(spec, cams, rng, body)
     pelvis_before, pelvis_after, mpjpe_after, t_corr = [], [], [], []
     for cam in cams:
-        clicks = {n: cam.project(spec.keypoints[n][None])[0] + rng.normal(0, 1, 2)
-                  for n in PAPER_SIX}
+        clicks = {
+            n: cam.project(spec.keypoints[n][None])[0] + rng.normal(0, 1, 2) for n in PAPER_SIX
+        }
         est = calibrate_court(spec, SIZE, clicks, diagnose=False).camera
         for _ in range(rng.integers(2, 5)):
             pose = rng.choice(list(POSE_P), p=list(POSE_P.values()))
@@ -102,12 +110,16 @@ def run_sport(sport: str, frames: int, body: AnnyBody, seed: int) -> dict:
             errs = [np.linalg.norm(w.joints_world[n] - Jw[n]) for n in Jw]
             pelvis_after.append(np.linalg.norm(w.joints_world["pelvis"] - Jw["pelvis"]))
             mpjpe_after.append(np.mean(errs))
-    return {"sport": sport, "players": len(pelvis_after), "depth_sigma": s,
-            "pelvis_before_cm": 100 * float(np.mean(pelvis_before)),
-            "pelvis_after_cm": 100 * float(np.mean(pelvis_after)),
-            "pelvis_after_median_cm": 100 * float(np.median(pelvis_after)),
-            "mpjpe_after_cm": 100 * float(np.mean(mpjpe_after)),
-            "correction_ms": 1e3 * float(np.median(t_corr))}
+    return {
+        "sport": sport,
+        "players": len(pelvis_after),
+        "depth_sigma": s,
+        "pelvis_before_cm": 100 * float(np.mean(pelvis_before)),
+        "pelvis_after_cm": 100 * float(np.mean(pelvis_after)),
+        "pelvis_after_median_cm": 100 * float(np.median(pelvis_after)),
+        "mpjpe_after_cm": 100 * float(np.mean(mpjpe_after)),
+        "correction_ms": 1e3 * float(np.median(t_corr)),
+    }
 
 
 def overlay_ms(body: AnnyBody) -> dict:
@@ -115,6 +127,7 @@ def overlay_ms(body: AnnyBody) -> dict:
     (half resolution), and shaded renders with pyrender (EGL) and the CPU fallback."""
     from exporters.mesh_render import RenderMesh, backend, render_meshes
     from hmr.person_mesh import PersonMesh as PM
+
     spec = load_spec("tennis")
     cam = sample_broadcast_camera(spec, SIZE, np.random.default_rng(0))
     sample = body.sample("standing")
@@ -123,17 +136,28 @@ def overlay_ms(body: AnnyBody) -> dict:
     frame = np.zeros((1080, 1920, 3), np.uint8)
 
     def silhouette():
-        uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), cam.K,
-                               cam.dist)[0].reshape(-1, 2)
+        uv = cv2.projectPoints(mesh.vertices_cam, np.zeros(3), np.zeros(3), cam.K, cam.dist)[
+            0
+        ].reshape(-1, 2)
         mask = np.zeros((540, 960), np.uint8)
-        cv2.fillPoly(mask, list(((uv[mesh.faces] + 0.5) / 2 * 4).astype(np.int32)), 255,
-                     cv2.LINE_8, 2)
+        cv2.fillPoly(
+            mask, list(((uv[mesh.faces] + 0.5) / 2 * 4).astype(np.int32)), 255, cv2.LINE_8, 2
+        )
+
     out = {}
-    for name, fn, n in (("silhouette", silhouette, 30),
-                        (f"shaded ({backend()})",
-                         lambda: render_meshes(frame, cam, [RenderMesh(Vw, sample.faces)]), 10),
-                        ("shaded (cpu)", lambda: render_meshes(
-                            frame, cam, [RenderMesh(Vw, sample.faces)], prefer="cpu"), 5)):
+    for name, fn, n in (
+        ("silhouette", silhouette, 30),
+        (
+            f"shaded ({backend()})",
+            lambda: render_meshes(frame, cam, [RenderMesh(Vw, sample.faces)]),
+            10,
+        ),
+        (
+            "shaded (cpu)",
+            lambda: render_meshes(frame, cam, [RenderMesh(Vw, sample.faces)], prefer="cpu"),
+            5,
+        ),
+    ):
         fn()  # warm-up (EGL context, caches)
         ts = []
         for _ in range(n):
@@ -149,20 +173,29 @@ def main():
     ap.add_argument("--frames", type=int, default=100)
     args = ap.parse_args()
     body = AnnyBody()
-    rows = [run_sport(sp, args.frames, body, 10 + i)
-            for i, sp in enumerate(("badminton", "tennis", "table_tennis"))]
-    print("| sport | players | pelvis as is (ours / paper) cm | pelvis corrected, mean "
-          "(median) cm | paper corrected cm | MPJPE corrected cm | paper MPJPE (overall) cm |")
+    rows = [
+        run_sport(sp, args.frames, body, 10 + i)
+        for i, sp in enumerate(("badminton", "tennis", "table_tennis"))
+    ]
+    print(
+        "| sport | players | pelvis as is (ours / paper) cm | pelvis corrected, mean "
+        "(median) cm | paper corrected cm | MPJPE corrected cm | paper MPJPE (overall) cm |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['sport']} | {r['players']} | {r['pelvis_before_cm']:.0f} / "
-              f"{PAPER_UNCORRECTED_CM[r['sport']]} | {r['pelvis_after_cm']:.1f} "
-              f"({r['pelvis_after_median_cm']:.1f}) | {PAPER_PELVIS_CM[r['sport']]} | "
-              f"{r['mpjpe_after_cm']:.1f} | 17 |")
-    print(f"\nCorrection (world placement + rescale of a 13,718-vertex mesh): "
-          f"{np.median([r['correction_ms'] for r in rows]):.2f} ms median. One player drawn "
-          "over a 1920x1080 frame, median: " + ", ".join(
-              f"{k} {v:.1f} ms" for k, v in overlay_ms(body).items()) + ".")
+        print(
+            f"| {r['sport']} | {r['players']} | {r['pelvis_before_cm']:.0f} / "
+            f"{PAPER_UNCORRECTED_CM[r['sport']]} | {r['pelvis_after_cm']:.1f} "
+            f"({r['pelvis_after_median_cm']:.1f}) | {PAPER_PELVIS_CM[r['sport']]} | "
+            f"{r['mpjpe_after_cm']:.1f} | 17 |"
+        )
+    print(
+        f"\nCorrection (world placement + rescale of a 13,718-vertex mesh): "
+        f"{np.median([r['correction_ms'] for r in rows]):.2f} ms median. One player drawn "
+        "over a 1920x1080 frame, median: "
+        + ", ".join(f"{k} {v:.1f} ms" for k, v in overlay_ms(body).items())
+        + "."
+    )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,17 @@ def image_project(root: Path, n: int, annotated_every: int) -> Path:
 def video_project(root: Path, n: int) -> Path:
     root.mkdir()
     (root / "clip.mp4").write_bytes(b"not decoded by an open")
-    (root / "courtstudio_project.json").write_text(json.dumps({
-        "format": "courtstudio.project", "format_version": 1, "name": "video", "sport": "tennis",
-        "frames": [{"id": f"f{i:06d}", "video": "clip.mp4", "index": i} for i in range(n)]}))
+    (root / "courtstudio_project.json").write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.project",
+                "format_version": 1,
+                "name": "video",
+                "sport": "tennis",
+                "frames": [{"id": f"f{i:06d}", "video": "clip.mp4", "index": i} for i in range(n)],
+            }
+        )
+    )
     return root
 
 
@@ -70,11 +78,15 @@ def main() -> None:
         video = video_project(tmp / "video", 20_000)
         ann = sample_annotation()
         rows = [
-            ("open: 10,000 image frames, 1,000 annotation files",
-             median_s(lambda: load_project(images), 5)),
+            (
+                "open: 10,000 image frames, 1,000 annotation files",
+                median_s(lambda: load_project(images), 5),
+            ),
             ("open: 20,000 video frames", median_s(lambda: load_project(video), 5)),
-            ("parse one annotation record (6 points, 2 players)",
-             median_s(lambda: parse_annotation(ann, "a.json", "tennis_0001"), 200)),
+            (
+                "parse one annotation record (6 points, 2 players)",
+                median_s(lambda: parse_annotation(ann, "a.json", "tennis_0001"), 200),
+            ),
         ]
     print("| project open | median |\n|---|---|")
     for name, s in rows:

@@ -38,8 +38,7 @@ from court_specs.model import PAPER_SIX  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, propagate, summary  # noqa: E402
 from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus  # noqa: E402
-from courtstudio.synth.synthetic_clip import (ClipFrames, Hazards, iter_clip,  # noqa: E402
-                                        make_clip, write_clip)
+from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, iter_clip, make_clip, write_clip  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
 from geometry.plane_motion import register_to_reference, transfer_points  # noqa: E402
 
@@ -68,8 +67,11 @@ def run_ours(clip, refs, shared_centre=True):
         t0 = time.perf_counter()
         recs = propagate(ClipFrames(clip), SPEC, refs, d, shared_centre=shared_centre)
         dt = time.perf_counter() - t0
-    est = {r["frame"]: Camera.from_dict(r, f"frame {r['frame']}")
-           for r in recs if r["status"] in WITH_CAMERA}
+    est = {
+        r["frame"]: Camera.from_dict(r, f"frame {r['frame']}")
+        for r in recs
+        if r["status"] in WITH_CAMERA
+    }
     return recs, est, len(clip.frames) / dt
 
 
@@ -86,8 +88,9 @@ def run_chain(clip):
         H = reg.H @ H
         uv = transfer_points(H, uv0)
         try:
-            est[i] = calibrate_court(SPEC, size, dict(zip(names, map(tuple, uv))),
-                                     diagnose=False).camera
+            est[i] = calibrate_court(
+                SPEC, size, dict(zip(names, map(tuple, uv))), diagnose=False
+            ).camera
         except ValueError:
             est[i] = None
     return est
@@ -109,21 +112,26 @@ def by_distance(errs, refs, n):
 def hazard_rows(n: int = 300, only: str = ""):
     """Accuracy per broadcast hazard (1280x720, one reference at frame 0 with every ground
     keypoint in view); only: run just the rows whose label contains this text."""
-    print("\n| hazard (1280x720, 300 frames, 1 reference) | frames ok / flagged | keypoint px "
-          "median (p90, max) of unflagged frames | unflagged frames > 10 px | graphics boxes "
-          "found | fps |")
+    print(
+        "\n| hazard (1280x720, 300 frames, 1 reference) | frames ok / flagged | keypoint px "
+        "median (p90, max) of unflagged frames | unflagged frames > 10 px | graphics boxes "
+        "found | fps |"
+    )
     print("|---|---|---|---|---|---|")
-    cases = [("none", Hazards(), 0.15), ("screen-fixed graphics (11.6 % of the frame)",
-                                          Hazards(graphics=True), 0.15),
-             ("clay + graphics", Hazards(graphics=True, surface="clay"), 0.15),
-             ("hard court (low texture)", Hazards(surface="hard"), 0.15),
-             ("textured crowd", Hazards(crowd=True), 0.15),
-             ("motion blur", Hazards(motion_blur=True), 0.15),
-             ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
-             ("zoom to 2.2x", Hazards(), 1.2),
-             ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6),
-             ("all of them", Hazards(True, "clay", True, True, 40), 1.2)]
+    cases = [
+        ("none", Hazards(), 0.15),
+        ("screen-fixed graphics (11.6 % of the frame)", Hazards(graphics=True), 0.15),
+        ("clay + graphics", Hazards(graphics=True, surface="clay"), 0.15),
+        ("hard court (low texture)", Hazards(surface="hard"), 0.15),
+        ("textured crowd", Hazards(crowd=True), 0.15),
+        ("motion blur", Hazards(motion_blur=True), 0.15),
+        ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
+        ("zoom to 2.2x", Hazards(), 1.2),
+        ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6),
+        ("all of them", Hazards(True, "clay", True, True, 40), 1.2),
+    ]
     import courtstudio.pipeline.propagate as prop_mod
+
     for label, hz, zoom in [c for c in cases if only in c[0]]:
         clip = make_clip(SPEC, n, (1280, 720), seed=1, hazards=hz, zoom=zoom)
         cam = clip.cameras[0]
@@ -131,18 +139,26 @@ def hazard_rows(n: int = 300, only: str = ""):
         ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 1278 and 2 <= v[1] < 718}
         recs, est, fps = run_ours(clip, [Reference(0, ref)])
         P_all = np.array([SPEC.keypoints[k] for k in ref])
-        errs = [float(np.median(np.linalg.norm(e.project(P_all) - clip.cameras[i].project(
-            P_all), axis=1))) for i, e in est.items() if clip.cameras[i] is not None]
+        errs = [
+            float(
+                np.median(np.linalg.norm(e.project(P_all) - clip.cameras[i].project(P_all), axis=1))
+            )
+            for i, e in est.items()
+            if clip.cameras[i] is not None
+        ]
         a = np.array(errs)
         flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in recs)
-        print(f"| {label} | {len(recs) - flagged} / {flagged} | {np.median(a):.2f} "
-              f"({np.percentile(a, 90):.2f}, {a.max():.2f}) | {int((a > 10).sum())} | "
-              f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |")
+        print(
+            f"| {label} | {len(recs) - flagged} / {flagged} | {np.median(a):.2f} "
+            f"({np.percentile(a, 90):.2f}, {a.max():.2f}) | {int((a > 10).sum())} | "
+            f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |"
+        )
 
 
 def _decode_seconds(path) -> tuple[float, float]:
     """(wall s, CPU s) OpenCV takes to decode the video."""
     import cv2
+
     t0, c0 = time.perf_counter(), time.process_time()
     cap = cv2.VideoCapture(str(path))
     while cap.read()[0]:
@@ -178,83 +194,127 @@ def speed_rows(lengths=(150, 300, 600)):
     """batch-propagate wall time / OpenCV decode time of the same video, one worker, and
     the peak memory of the batch-propagate process (its own VmHWM)."""
     import json
-    import subprocess
     import os
-    print(f"\nload average at start (1, 5, 15 min): "
-          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
+    import subprocess
+
+    print(
+        f"\nload average at start (1, 5, 15 min): "
+        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
+    )
     import resource
-    print("\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
-          "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB |")
+
+    print(
+        "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
+        "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     root = Path(__file__).resolve().parents[1]
     for size in ((1280, 720), (1920, 1080)):
         for n in lengths:
             with tempfile.TemporaryDirectory() as d:
                 video = Path(d) / "clip.avi"
-                cams, _ = write_clip(video, iter_clip(SPEC, n, size, seed=5,
-                                                      hazards=Hazards(graphics=True)))
+                cams, _ = write_clip(
+                    video, iter_clip(SPEC, n, size, seed=5, hazards=Hazards(graphics=True))
+                )
                 pts = Path(d) / "ref.json"
-                pts.write_text(json.dumps({"image_size": list(size), "points": {
-                    k: [float(c) for c in v] for k, v in clicks(cams[0]).items()}}))
+                pts.write_text(
+                    json.dumps(
+                        {
+                            "image_size": list(size),
+                            "points": {
+                                k: [float(c) for c in v] for k, v in clicks(cams[0]).items()
+                            },
+                        }
+                    )
+                )
                 dec, dec_cpu = _decode_seconds(video)
                 peak_file = Path(d) / "peak_kb"
                 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, str(peak_file),
-                                "batch-propagate", str(video), "--sport", "tennis",
-                                "--reference", f"0:{pts}", "--out", str(Path(d) / "out"),
-                                "--quiet"], check=True,
-                               cwd=root, env={**__import__("os").environ,
-                                              "PYTHONPATH": str(root)},
-                               stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        _PEAK_WRAPPER,
+                        str(peak_file),
+                        "batch-propagate",
+                        str(video),
+                        "--sport",
+                        "tennis",
+                        "--reference",
+                        f"0:{pts}",
+                        "--out",
+                        str(Path(d) / "out"),
+                        "--quiet",
+                    ],
+                    check=True,
+                    cwd=root,
+                    env={**__import__("os").environ, "PYTHONPATH": str(root)},
+                    stdout=subprocess.DEVNULL,
+                )
                 wall = time.perf_counter() - t0
                 ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
                 peak = float(peak_file.read_text())
-            print(f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
-                  f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} |")
+            print(
+                f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
+                f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} |"
+            )
 
 
 def main():
-    print("| clip | method | keypoint px / focal %, median, by distance from the nearest "
-          "reference: 0-49 | 50-149 | 150-299 | all frames: median kp px (p90) | median "
-          "focal % | fps |")
+    print(
+        "| clip | method | keypoint px / focal %, median, by distance from the nearest "
+        "reference: 0-49 | 50-149 | 150-299 | all frames: median kp px (p90) | median "
+        "focal % | fps |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for size in ((1280, 720), (1920, 1080)):
         clip = make_clip(SPEC, 300, size, seed=11)
         n = len(clip.frames)
         tag = f"{size[0]}x{size[1]}"
-        for label, refs, shared in (("ours, 1 reference", [0], True),
-                                    ("ours, 1 reference, free pose per frame", [0], False),
-                                    ("ours, 2 references", [0, n - 1], True)):
-            recs, est, fps = run_ours(clip, [Reference(r, clicks(clip.cameras[r]))
-                                             for r in refs], shared)
+        for label, refs, shared in (
+            ("ours, 1 reference", [0], True),
+            ("ours, 1 reference, free pose per frame", [0], False),
+            ("ours, 2 references", [0, n - 1], True),
+        ):
+            recs, est, fps = run_ours(
+                clip, [Reference(r, clicks(clip.cameras[r])) for r in refs], shared
+            )
             errs = frame_errors(clip, est)
             a = np.array(list(errs.values()))
             d = by_distance(errs, refs, n)
-            print(f"| {tag} | {label} | {d[0]} | {d[1]} | {d[2]} | {np.median(a[:, 0]):.2f} "
-                  f"({np.percentile(a[:, 0], 90):.2f}) | {np.median(a[:, 1]):.2f} | {fps:.0f} |")
+            print(
+                f"| {tag} | {label} | {d[0]} | {d[1]} | {d[2]} | {np.median(a[:, 0]):.2f} "
+                f"({np.percentile(a[:, 0], 90):.2f}) | {np.median(a[:, 1]):.2f} | {fps:.0f} |"
+            )
         if size == (1280, 720):
             errs = frame_errors(clip, run_chain(clip))
             a = np.array(list(errs.values()))
             d = by_distance(errs, [0], n)
-            print(f"| {tag} | naive frame-to-frame chain | {d[0]} | {d[1]} | {d[2]} | "
-                  f"{np.median(a[:, 0]):.2f} ({np.percentile(a[:, 0], 90):.2f}) | "
-                  f"{np.median(a[:, 1]):.2f} | - |")
+            print(
+                f"| {tag} | naive frame-to-frame chain | {d[0]} | {d[1]} | {d[2]} | "
+                f"{np.median(a[:, 0]):.2f} ({np.percentile(a[:, 0], 90):.2f}) | "
+                f"{np.median(a[:, 1]):.2f} | - |"
+            )
 
     blur = (60, 61, 180, 240, 241)
-    clip = make_clip(SPEC, 300, (1280, 720), seed=12, cut_at=(120,), cut_length=20,
-                     blur_frames=blur)
-    recs, _, fps = run_ours(clip, [Reference(0, clicks(clip.cameras[0])),
-                                   Reference(299, clicks(clip.cameras[299]))])
+    clip = make_clip(
+        SPEC, 300, (1280, 720), seed=12, cut_at=(120,), cut_length=20, blur_frames=blur
+    )
+    recs, _, fps = run_ours(
+        clip, [Reference(0, clicks(clip.cameras[0])), Reference(299, clicks(clip.cameras[299]))]
+    )
     s = summary(recs)
     failures = set(blur) | set(range(120, 140))
     flagged = {f["frame"] for f in s["flagged"]}
     tp = len(flagged & failures)
-    print(f"\nInjected failures (1280x720, references at 0 and 299): cuts injected before "
-          f"frames [120, 140], detected {s['cuts']}; failure frames {len(failures)} (5 blurred "
-          f"+ the 20-frame insert), flagged {len(flagged)}: precision "
-          f"{tp / max(1, len(flagged)):.2f}, recall {tp / len(failures):.2f}; {fps:.0f} fps.")
+    print(
+        f"\nInjected failures (1280x720, references at 0 and 299): cuts injected before "
+        f"frames [120, 140], detected {s['cuts']}; failure frames {len(failures)} (5 blurred "
+        f"+ the 20-frame insert), flagged {len(flagged)}: precision "
+        f"{tp / max(1, len(flagged)):.2f}, recall {tp / len(failures):.2f}; {fps:.0f} fps."
+    )
     missed = sorted(failures - flagged)
     extra = sorted(flagged - failures)
     if missed or extra:

@@ -20,6 +20,7 @@ held-out frames that are off / flagged held-out frames; "unflagged off" counts h
 that are off but not flagged (the target: none). Prints a Markdown table (and, with --json,
 writes every held-out frame's errors).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,8 +60,13 @@ def frame_errors(record: dict, clicks: dict, spec) -> np.ndarray | None:
     camera (None: the record has no camera)."""
     if "K" not in record:
         return None
-    cam = Camera(np.array(record["K"]), np.array(record["R"]), np.array(record["t"]),
-                 tuple(record["image_size"]), dist=np.array(record.get("dist", np.zeros(5))))
+    cam = Camera(
+        np.array(record["K"]),
+        np.array(record["R"]),
+        np.array(record["t"]),
+        tuple(record["image_size"]),
+        dist=np.array(record.get("dist", np.zeros(5))),
+    )
     names = list(clicks)
     uv = cam.project(np.array([spec.keypoints[n] for n in names], float))
     err = np.linalg.norm(uv - np.array([clicks[n] for n in names]), axis=1)
@@ -70,21 +76,32 @@ def frame_errors(record: dict, clicks: dict, spec) -> np.ndarray | None:
 def line_refiner(image, camera, spec):
     """Per-frame painted-line refinement (courtstudio.pipeline.line_refinement), lens kept."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
+
     return refine_on_lines(camera, spec, image, model="keep")[0]
 
 
-def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None,
-             refine_lines: bool = False) -> dict:
+def run_clip(
+    entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None, refine_lines: bool = False
+) -> dict:
     spec = load_spec(entry["sport"])
-    ref_frames = ref_frames or entry.get("reference_frames") or [
-        min(f for f in ann if len(ann[f]) >= MIN_REFERENCE_POINTS)]
+    ref_frames = (
+        ref_frames
+        or entry.get("reference_frames")
+        or [min(f for f in ann if len(ann[f]) >= MIN_REFERENCE_POINTS)]
+    )
     refs = [Reference(f, ann[f]) for f in ref_frames]
     frames = VideoFrames(video)
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    records = propagate(frames, spec, refs, out_dir, flag_rms_px=FLAG_PX,
-                        frames_source=VideoSource(str(video)),
-                        line_refiner=line_refiner if refine_lines else None)
+    records = propagate(
+        frames,
+        spec,
+        refs,
+        out_dir,
+        flag_rms_px=FLAG_PX,
+        frames_source=VideoSource(str(video)),
+        line_refiner=line_refiner if refine_lines else None,
+    )
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     by_frame = {r["frame"]: r for r in records}
     scale = entry["image_size"][1] / 1080.0
@@ -95,28 +112,44 @@ def run_clip(entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None
             continue
         rec = by_frame.get(f, {"status": "missing"})
         err = frame_errors(rec, ann[f], spec)
-        held.append({"frame": f, "status": rec["status"], "reason": rec.get("reason", ""),
-                     "n_points": len(ann[f]),
-                     "errors_px": None if err is None else [round(float(e), 3) for e in err],
-                     "median_px": None if err is None else float(np.median(err)),
-                     "max_px": None if err is None else float(np.max(err))})
+        held.append(
+            {
+                "frame": f,
+                "status": rec["status"],
+                "reason": rec.get("reason", ""),
+                "n_points": len(ann[f]),
+                "errors_px": None if err is None else [round(float(e), 3) for e in err],
+                "median_px": None if err is None else float(np.median(err)),
+                "max_px": None if err is None else float(np.max(err)),
+            }
+        )
     for h in held:
         h["off"] = h["max_px"] is None or h["max_px"] > off_px
         h["flagged"] = h["status"] in ("flagged", "missing")
-    all_err = np.concatenate([h["errors_px"] for h in held if h["errors_px"] is not None]
-                             or [np.zeros(0)])
+    all_err = np.concatenate(
+        [h["errors_px"] for h in held if h["errors_px"] is not None] or [np.zeros(0)]
+    )
     flagged = [h for h in held if h["flagged"]]
     n_flag_all = sum(r["status"] == "flagged" for r in records)
-    return {"id": entry["id"], "sport": entry["sport"], "size": entry["image_size"],
-            "frames": len(records), "references": ref_frames, "held_out": held,
-            "median_px": float(np.median(all_err)) if len(all_err) else None,
-            "max_px": float(np.max(all_err)) if len(all_err) else None,
-            "median_target_px": MEDIAN_TARGET_PX_1080 * scale, "off_px": off_px,
-            "flagged_held": len(flagged),
-            "flag_precision": (sum(h["off"] for h in flagged) / len(flagged)) if flagged else None,
-            "unflagged_off": sum(h["off"] and not h["flagged"] for h in held),
-            "flagged_clip": n_flag_all, "wall_s": wall, "cpu_s": cpu,
-            "graphics_boxes": propagate.last_extras.get("graphics_boxes", [])}
+    return {
+        "id": entry["id"],
+        "sport": entry["sport"],
+        "size": entry["image_size"],
+        "frames": len(records),
+        "references": ref_frames,
+        "held_out": held,
+        "median_px": float(np.median(all_err)) if len(all_err) else None,
+        "max_px": float(np.max(all_err)) if len(all_err) else None,
+        "median_target_px": MEDIAN_TARGET_PX_1080 * scale,
+        "off_px": off_px,
+        "flagged_held": len(flagged),
+        "flag_precision": (sum(h["off"] for h in flagged) / len(flagged)) if flagged else None,
+        "unflagged_off": sum(h["off"] and not h["flagged"] for h in held),
+        "flagged_clip": n_flag_all,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "graphics_boxes": propagate.last_extras.get("graphics_boxes", []),
+    }
 
 
 def fmt(x, d=2):
@@ -124,32 +157,39 @@ def fmt(x, d=2):
 
 
 def table(results: list[dict]) -> str:
-    rows = ["| clip | sport | size | frames | ref | held-out frames (status) | median px "
-            "(target) | max px | flagged held-out | flag precision | unflagged > off px | "
-            "flagged in clip | fps |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| clip | sport | size | frames | ref | held-out frames (status) | median px "
+        "(target) | max px | flagged held-out | flag precision | unflagged > off px | "
+        "flagged in clip | fps |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
-        held = ", ".join(f"{h['frame']} ({h['status']}, {fmt(h['max_px'], 1)})"
-                         for h in r["held_out"])
+        held = ", ".join(
+            f"{h['frame']} ({h['status']}, {fmt(h['max_px'], 1)})" for h in r["held_out"]
+        )
         rows.append(
             f"| {r['id']} | {r['sport']} | {r['size'][0]}x{r['size'][1]} | {r['frames']} | "
             f"{','.join(map(str, r['references']))} | {held} | {fmt(r['median_px'])} "
             f"({fmt(r['median_target_px'], 2)}) | {fmt(r['max_px'], 1)} | {r['flagged_held']} | "
             f"{fmt(r['flag_precision'])} | {r['unflagged_off']} (> {fmt(r['off_px'], 1)}) | "
-            f"{r['flagged_clip']} | {r['frames'] / max(r['wall_s'], 1e-9):.1f} |")
+            f"{r['flagged_clip']} | {r['frames'] / max(r['wall_s'], 1e-9):.1f} |"
+        )
     return "\n".join(rows)
 
 
 def pooled_table(results: list[dict]) -> str:
     """One row per clip over all its runs (every reference choice): held-out frames pooled."""
-    rows = ["| clip | runs (references) | held-out frames | keypoints | median px (target) | "
-            "p90 px | max px | flagged held-out | flag precision | unflagged > off px |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| clip | runs (references) | held-out frames | keypoints | median px (target) | "
+        "p90 px | max px | flagged held-out | flag precision | unflagged > off px |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for cid in dict.fromkeys(r["id"] for r in results):
         rs = [r for r in results if r["id"] == cid]
         held = [h for r in rs for h in r["held_out"]]
-        err = np.concatenate([h["errors_px"] for h in held if h["errors_px"] is not None]
-                             or [np.zeros(0)])
+        err = np.concatenate(
+            [h["errors_px"] for h in held if h["errors_px"] is not None] or [np.zeros(0)]
+        )
         flagged = [h for h in held if h["flagged"]]
         prec = sum(h["off"] for h in flagged) / len(flagged) if flagged else None
         refs = ",".join(str(r["references"][0]) for r in rs)
@@ -160,7 +200,8 @@ def pooled_table(results: list[dict]) -> str:
             f"{fmt(float(np.percentile(err, 90)) if len(err) else None)} | "
             f"{fmt(float(np.max(err)) if len(err) else None, 1)} | {len(flagged)} | "
             f"{fmt(prec)} | {sum(h['off'] and not h['flagged'] for h in held)} "
-            f"(> {fmt(rs[0]['off_px'], 1)}) |")
+            f"(> {fmt(rs[0]['off_px'], 1)}) |"
+        )
     return "\n".join(rows)
 
 
@@ -172,14 +213,24 @@ def main(argv=None) -> int:
     ap.add_argument("--clip", action="append", default=[], help="only these clip ids")
     ap.add_argument("--out", type=Path, default=None, help="keep the propagation outputs here")
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--refine-lines", action="store_true",
-                    help="refine every frame's camera on its painted lines (the line_refiner "
-                         "hook with courtstudio.pipeline.line_refinement.refine_on_lines)")
-    ap.add_argument("--each-reference", action="store_true",
-                    help="one run per annotated frame as the only reference (the others held "
-                         "out): frames before the reference are propagated backwards too")
-    ap.add_argument("--from-json", type=Path, default=None,
-                    help="print the tables of a saved --json run (no propagation)")
+    ap.add_argument(
+        "--refine-lines",
+        action="store_true",
+        help="refine every frame's camera on its painted lines (the line_refiner "
+        "hook with courtstudio.pipeline.line_refinement.refine_on_lines)",
+    )
+    ap.add_argument(
+        "--each-reference",
+        action="store_true",
+        help="one run per annotated frame as the only reference (the others held "
+        "out): frames before the reference are propagated backwards too",
+    )
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="print the tables of a saved --json run (no propagation)",
+    )
     args = ap.parse_args(argv)
     if args.from_json:
         results = json.loads(args.from_json.read_text())
@@ -197,16 +248,19 @@ def main(argv=None) -> int:
                 print(f"{entry['id']}: fewer than 2 annotated frames, skipped", file=sys.stderr)
                 continue
             usable = [f for f in sorted(ann) if len(ann[f]) >= MIN_REFERENCE_POINTS]
-            for refs in ([[f] for f in usable] if args.each_reference else [None]):
+            for refs in [[f] for f in usable] if args.each_reference else [None]:
                 out = base / entry["id"] / ("default" if refs is None else f"ref{refs[0]}")
                 if (out / "cameras.jsonl").exists():
                     (out / "cameras.jsonl").unlink()  # a fresh run every time
-                r = run_clip(entry, args.folder / entry["file"], ann, out, refs,
-                             args.refine_lines)
+                r = run_clip(entry, args.folder / entry["file"], ann, out, refs, args.refine_lines)
                 results.append(r)
-                print(f"{r['id']} (reference {r['references']}): median "
-                      f"{fmt(r['median_px'])} px, max {fmt(r['max_px'], 1)} px, {r['frames']} "
-                      f"frames in {r['wall_s']:.1f} s", file=sys.stderr, flush=True)
+                print(
+                    f"{r['id']} (reference {r['references']}): median "
+                    f"{fmt(r['median_px'])} px, max {fmt(r['max_px'], 1)} px, {r['frames']} "
+                    f"frames in {r['wall_s']:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     print(table(results) + "\n\n" + pooled_table(results))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     if args.json:

@@ -56,11 +56,12 @@ def held_out(spec, size, clicks, model, truth=None):
     for i in range(len(names)):
         keep = np.arange(len(names)) != i
         try:
-            fit = solve_camera(X[keep], uv[keep], size, model=model,
-                               names=[names[k] for k in np.flatnonzero(keep)])
+            fit = solve_camera(
+                X[keep], uv[keep], size, model=model, names=[names[k] for k in np.flatnonzero(keep)]
+            )
         except GeometryError:
             continue
-        p = fit.camera.project(X[i:i + 1])[0]
+        p = fit.camera.project(X[i : i + 1])[0]
         out[i] = float(np.linalg.norm(p - ref[i]))
     return out
 
@@ -80,8 +81,9 @@ def corners_and_lines(spec, size, clicks, image, truth=None):
     except GeometryError:
         return None
     e0 = float(np.nanmedian(np.linalg.norm(cam.project(Xo) - uvo, axis=1)))
-    new, rep = refine_on_lines(cam, spec, image, {n: clicks[n] for n in CORNERS},
-                               model="auto", click_sigma_px=2.0)
+    new, rep = refine_on_lines(
+        cam, spec, image, {n: clicks[n] for n in CORNERS}, model="auto", click_sigma_px=2.0
+    )
     e1 = float(np.nanmedian(np.linalg.norm(new.project(Xo) - uvo, axis=1)))
     return e0, e1, rep
 
@@ -97,8 +99,9 @@ def doctor(spec, size, clicks, trials, rng):
         for _ in range(trials):
             a = rng.uniform(0, 2 * np.pi)
             moved = dict(clicks)
-            moved[name] = tuple(np.asarray(clicks[name]) + MOVE_PX * np.array([np.cos(a),
-                                                                               np.sin(a)]))
+            moved[name] = tuple(
+                np.asarray(clicks[name]) + MOVE_PX * np.array([np.cos(a), np.sin(a)])
+            )
             n += 1
             try:
                 sus = calibrate_court(spec, size, moved).suspects
@@ -134,17 +137,24 @@ def main(argv=None) -> int:
         return 2
     rng = np.random.default_rng(args.seed)
     rows = []
-    print(f"{'frame':<28}{'dist':>5}{'N':>4} | held-out median (RMS) px: {'pinhole':>14}"
-          f"{'auto':>15} {'model':<12}| 4 corners: {'clicks':>6}{'lines':>7}{'ratio':>6}"
-          f"{'sup':>5} | doctor: clean  det")
+    print(
+        f"{'frame':<28}{'dist':>5}{'N':>4} | held-out median (RMS) px: {'pinhole':>14}"
+        f"{'auto':>15} {'model':<12}| 4 corners: {'clicks':>6}{'lines':>7}{'ratio':>6}"
+        f"{'sup':>5} | doctor: clean  det"
+    )
     for f in files:
         doc = json.loads(f.read_text())
         fid = f.stem
         spec = load_spec(doc["sport"])
         size = tuple(doc["image_size"])
         clicks = {k: tuple(v) for k, v in doc["points"].items()}
-        row = {"frame": fid, "sport": spec.id, "view": doc.get("view", "end"),
-               "distorted": bool(doc.get("distorted", False)), "n": len(clicks)}
+        row = {
+            "frame": fid,
+            "sport": spec.id,
+            "view": doc.get("view", "end"),
+            "distorted": bool(doc.get("distorted", False)),
+            "n": len(clicks),
+        }
         t0 = time.perf_counter()
         try:
             chosen = calibrate_court(spec, size, clicks, diagnose=False).fit.model.name
@@ -157,11 +167,13 @@ def main(argv=None) -> int:
         row["errors_to"] = "truth" if truth else "clicks"
         lp = held_out(spec, size, clicks, "simple", truth)
         la = held_out(spec, size, clicks, "auto", truth)
-        row.update(model=chosen,
-                   pinhole_median=float(np.nanmedian(lp)),
-                   pinhole_rms=float(np.sqrt(np.nanmean(lp ** 2))),
-                   auto_median=float(np.nanmedian(la)),
-                   auto_rms=float(np.sqrt(np.nanmean(la ** 2))))
+        row.update(
+            model=chosen,
+            pinhole_median=float(np.nanmedian(lp)),
+            pinhole_rms=float(np.sqrt(np.nanmean(lp**2))),
+            auto_median=float(np.nanmedian(la)),
+            auto_rms=float(np.sqrt(np.nanmean(la**2))),
+        )
         img_path = frame_path(folder, doc, fid)
         cl = None
         if img_path is not None:
@@ -170,22 +182,33 @@ def main(argv=None) -> int:
                 cl = corners_and_lines(spec, size, clicks, img, truth)
         if cl is not None:
             e0, e1, rep = cl
-            row.update(corners_median=e0, lines_median=e1, lines_ratio=e1 / e0,
-                       lines_accepted=rep.accepted, lines_reason=rep.reason,
-                       lines_model=rep.model, support_before=rep.support_before,
-                       support_after=rep.support_after)
+            row.update(
+                corners_median=e0,
+                lines_median=e1,
+                lines_ratio=e1 / e0,
+                lines_accepted=rep.accepted,
+                lines_reason=rep.reason,
+                lines_model=rep.model,
+                support_before=rep.support_before,
+                support_after=rep.support_after,
+            )
         if not args.no_doctor:
             clean, hits, n = doctor(spec, size, clicks, args.trials, rng)
             row.update(doctor_clean=clean, detect_hits=hits, detect_trials=n)
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
-        print(f"{fid:<28}{'yes' if row['distorted'] else 'no':>5}{row['n']:>4} | "
-              f"{fmt(row['pinhole_median'])} ({fmt(row['pinhole_rms'], 5)})"
-              f"{fmt(row['auto_median'], 8)} ({fmt(row['auto_rms'], 5)}) {chosen:<12}| "
-              f"{fmt(row.get('corners_median'), 17)}{fmt(row.get('lines_median'), 7)}"
-              f"{fmt(row.get('lines_ratio'), 6)}{fmt(row.get('support_after'), 5)} | "
-              + ("" if args.no_doctor else
-                 f"{'yes' if row['doctor_clean'] else 'NO':>12} {hits:>2}/{n:<3}"))
+        print(
+            f"{fid:<28}{'yes' if row['distorted'] else 'no':>5}{row['n']:>4} | "
+            f"{fmt(row['pinhole_median'])} ({fmt(row['pinhole_rms'], 5)})"
+            f"{fmt(row['auto_median'], 8)} ({fmt(row['auto_rms'], 5)}) {chosen:<12}| "
+            f"{fmt(row.get('corners_median'), 17)}{fmt(row.get('lines_median'), 7)}"
+            f"{fmt(row.get('lines_ratio'), 6)}{fmt(row.get('support_after'), 5)} | "
+            + (
+                ""
+                if args.no_doctor
+                else f"{'yes' if row['doctor_clean'] else 'NO':>12} {hits:>2}/{n:<3}"
+            )
+        )
     ok = [r for r in rows if "error" not in r]
 
     def med(key, sel=ok):
@@ -193,25 +216,34 @@ def main(argv=None) -> int:
         return float(np.median(v)) if v else float("nan")
 
     print("-" * 120)
-    for label, sel in (("all", ok), ("distorted", [r for r in ok if r["distorted"]]),
-                       ("undistorted", [r for r in ok if not r["distorted"]])):
+    for label, sel in (
+        ("all", ok),
+        ("distorted", [r for r in ok if r["distorted"]]),
+        ("undistorted", [r for r in ok if not r["distorted"]]),
+    ):
         if not sel:
             continue
-        pin, aut = med('pinhole_median', sel), med('auto_median', sel)
-        print(f"median {label:<12} ({len(sel)} frames): held-out pinhole {pin:.2f} px, auto "
-              f"{aut:.2f} px (auto/pinhole {aut / pin:.2f}); 4 corners "
-              f"{med('corners_median', sel):.2f} -> lines {med('lines_median', sel):.2f} px "
-              f"(ratio {med('lines_ratio', sel):.2f})")
+        pin, aut = med("pinhole_median", sel), med("auto_median", sel)
+        print(
+            f"median {label:<12} ({len(sel)} frames): held-out pinhole {pin:.2f} px, auto "
+            f"{aut:.2f} px (auto/pinhole {aut / pin:.2f}); 4 corners "
+            f"{med('corners_median', sel):.2f} -> lines {med('lines_median', sel):.2f} px "
+            f"(ratio {med('lines_ratio', sel):.2f})"
+        )
     if not args.no_doctor and ok:
         clean = np.mean([r["doctor_clean"] for r in ok])
         det = sum(r["detect_hits"] for r in ok) / max(1, sum(r["detect_trials"] for r in ok))
-        print(f"doctor: no suspect on {100 * clean:.0f} % of frames as clicked (target >= 85 %);"
-              f" a click moved by {MOVE_PX:g} px is the first suspect in {100 * det:.0f} % of "
-              f"trials (target >= 90 %)")
+        print(
+            f"doctor: no suspect on {100 * clean:.0f} % of frames as clicked (target >= 85 %);"
+            f" a click moved by {MOVE_PX:g} px is the first suspect in {100 * det:.0f} % of "
+            f"trials (target >= 90 %)"
+        )
     refused = [r for r in rows if "error" in r]
     if refused:
-        print(f"{len(refused)} frame(s) refused by the solver: "
-              + ", ".join(r["frame"] for r in refused))
+        print(
+            f"{len(refused)} frame(s) refused by the solver: "
+            + ", ".join(r["frame"] for r in refused)
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

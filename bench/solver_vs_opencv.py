@@ -39,9 +39,15 @@ from geometry.camera_params import ParamModel, image_centre_uv  # noqa: E402
 from geometry.levenberg_marquardt import refine  # noqa: E402
 
 SIZE = (1920, 1080)
-CV_FLAGS = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
-            | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1
-            | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+CV_FLAGS = (
+    cv2.CALIB_USE_INTRINSIC_GUESS
+    | cv2.CALIB_FIX_PRINCIPAL_POINT
+    | cv2.CALIB_FIX_ASPECT_RATIO
+    | cv2.CALIB_ZERO_TANGENT_DIST
+    | cv2.CALIB_FIX_K1
+    | cv2.CALIB_FIX_K2
+    | cv2.CALIB_FIX_K3
+)
 CV_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-10)
 
 
@@ -65,16 +71,21 @@ def _scipy_lm(model: ParamModel, theta0: np.ndarray, X: np.ndarray, uv: np.ndarr
     def jac(th):
         return model.project_with_jacobian(th, X, SIZE)[1]
 
-    return least_squares(fun, theta0, jac=jac, method="lm", x_scale="jac", xtol=1e-10,
-                         ftol=1e-10).x
+    return least_squares(fun, theta0, jac=jac, method="lm", x_scale="jac", xtol=1e-10, ftol=1e-10).x
 
 
 def _opencv(f0: float, X: np.ndarray, uv: np.ndarray):
     cx, cy = image_centre_uv(SIZE)  # the one-focal models' principal point
     K0 = np.array([[f0, 0, cx], [0, f0, cy], [0, 0, 1.0]])
     _, K, _, rvecs, tvecs = cv2.calibrateCamera(
-        [X.astype(np.float32)], [uv.astype(np.float32)], SIZE, K0, np.zeros(5), flags=CV_FLAGS,
-        criteria=CV_CRITERIA)
+        [X.astype(np.float32)],
+        [uv.astype(np.float32)],
+        SIZE,
+        K0,
+        np.zeros(5),
+        flags=CV_FLAGS,
+        criteria=CV_CRITERIA,
+    )
     # its solution's RMS recomputed on the float64 clicks, as ours is
     return np.concatenate([rvecs[0].ravel(), tvecs[0].ravel(), [K[0, 0]]])
 
@@ -86,8 +97,9 @@ def main() -> int:
     args = ap.parse_args()
     cv2.setNumThreads(1)
     model = ParamModel("simple")
-    times: dict[str, list[float]] = {k: [] for k in ("whole", "init", "lm_all", "lm", "scipy",
-                                                     "opencv")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("whole", "init", "lm_all", "lm", "scipy", "opencv")
+    }
     d_rms: dict[str, list[float]] = {"lm": [], "scipy": [], "opencv": []}
     d_f: dict[str, list[float]] = {"lm": [], "scipy": [], "opencv": []}
     for si, sport in enumerate(available_specs()):
@@ -127,22 +139,33 @@ def main() -> int:
             d_f["opencv"].append(abs(f_cv / f_ours - 1))
             d_f["lm"].append(abs(ours.theta[6] / f_ours - 1))
     n = len(times["whole"])
-    print(f"{n} solves ({args.cameras} cameras x {len(available_specs())} sports, "
-          f"sigma {args.sigma} px, {SIZE[0]}x{SIZE[1]})")
-    labels = {"whole": "ours, whole solve_camera", "init": "ours, focal-free start",
-              "lm_all": "ours, LM from every start", "lm": "ours, LM only (same start)",
-              "scipy": "scipy least_squares lm", "opencv": "cv2.calibrateCamera"}
+    print(
+        f"{n} solves ({args.cameras} cameras x {len(available_specs())} sports, "
+        f"sigma {args.sigma} px, {SIZE[0]}x{SIZE[1]})"
+    )
+    labels = {
+        "whole": "ours, whole solve_camera",
+        "init": "ours, focal-free start",
+        "lm_all": "ours, LM from every start",
+        "lm": "ours, LM only (same start)",
+        "scipy": "scipy least_squares lm",
+        "opencv": "cv2.calibrateCamera",
+    }
     for k, label in labels.items():
         ts = sorted(times[k])
-        print(f"{label:<28} CPU median {statistics.median(ts) * 1e3:6.3f} ms  "
-              f"p90 {ts[int(0.9 * (n - 1))] * 1e3:6.3f} ms")
+        print(
+            f"{label:<28} CPU median {statistics.median(ts) * 1e3:6.3f} ms  "
+            f"p90 {ts[int(0.9 * (n - 1))] * 1e3:6.3f} ms"
+        )
     for k in ("lm", "scipy", "opencv"):
         dr = np.array(d_rms[k])
         df = np.array(d_f[k])
-        print(f"{labels[k]:<28} RMS - ours: median {np.median(dr):+.2e} px, "
-              f"max {dr.max():+.2e} px, min {dr.min():+.2e} px; |f/f_ours - 1| median "
-              f"{np.median(df):.1e}, max {df.max():.1e}; worse by > 0.01 px in "
-              f"{int(np.sum(dr > 0.01))} of {n}")
+        print(
+            f"{labels[k]:<28} RMS - ours: median {np.median(dr):+.2e} px, "
+            f"max {dr.max():+.2e} px, min {dr.min():+.2e} px; |f/f_ours - 1| median "
+            f"{np.median(df):.1e}, max {df.max():.1e}; worse by > 0.01 px in "
+            f"{int(np.sum(dr > 0.01))} of {n}"
+        )
     return 0
 
 

@@ -71,8 +71,7 @@ def main():
             unc_cases.append((fit.camera, ub, ug, "court", 0.0, 1.0, fit.param_covariance))
         rows = [
             ("calibrate: solve_camera (6 points)", timed(solve_camera, solve_cases)),
-            ("calibrate + doctor (LOO, relabelling)",
-             timed(calibrate_court, court_cases[:100])),
+            ("calibrate + doctor (LOO, relabelling)", timed(calibrate_court, court_cases[:100])),
             ("lift ball", timed(lift_ball, lift_cases)),
             ("lift ball + 1-sigma propagation", timed(lift_ball_with_uncertainty, unc_cases)),
         ]

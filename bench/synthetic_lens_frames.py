@@ -23,8 +23,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from court_specs import load_spec  # noqa: E402
-from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera, \
-    visible_keypoints  # noqa: E402
+from courtstudio.synth.synthetic import (
+    render_frame,
+    sample_broadcast_camera,
+    visible_keypoints,  # noqa: E402
+)
 from geometry.distortion import monotonic_over_image  # noqa: E402
 
 SPORTS = ("tennis", "pickleball", "badminton")
@@ -54,14 +57,22 @@ def main(argv=None) -> int:
         kp = visible_keypoints(spec, cam, margin_px=4.0)
         fid = f"{spec.id}_k1_{written:02d}"
         cv2.imwrite(str(out / "frames" / f"{fid}.png"), img)
-        pts = {n: [round(float(c), 2) for c in uv + rng.normal(0, args.sigma, 2)]
-               for n, uv in kp.items()}
-        doc = {"image_size": list(size), "sport": spec.id, "points": pts, "view": "end",
-               "truth_points": {n: [round(float(c), 4) for c in uv] for n, uv in kp.items()},
-               "distorted": args.k1 != 0, "source": {"file": f"{fid}.png",
-                                                     "synthetic": {"k1": args.k1,
-                                                                   "sigma_px": args.sigma,
-                                                                   "seed": args.seed}}}
+        pts = {
+            n: [round(float(c), 2) for c in uv + rng.normal(0, args.sigma, 2)]
+            for n, uv in kp.items()
+        }
+        doc = {
+            "image_size": list(size),
+            "sport": spec.id,
+            "points": pts,
+            "view": "end",
+            "truth_points": {n: [round(float(c), 4) for c in uv] for n, uv in kp.items()},
+            "distorted": args.k1 != 0,
+            "source": {
+                "file": f"{fid}.png",
+                "synthetic": {"k1": args.k1, "sigma_px": args.sigma, "seed": args.seed},
+            },
+        }
         (out / "annotations" / f"{fid}.json").write_text(json.dumps(doc, indent=1))
         written += 1
     print(f"wrote {written} frames to {out}")

@@ -12,10 +12,14 @@ from pathlib import Path
 import numpy as np
 
 from court_specs.model import CORNERS, CourtSpec, Zone
-from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
-                                   check_optional_fields, parse_raised_surface, parse_synthesis)
-from safe_io.validation import (MAX_ABS_WORLD_M, field_path, first_schema_error,
-                                  read_json_file)
+from court_specs.synthesis import (
+    DEFAULT_BALL_RADIUS_M,
+    DEFAULT_LINE_WIDTH_M,
+    check_optional_fields,
+    parse_raised_surface,
+    parse_synthesis,
+)
+from safe_io.validation import MAX_ABS_WORLD_M, field_path, first_schema_error, read_json_file
 
 SPEC_DIR = Path(str(resources.files("court_specs")))  # the bundled specs (package data)
 SCHEMA_PATH = SPEC_DIR / "schema" / "court_spec.schema.json"
@@ -47,8 +51,10 @@ def spec_dirs() -> list[Path]:
     (COURTSTUDIO_SPECS_DIR, os.pathsep-separated, in order), then the bundled specs. A user
     folder that does not exist is an error (a typo would otherwise hide the user's sports)."""
     dirs: list[Path] = []
-    sources = [(part, f"from {SPECS_DIR_ENV} or --specs-dir")
-               for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep)]
+    sources = [
+        (part, f"from {SPECS_DIR_ENV} or --specs-dir")
+        for part in os.environ.get(SPECS_DIR_ENV, "").split(os.pathsep)
+    ]
     sources += [(part, "from Preferences: Court specs folder") for part in _configured_dirs]
     for part, where in sources:
         if not part.strip():
@@ -119,15 +125,24 @@ def load_spec(sport_or_path: str) -> CourtSpec:
         return load_spec_file(p)
     path = None
     if SPEC_ID.fullmatch(sport_or_path):
-        path = next((d / f"{sport_or_path}.json" for d in spec_dirs()
-                     if (d / f"{sport_or_path}.json").is_file()), None)
+        path = next(
+            (
+                d / f"{sport_or_path}.json"
+                for d in spec_dirs()
+                if (d / f"{sport_or_path}.json").is_file()
+            ),
+            None,
+        )
     if path is None:
-        raise SpecError(f"unknown sport {sport_or_path!r}; available: "
-                        f"{', '.join(available_specs())}")
+        raise SpecError(
+            f"unknown sport {sport_or_path!r}; available: {', '.join(available_specs())}"
+        )
     spec = load_spec_file(path)
     if spec.id != sport_or_path:
-        raise SpecError(f"{path}: field id: {spec.id!r} differs from the file name "
-                        f"({sport_or_path!r}); name the file <id>.json")
+        raise SpecError(
+            f"{path}: field id: {spec.id!r} differs from the file name "
+            f"({sport_or_path!r}); name the file <id>.json"
+        )
     return spec
 
 
@@ -158,21 +173,29 @@ def _parse(path: Path) -> CourtSpec:
         raise SpecError(f"{path}: field {field}: {msg}")
 
     if data["default_plane"] not in data["planes"]:
-        bad("default_plane", f"{data['default_plane']!r} is not one of planes "
-                             f"({', '.join(data['planes'])})")
+        bad(
+            "default_plane",
+            f"{data['default_plane']!r} is not one of planes ({', '.join(data['planes'])})",
+        )
     if abs(data["planes"][data["default_plane"]]) > 1e-12:
         bad("planes", "the default plane (the playing surface) must be z = 0")
     for c in CORNERS:
         if c not in data["keypoints"]:
             bad(f"keypoints.{c}", "missing (every spec names its four outer corners)")
     L, W = data["length_m"], data["width_m"]
-    expect = {"far_left_corner": (0, 0), "far_right_corner": (0, W),
-              "near_left_corner": (L, 0), "near_right_corner": (L, W)}
+    expect = {
+        "far_left_corner": (0, 0),
+        "far_right_corner": (0, W),
+        "near_left_corner": (L, 0),
+        "near_right_corner": (L, W),
+    }
     for c, (x, y) in expect.items():
         kx, ky, kz = data["keypoints"][c]
         if abs(kx - x) > 1e-6 or abs(ky - y) > 1e-6 or abs(kz) > 1e-6:
-            bad(f"keypoints.{c}", f"expected ({x}, {y}, 0) for a {L} x {W} court, got "
-                                  f"({kx}, {ky}, {kz})")
+            bad(
+                f"keypoints.{c}",
+                f"expected ({x}, {y}, 0) for a {L} x {W} court, got ({kx}, {ky}, {kz})",
+            )
     names = [z["name"] for z in data["zones"]]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -182,19 +205,34 @@ def _parse(path: Path) -> CourtSpec:
             if abs(data["net"][k][0] - data["net"]["x_m"]) > 1e-6:
                 bad(f"net.{k}", "post is not on the net line x = net.x_m")
     check_optional_fields(data, bad)
-    zones = [Zone(name=z["name"], label=z["label"], half=z.get("half"),
-                  polygon=np.asarray(z["polygon"], float)) for z in data["zones"]]
+    zones = [
+        Zone(
+            name=z["name"],
+            label=z["label"],
+            half=z.get("half"),
+            polygon=np.asarray(z["polygon"], float),
+        )
+        for z in data["zones"]
+    ]
     return CourtSpec(
-        id=data["id"], name=data["name"], length_m=float(L), width_m=float(W),
+        id=data["id"],
+        name=data["name"],
+        length_m=float(L),
+        width_m=float(W),
         planes={k: float(v) for k, v in data["planes"].items()},
         default_plane=data["default_plane"],
         keypoints={k: np.asarray(v, float) for k, v in data["keypoints"].items()},
         lines={k: np.asarray(v, float) for k, v in data["lines"].items()},
-        zones=zones, net=data["net"], frame_phrase=data.get("frame_phrase", ""),
+        zones=zones,
+        net=data["net"],
+        frame_phrase=data.get("frame_phrase", ""),
         notes=data.get("notes", ""),
         ball_radius_m=float(data.get("ball_radius_m", DEFAULT_BALL_RADIUS_M)),
         broadcast_view=data.get("broadcast_view", "end"),
-        source=str(path), raw=data,
+        source=str(path),
+        raw=data,
         line_width_m=float(data.get("line_width_m", DEFAULT_LINE_WIDTH_M)),
         line_widths_m={k: float(v) for k, v in data.get("line_widths_m", {}).items()},
-        raised_surface=parse_raised_surface(data), synthesis=parse_synthesis(data))
+        raised_surface=parse_raised_surface(data),
+        synthesis=parse_synthesis(data),
+    )

@@ -6,8 +6,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from court_specs.synthesis import (DEFAULT_BALL_RADIUS_M, DEFAULT_LINE_WIDTH_M,
-                                   DEFAULT_NET_POST_RADIUS_M, RaisedSurface, SynthesisPreset)
+from court_specs.synthesis import (
+    DEFAULT_BALL_RADIUS_M,
+    DEFAULT_LINE_WIDTH_M,
+    DEFAULT_NET_POST_RADIUS_M,
+    RaisedSurface,
+    SynthesisPreset,
+)
 from geometry.polygons import points_in_polygon
 
 
@@ -17,6 +22,7 @@ class UnknownPlaneError(KeyError, ValueError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
 
 SYMMETRY_TOL_M = 1e-4
 CORNERS = ("far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner")
@@ -80,8 +86,9 @@ class CourtSpec:
         """Height (m) of a named plane; None = the spec's default (the playing surface)."""
         name = plane or self.default_plane
         if name not in self.planes:
-            raise UnknownPlaneError(f"{self.id} has no plane {name!r}; planes: "
-                                    f"{', '.join(self.planes)}")
+            raise UnknownPlaneError(
+                f"{self.id} has no plane {name!r}; planes: {', '.join(self.planes)}"
+            )
         return float(self.planes[name])
 
     @property
@@ -129,8 +136,12 @@ class CourtSpec:
             top = np.array([left, centre, right])
         base_l, base_r = left.copy(), right.copy()
         base_l[2] = base_r[2] = z0
-        return [np.array([base_l, left]), np.array([base_r, right]), top,
-                np.array([base_l, base_r])]
+        return [
+            np.array([base_l, left]),
+            np.array([base_r, right]),
+            top,
+            np.array([base_l, base_r]),
+        ]
 
     def symmetry_maps(self) -> dict[str, dict[str, str]]:
         """Name permutations of the court's symmetries: 'left_right' (y -> W - y), 'near_far'
@@ -140,9 +151,11 @@ class CourtSpec:
         names = list(self.keypoints)
         P = np.array([self.keypoints[n] for n in names])
         maps = {}
-        for kind, f in (("left_right", lambda p: [p[0], W - p[1], p[2]]),
-                        ("near_far", lambda p: [L - p[0], p[1], p[2]]),
-                        ("rotate_180", lambda p: [L - p[0], W - p[1], p[2]])):
+        for kind, f in (
+            ("left_right", lambda p: [p[0], W - p[1], p[2]]),
+            ("near_far", lambda p: [L - p[0], p[1], p[2]]),
+            ("rotate_180", lambda p: [L - p[0], W - p[1], p[2]]),
+        ):
             m = {}
             for n, p in zip(names, P):
                 d = np.linalg.norm(P - np.asarray(f(p)), axis=1)

@@ -15,9 +15,13 @@ DEFAULT_NET_POST_RADIUS_M = 0.04
 DEFAULT_BALL_RADIUS_M = 0.05
 # BGR 0-255: the view beyond the surround, the surround (the floor under a raised surface),
 # the playing surface, a raised surface's edge faces, the painted lines
-DEFAULT_COLOURS_BGR = {"background": (70, 95, 60), "surround": (80, 120, 70),
-                       "surface": (120, 90, 50), "surface_edge": (60, 40, 20),
-                       "lines": (235, 235, 235)}
+DEFAULT_COLOURS_BGR = {
+    "background": (70, 95, 60),
+    "surround": (80, 120, 70),
+    "surface": (120, 90, 50),
+    "surface_edge": (60, 40, 20),
+    "lines": (235, 235, 235),
+}
 # Derived presets: fractions of D, the court's extent along the main camera's view (length_m
 # for an 'end' view, width_m for 'side' and 'auto'), and of the width W across it; typical
 # ratios of the bundled sports' presets.
@@ -76,10 +80,13 @@ def parse_synthesis(data: dict) -> SynthesisPreset:
     for k, default in derived.items():
         v = syn.get(k, default)
         values[k] = float(v) if k == "camera_lateral_m" else _pair(v)
-    colours = {**DEFAULT_COLOURS_BGR,
-               **{k: tuple(int(c) for c in v) for k, v in syn.get("colours_bgr", {}).items()}}
-    return SynthesisPreset(**values, colours_bgr=colours,
-                           derived=tuple(k for k in derived if k not in syn))
+    colours = {
+        **DEFAULT_COLOURS_BGR,
+        **{k: tuple(int(c) for c in v) for k, v in syn.get("colours_bgr", {}).items()},
+    }
+    return SynthesisPreset(
+        **values, colours_bgr=colours, derived=tuple(k for k in derived if k not in syn)
+    )
 
 
 def parse_raised_surface(data: dict) -> RaisedSurface | None:
@@ -99,38 +106,52 @@ def check_optional_fields(data: dict, bad) -> None:
             bad(f"line_widths_m.{name}", f"no such line (lines: {', '.join(data['lines'])})")
     qa = data.get("qa_wording", {})
     zones = {z["name"] for z in data["zones"]}
-    for key, known in (("line_names", data["lines"]), ("zone_names", zones),
-                       ("three_point_zones", zones)):
+    for key, known in (
+        ("line_names", data["lines"]),
+        ("zone_names", zones),
+        ("three_point_zones", zones),
+    ):
         for name in qa.get(key, ()):
             if name not in known:
                 bad(f"qa_wording.{key}.{name}", "no such line or zone in this spec")
     r = data.get("raised_surface")
     if r is not None:
         if r["floor_plane"] not in data["planes"]:
-            bad("raised_surface.floor_plane", f"{r['floor_plane']!r} is not one of planes "
-                                              f"({', '.join(data['planes'])})")
+            bad(
+                "raised_surface.floor_plane",
+                f"{r['floor_plane']!r} is not one of planes ({', '.join(data['planes'])})",
+            )
         if not data["planes"][r["floor_plane"]] < 0:
-            bad("raised_surface.floor_plane", "the floor must lie below the playing surface "
-                                              "(z < 0)")
+            bad(
+                "raised_surface.floor_plane", "the floor must lie below the playing surface (z < 0)"
+            )
 
 
 def describe_drawing(spec) -> list[str]:
     """Text lines for ``courtstudio specs SPORT``: line widths, raised surface, synthesis
     presets; presets scaled from the court's size are marked 'derived'."""
-    out = [f"lines painted {spec.line_width_m:g} m wide"
-           + "".join(f", {k} {v:g} m" for k, v in spec.line_widths_m.items())
-           + f"; ball radius {spec.ball_radius_m:g} m"]
+    out = [
+        f"lines painted {spec.line_width_m:g} m wide"
+        + "".join(f", {k} {v:g} m" for k, v in spec.line_widths_m.items())
+        + f"; ball radius {spec.ball_radius_m:g} m"
+    ]
     if spec.raised_surface is not None:
         r = spec.raised_surface
-        out.append(f"raised surface: a {r.thickness_m:g} m slab standing on plane "
-                   f"{r.floor_plane} (players stand there, behind the ends)")
+        out.append(
+            f"raised surface: a {r.thickness_m:g} m slab standing on plane "
+            f"{r.floor_plane} (players stand there, behind the ends)"
+        )
     p = spec.synthesis
 
     def rng(k):
         lo, hi = getattr(p, k)
         return f"{lo:.3g}..{hi:.3g} m" + (" (derived)" if k in p.derived else "")
-    lateral = f"{p.camera_lateral_m:.3g} m" + (" (derived)" if "camera_lateral_m" in p.derived
-                                               else "")
-    out.append(f"synthesis: camera {rng('camera_distance_m')} back, {rng('camera_height_m')} "
-               f"high, lateral up to {lateral}; ball {rng('ball_height_m')} high")
+
+    lateral = f"{p.camera_lateral_m:.3g} m" + (
+        " (derived)" if "camera_lateral_m" in p.derived else ""
+    )
+    out.append(
+        f"synthesis: camera {rng('camera_distance_m')} back, {rng('camera_height_m')} "
+        f"high, lateral up to {lateral}; ball {rng('ball_height_m')} high"
+    )
     return out

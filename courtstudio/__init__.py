@@ -6,6 +6,7 @@ def __getattr__(name: str) -> str:
     importing courtstudio stays cheap for the CLI)."""
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
+
         try:
             return version("courtstudio")
         except PackageNotFoundError:  # a source tree that was never installed

@@ -22,8 +22,15 @@ def coco_court_keypoints(spec_id: str, keypoint_names: list[str], frames: list[d
     images, anns = [], []
     for i, fr in enumerate(frames, start=1):
         w, h = fr["image_size"]
-        images.append({"id": i, "file_name": fr["file_name"], "width": int(w), "height": int(h),
-                       "courtstudio_frame_id": fr["id"]})
+        images.append(
+            {
+                "id": i,
+                "file_name": fr["file_name"],
+                "width": int(w),
+                "height": int(h),
+                "courtstudio_frame_id": fr["id"],
+            }
+        )
         kps, pts = [], []
         for n in keypoint_names:
             if n in fr["points"]:
@@ -39,16 +46,36 @@ def coco_court_keypoints(spec_id: str, keypoint_names: list[str], frames: list[d
             bbox = [float(x0), float(y0), float(x1 - x0), float(y1 - y0)]
         else:
             bbox = [0.0, 0.0, 0.0, 0.0]
-        anns.append({"id": i, "image_id": i, "category_id": 1, "keypoints": kps,
-                     "num_keypoints": len(pts), "bbox": bbox, "area": bbox[2] * bbox[3],
-                     "iscrowd": 0})
-    return {"info": {"description": f"CourtStudio court keypoints ({spec_id})"},
-            "images": images, "annotations": anns,
-            "categories": [{"id": 1, "name": f"court_{spec_id}", "supercategory": "court",
-                            "keypoints": list(keypoint_names), "skeleton": []}]}
+        anns.append(
+            {
+                "id": i,
+                "image_id": i,
+                "category_id": 1,
+                "keypoints": kps,
+                "num_keypoints": len(pts),
+                "bbox": bbox,
+                "area": bbox[2] * bbox[3],
+                "iscrowd": 0,
+            }
+        )
+    return {
+        "info": {"description": f"CourtStudio court keypoints ({spec_id})"},
+        "images": images,
+        "annotations": anns,
+        "categories": [
+            {
+                "id": 1,
+                "name": f"court_{spec_id}",
+                "supercategory": "court",
+                "keypoints": list(keypoint_names),
+                "skeleton": [],
+            }
+        ],
+    }
 
 
-def write_coco_court_keypoints(path, spec_id: str, keypoint_names: list[str],
-                               frames: list[dict]) -> Path:
+def write_coco_court_keypoints(
+    path, spec_id: str, keypoint_names: list[str], frames: list[dict]
+) -> Path:
     write_json_atomic(path, coco_court_keypoints(spec_id, keypoint_names, frames))
     return Path(path)

@@ -15,9 +15,9 @@ import numpy as np
 import trimesh
 from trimesh.visual.material import PBRMaterial
 
-from safe_io.atomic import write_bytes_atomic
 from exporters.scene import Scene
 from geometry.ribbons import ribbon_quads
+from safe_io.atomic import write_bytes_atomic
 
 Z_UP_TO_Y_UP = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1.0]])
 LINE_WIDTH_M = 0.05
@@ -25,9 +25,13 @@ LIFT_M = 0.003  # lines float this far above the surface so viewers do not z-fig
 
 
 def _material(rgba, blend=False):
-    return PBRMaterial(baseColorFactor=[float(c) for c in rgba], metallicFactor=0.0,
-                       roughnessFactor=0.9, alphaMode="BLEND" if blend else "OPAQUE",
-                       doubleSided=True)
+    return PBRMaterial(
+        baseColorFactor=[float(c) for c in rgba],
+        metallicFactor=0.0,
+        roughnessFactor=0.9,
+        alphaMode="BLEND" if blend else "OPAQUE",
+        doubleSided=True,
+    )
 
 
 def _with_material(mesh: trimesh.Trimesh, rgba, blend=False) -> trimesh.Trimesh:
@@ -36,13 +40,13 @@ def _with_material(mesh: trimesh.Trimesh, rgba, blend=False) -> trimesh.Trimesh:
 
 
 def _quad(p0, p1, p2, p3) -> trimesh.Trimesh:
-    return trimesh.Trimesh(vertices=np.array([p0, p1, p2, p3], float),
-                           faces=[[0, 1, 2], [0, 2, 3]], process=False)
+    return trimesh.Trimesh(
+        vertices=np.array([p0, p1, p2, p3], float), faces=[[0, 1, 2], [0, 2, 3]], process=False
+    )
 
 
 def _ribbons(polylines, lift_m, width) -> trimesh.Trimesh | None:
-    quads = [_quad(*(q + [0.0, 0.0, lift_m])) for pl in polylines
-             for q in ribbon_quads(pl, width)]
+    quads = [_quad(*(q + [0.0, 0.0, lift_m])) for pl in polylines for q in ribbon_quads(pl, width)]
     return trimesh.util.concatenate(quads) if quads else None
 
 
@@ -50,8 +54,12 @@ def court_meshes(spec) -> dict[str, trimesh.Trimesh]:
     """Named meshes of the court: surface, lines, net (if any), rings (basketball)."""
     L, W = spec.length_m, spec.width_m
     m = max(2.0, 0.15 * L)
-    out = {"surface": _with_material(_quad([-m, -m, 0], [L + m, -m, 0], [L + m, W + m, 0],
-                                           [-m, W + m, 0]), [0.18, 0.42, 0.30, 1])}
+    out = {
+        "surface": _with_material(
+            _quad([-m, -m, 0], [L + m, -m, 0], [L + m, W + m, 0], [-m, W + m, 0]),
+            [0.18, 0.42, 0.30, 1],
+        )
+    }
     lines = _ribbons(spec.lines.values(), LIFT_M, LINE_WIDTH_M)
     if lines is not None:
         out["lines"] = _with_material(lines, [0.95, 0.95, 0.95, 1])
@@ -61,9 +69,12 @@ def court_meshes(spec) -> dict[str, trimesh.Trimesh]:
         hc = float(spec.net["height_at_centre_m"])
         mid = (left + right) / 2
         mid[2] = hc
-        net = trimesh.util.concatenate([
-            _quad([left[0], left[1], 0], [mid[0], mid[1], 0], mid, left),
-            _quad([mid[0], mid[1], 0], [right[0], right[1], 0], right, mid)])
+        net = trimesh.util.concatenate(
+            [
+                _quad([left[0], left[1], 0], [mid[0], mid[1], 0], mid, left),
+                _quad([mid[0], mid[1], 0], [right[0], right[1], 0], right, mid),
+            ]
+        )
         out["net"] = _with_material(net, [0.1, 0.1, 0.1, 0.45], blend=True)
         posts = []
         for p in (left, right):
@@ -86,8 +97,9 @@ def camera_frustum(camera, depth_m: float = 1.5) -> trimesh.Trimesh:
     """An open pyramid from the camera centre to the image corners at depth_m (world frame)."""
     w, h = camera.image_size
     # the image corners' true rays (undistorted: a wide-angle lens sees more than K says)
-    corners_px = camera.undistort_uv(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5],
-                                              [-0.5, h - 0.5]]))
+    corners_px = camera.undistort_uv(
+        np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]])
+    )
     corners = np.column_stack([corners_px, np.ones(4)]) @ np.linalg.inv(camera.K).T * depth_m
     pts = camera.cam_to_world(np.vstack([[0, 0, 0], corners]))
     faces = [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1]]
@@ -102,17 +114,29 @@ def scene_to_glb_bytes(scene: Scene, spec) -> bytes:
     if scene.ball.visible and scene.ball.world is not None:
         ball = trimesh.creation.icosphere(subdivisions=2, radius=max(spec.ball_radius_m, 0.03))
         ball.apply_translation(scene.ball.world)
-        ts.add_geometry(_with_material(ball, [0.85, 0.95, 0.2, 1]), node_name="ball",
-                        geom_name="ball", transform=Z_UP_TO_Y_UP)
+        ts.add_geometry(
+            _with_material(ball, [0.85, 0.95, 0.2, 1]),
+            node_name="ball",
+            geom_name="ball",
+            transform=Z_UP_TO_Y_UP,
+        )
     for p in scene.players:
         if p.vertices_world is None:
             continue
         mesh = trimesh.Trimesh(vertices=p.vertices_world, faces=p.faces, process=False)
         name = f"player_{p.id}"
-        ts.add_geometry(_with_material(mesh, [0.8, 0.55, 0.45, 1]), node_name=name,
-                        geom_name=name, transform=Z_UP_TO_Y_UP)
-    ts.add_geometry(_with_material(camera_frustum(scene.camera), [0.2, 0.5, 1.0, 0.6], True),
-                    node_name="camera", geom_name="camera", transform=Z_UP_TO_Y_UP)
+        ts.add_geometry(
+            _with_material(mesh, [0.8, 0.55, 0.45, 1]),
+            node_name=name,
+            geom_name=name,
+            transform=Z_UP_TO_Y_UP,
+        )
+    ts.add_geometry(
+        _with_material(camera_frustum(scene.camera), [0.2, 0.5, 1.0, 0.6], True),
+        node_name="camera",
+        geom_name="camera",
+        transform=Z_UP_TO_Y_UP,
+    )
     for name, geom in ts.geometry.items():
         if not np.isfinite(np.asarray(geom.vertices, float)).all():
             raise ValueError(f"GLB export: {name} has non-finite coordinates")
@@ -132,7 +156,8 @@ def check_glb_json(data: bytes) -> dict:
 
     def refuse(text):
         raise ValueError(f"GLB export: the glTF JSON holds {text}")
-    return json.loads(data[20:20 + length].decode("utf-8"), parse_constant=refuse)
+
+    return json.loads(data[20 : 20 + length].decode("utf-8"), parse_constant=refuse)
 
 
 def write_glb(scene: Scene, spec, path) -> Path:

@@ -40,6 +40,7 @@ def _pyrender():
         if not hasattr(np, "infty"):  # pyrender 0.1.45 still uses it; numpy 2 removed it
             np.infty = np.inf
         import pyrender
+
         return pyrender
     except Exception as exc:  # noqa: BLE001 - missing module, missing EGL, driver errors
         _backend_error = f"{type(exc).__name__}: {exc}"
@@ -53,9 +54,14 @@ def backend(prefer: str = "auto") -> str:
     return "pyrender" if _pyrender() is not None else "cpu"
 
 
-def render_meshes(image: np.ndarray, camera: Camera, meshes: list[RenderMesh],
-                  prefer: str = "auto", alpha: float = 1.0,
-                  occluders: list[RenderMesh] = ()) -> np.ndarray:
+def render_meshes(
+    image: np.ndarray,
+    camera: Camera,
+    meshes: list[RenderMesh],
+    prefer: str = "auto",
+    alpha: float = 1.0,
+    occluders: list[RenderMesh] = (),
+) -> np.ndarray:
     """Composite meshes over image (h, w, 3) uint8 BGR; returns a new image. Occlusion between
     meshes is resolved. The image has no depth of its own, so scene geometry that stands in
     front of a player (a table-tennis table) is passed as ``occluders``: where an occluder is
@@ -73,18 +79,21 @@ def render_meshes(image: np.ndarray, camera: Camera, meshes: list[RenderMesh],
 
 def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
     import trimesh
+
     pyrender = _pyrender()
     w, h = camera.image_size
     scene = pyrender.Scene(bg_color=[0, 0, 0, 0], ambient_light=[0.35, 0.35, 0.35])
     nodes = []
     for m in meshes:
         tm = trimesh.Trimesh(m.vertices_world, m.faces, process=False)
-        mat = pyrender.MetallicRoughnessMaterial(baseColorFactor=[*m.rgb, 1.0],
-                                                 metallicFactor=0.0, roughnessFactor=0.8)
+        mat = pyrender.MetallicRoughnessMaterial(
+            baseColorFactor=[*m.rgb, 1.0], metallicFactor=0.0, roughnessFactor=0.8
+        )
         nodes.append(scene.add(pyrender.Mesh.from_trimesh(tm, material=mat, smooth=True)))
     K = camera.K
-    cam = pyrender.IntrinsicsCamera(fx=K[0, 0], fy=K[1, 1], cx=K[0, 2] + 0.5,
-                                    cy=K[1, 2] + 0.5, znear=0.05, zfar=1000.0)
+    cam = pyrender.IntrinsicsCamera(
+        fx=K[0, 0], fy=K[1, 1], cx=K[0, 2] + 0.5, cy=K[1, 2] + 0.5, znear=0.05, zfar=1000.0
+    )
     pose = np.eye(4)
     pose[:3, :3] = camera.R.T @ np.diag([1.0, -1.0, -1.0])  # OpenCV -> OpenGL camera axes
     pose[:3, 3] = camera.camera_centre_world
@@ -106,8 +115,13 @@ def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
     if occluders:
         seg_map = {n: (255, 255, 255) for n in nodes}
         for o in occluders:  # nodes missing from the map are skipped, so occluders are black
-            seg_map[scene.add(pyrender.Mesh.from_trimesh(
-                trimesh.Trimesh(o.vertices_world, o.faces, process=False)))] = (0, 0, 0)
+            seg_map[
+                scene.add(
+                    pyrender.Mesh.from_trimesh(
+                        trimesh.Trimesh(o.vertices_world, o.faces, process=False)
+                    )
+                )
+            ] = (0, 0, 0)
         seg, _ = r.render(scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
     out = image.copy()
     # composite only inside the box of covered pixels: outside it alpha is 0 and the image is
@@ -133,8 +147,9 @@ def _render_cpu(image, camera: Camera, meshes, alpha, occluders=()):
         F = np.asarray(m.faces)
         depth = camera.world_to_cam(V)[:, 2]
         uv = camera.project(V)
-        ok = np.all(depth[F] > 0.05, axis=1) & np.all(np.isfinite(uv[F]).reshape(len(F), -1),
-                                                       axis=1)
+        ok = np.all(depth[F] > 0.05, axis=1) & np.all(
+            np.isfinite(uv[F]).reshape(len(F), -1), axis=1
+        )
         F = F[ok]
         tri = V[F]
         n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])

@@ -7,8 +7,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from safe_io.atomic import atomic_path
 from geometry.camera import Camera
+from safe_io.atomic import atomic_path
 
 
 def write_opencv_yaml(camera: Camera, path) -> Path:
@@ -45,5 +45,6 @@ def read_opencv_yaml(path) -> Camera:
     for name, m in (("camera_matrix", K), ("rotation_matrix", R), ("tvec", t)):
         if m is None:
             raise ValueError(f"{path}: node {name} missing")
-    return Camera(K=K, R=R, t=t.ravel(), image_size=size,
-                  dist=np.zeros(5) if dist is None else dist.ravel())
+    return Camera(
+        K=K, R=R, t=t.ravel(), image_size=size, dist=np.zeros(5) if dist is None else dist.ravel()
+    )

@@ -34,14 +34,21 @@ class OrbitPlayer:
     faces: np.ndarray | None = None  # (F, 3)
 
 
-def orbit_camera(spec, azimuth_rad: float, elevation_rad: float, distance_m: float,
-                 size=(640, 400), fov_deg: float = 50.0) -> Camera:
+def orbit_camera(
+    spec,
+    azimuth_rad: float,
+    elevation_rad: float,
+    distance_m: float,
+    size=(640, 400),
+    fov_deg: float = 50.0,
+) -> Camera:
     """A camera on a sphere around the court centre. azimuth 0 looks from the near side (+x),
     positive turns toward +y; elevation from the horizontal, clipped to (2, 89) degrees."""
     el = float(np.clip(elevation_rad, np.deg2rad(2), np.deg2rad(89)))
     target = np.array([spec.length_m / 2, spec.width_m / 2, 0.0])
-    C = target + distance_m * np.array([np.cos(el) * np.cos(azimuth_rad),
-                                        np.cos(el) * np.sin(azimuth_rad), np.sin(el)])
+    C = target + distance_m * np.array(
+        [np.cos(el) * np.cos(azimuth_rad), np.cos(el) * np.sin(azimuth_rad), np.sin(el)]
+    )
     R = rotation_look_at(C, target)
     w, h = size
     f = (w / 2) / np.tan(np.deg2rad(fov_deg) / 2)
@@ -51,12 +58,18 @@ def orbit_camera(spec, azimuth_rad: float, elevation_rad: float, distance_m: flo
 
 def _fill(img, uv, bgr):
     if len(uv) >= 3 and np.all(np.isfinite(uv)):
-        cv2.fillPoly(img, [np.round(uv * 16).astype(np.int32).reshape(-1, 1, 2)], bgr,
-                     cv2.LINE_AA, 4)
+        cv2.fillPoly(
+            img, [np.round(uv * 16).astype(np.int32).reshape(-1, 1, 2)], bgr, cv2.LINE_AA, 4
+        )
 
 
-def render_orbit_view(spec, view: Camera, frame_camera: Camera | None = None,
-                      ball_world=None, players: list[OrbitPlayer] = ()) -> np.ndarray:
+def render_orbit_view(
+    spec,
+    view: Camera,
+    frame_camera: Camera | None = None,
+    ball_world=None,
+    players: list[OrbitPlayer] = (),
+) -> np.ndarray:
     """(h, w, 3) uint8 BGR image of the scene seen from ``view``."""
     w, h = view.image_size
     img = np.empty((h, w, 3), np.uint8)
@@ -64,10 +77,18 @@ def render_orbit_view(spec, view: Camera, frame_camera: Camera | None = None,
     L, W = spec.length_m, spec.width_m
     z0 = spec.plane_z()
     m = max(2.0, 0.15 * L)
-    _fill(img, project_polygon(view, np.array([[-m, -m, z0], [L + m, -m, z0], [L + m, W + m, z0],
-                                               [-m, W + m, z0]])), SURFACE_BGR)
-    _fill(img, project_polygon(view, np.array([[0, 0, z0], [L, 0, z0], [L, W, z0],
-                                               [0, W, z0]], float)), COURT_BGR)
+    _fill(
+        img,
+        project_polygon(
+            view, np.array([[-m, -m, z0], [L + m, -m, z0], [L + m, W + m, z0], [-m, W + m, z0]])
+        ),
+        SURFACE_BGR,
+    )
+    _fill(
+        img,
+        project_polygon(view, np.array([[0, 0, z0], [L, 0, z0], [L, W, z0], [0, W, z0]], float)),
+        COURT_BGR,
+    )
     for pl in spec.lines.values():
         draw_polyline_world(img, view, pl, LINE_BGR, 1)
     for pl in spec.net_box_world():
@@ -92,8 +113,9 @@ def render_orbit_view(spec, view: Camera, frame_camera: Camera | None = None,
 def _draw_frustum(img, view: Camera, cam: Camera, depth_m: float = 2.0):
     w, h = cam.image_size
     # the image corners' true rays (undistorted: a wide-angle lens sees more than K says)
-    corners_px = cam.undistort_uv(np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5],
-                                              [-0.5, h - 0.5]]))
+    corners_px = cam.undistort_uv(
+        np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]])
+    )
     corners = np.column_stack([corners_px, np.ones(4)]) @ np.linalg.inv(cam.K).T * depth_m
     P = cam.cam_to_world(corners)
     C = cam.camera_centre_world
@@ -108,8 +130,9 @@ def _draw_player(img, view: Camera, p: OrbitPlayer, z0: float):
         depth = view.world_to_cam(V)[:, 2]
         uv = view.project(V)
         F = np.asarray(p.faces)
-        ok = np.all(depth[F] > 0.05, axis=1) & np.all(np.isfinite(uv[F]).reshape(len(F), -1),
-                                                       axis=1)
+        ok = np.all(depth[F] > 0.05, axis=1) & np.all(
+            np.isfinite(uv[F]).reshape(len(F), -1), axis=1
+        )
         F = F[ok]
         order = np.argsort(-depth[F].mean(axis=1))
         tri = V[F[order]]
@@ -117,18 +140,35 @@ def _draw_player(img, view: Camera, p: OrbitPlayer, z0: float):
         normals /= np.linalg.norm(normals, axis=1, keepdims=True) + 1e-12
         shade = 0.45 + 0.55 * np.abs(normals @ np.array([0.3, 0.2, 0.93]))
         for f, s in zip(F[order], shade):
-            cv2.fillPoly(img, [np.round(uv[f] * 4).astype(np.int32)],
-                         tuple(int(c * s) for c in PLAYER_BGR), cv2.LINE_8, 2)
+            cv2.fillPoly(
+                img,
+                [np.round(uv[f] * 4).astype(np.int32)],
+                tuple(int(c * s) for c in PLAYER_BGR),
+                cv2.LINE_8,
+                2,
+            )
         anchor = V[np.argmax(V[:, 2])]
     elif p.ground_world is not None:
         g = np.asarray(p.ground_world, float)
-        ring = np.array([[g[0] + 0.35 * np.cos(a), g[1] + 0.35 * np.sin(a), z0]
-                         for a in np.linspace(0, 2 * np.pi, 25)])
+        ring = np.array(
+            [
+                [g[0] + 0.35 * np.cos(a), g[1] + 0.35 * np.sin(a), z0]
+                for a in np.linspace(0, 2 * np.pi, 25)
+            ]
+        )
         draw_polyline_world(img, view, ring, PLAYER_BGR, 2)
         anchor = g
     else:
         return
     uv = view.project(np.asarray(anchor, float)[None])[0]
     if np.all(np.isfinite(uv)):
-        cv2.putText(img, f"P{p.id}", tuple(np.round(uv + [6, -6]).astype(int)),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.45, PLAYER_BGR, 1, cv2.LINE_AA)
+        cv2.putText(
+            img,
+            f"P{p.id}",
+            tuple(np.round(uv + [6, -6]).astype(int)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45,
+            PLAYER_BGR,
+            1,
+            cv2.LINE_AA,
+        )

@@ -17,11 +17,17 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from safe_io.atomic import atomic_path, write_json_atomic
-from safe_io.validation import (MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array,
-                                  check_regular_file, first_schema_error, read_json_file)
 from geometry.camera import Camera
 from geometry.errors import GeometryError
+from safe_io.atomic import atomic_path, write_json_atomic
+from safe_io.validation import (
+    MAX_ABS_PIXEL,
+    MAX_ABS_WORLD_M,
+    check_finite_array,
+    check_regular_file,
+    first_schema_error,
+    read_json_file,
+)
 
 SCENE_FORMAT = "courtstudio.scene"
 SCENE_FORMAT_VERSION = 1
@@ -48,9 +54,9 @@ class BallStatus(StrEnum):
     """The scene file's optional ``ball.status`` (the schema's enum; docs/formats.md)."""
 
     NOT_ANNOTATED = "not_annotated"  # nobody looked
-    NOT_VISIBLE = "not_visible"      # marked absent or occluded
-    IMAGE_ONLY = "image_only"        # a pixel, no 3D
-    IN_3D = "3d"                     # lifted or flight-fitted
+    NOT_VISIBLE = "not_visible"  # marked absent or occluded
+    IMAGE_ONLY = "image_only"  # a pixel, no 3D
+    IN_3D = "3d"  # lifted or flight-fitted
 
 
 class SceneError(ValueError):
@@ -134,8 +140,15 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
     b = scene.ball
     ball = {"visible": bool(b.visible)}
     if b.visible:
-        ball.update({"uv": _vec(b.uv), "world": _vec(b.world), "height_m": float(b.height_m),
-                     "plane": b.plane, "method": b.method})
+        ball.update(
+            {
+                "uv": _vec(b.uv),
+                "world": _vec(b.world),
+                "height_m": float(b.height_m),
+                "plane": b.plane,
+                "method": b.method,
+            }
+        )
         if b.ground_uv is not None:
             ball["ground_uv"] = _vec(b.ground_uv)
         if b.sigma_world_m is not None:
@@ -153,8 +166,11 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
         if p.vertices_world is not None:
             if hdf5_name is None:
                 raise SceneError("a player has a mesh but no HDF5 file name was given")
-            rec["mesh"] = {"hdf5": hdf5_name, "vertices_world": f"/players/{p.id}/vertices_world",
-                           "faces": f"/players/{p.id}/faces"}
+            rec["mesh"] = {
+                "hdf5": hdf5_name,
+                "vertices_world": f"/players/{p.id}/vertices_world",
+                "faces": f"/players/{p.id}/faces",
+            }
         if p.scale is not None:
             rec["scale"] = float(p.scale)
         if p.lowest_vertex_height_m is not None:
@@ -164,25 +180,35 @@ def scene_to_json(scene: Scene, hdf5_name: str | None) -> dict:
         if p.facing_world is not None:
             rec["facing_world"] = _vec(p.facing_world)
         players.append(_merge(players_raw.get(p.id, {}), rec))
-    prov = {"tool": "courtstudio", "version": TOOL_VERSION,
-            "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            **scene.provenance}
+    prov = {
+        "tool": "courtstudio",
+        "version": TOOL_VERSION,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        **scene.provenance,
+    }
     frame = {"id": scene.frame_id, "image": scene.image, "image_size": list(scene.image_size)}
     if scene.frame_index is not None:
         frame["frame_index"] = int(scene.frame_index)
-    frame.update({k: str(v) for k, v in (("match_id", scene.match_id),
-                                         ("clip_id", scene.clip_id)) if v is not None})
+    frame.update(
+        {
+            k: str(v)
+            for k, v in (("match_id", scene.match_id), ("clip_id", scene.clip_id))
+            if v is not None
+        }
+    )
     if scene.time_s is not None:
         frame["time_s"] = float(scene.time_s)
     fresh = {
         "format": SCENE_FORMAT,
         "format_version": SCENE_FORMAT_VERSION,
         "frame": frame,
-        "court": {"spec_id": scene.spec_id, "frame_convention": FRAME_CONVENTION,
-                  "frame_phrase": scene.frame_phrase,
-                  **({"world_convention": scene.world_convention}
-                     if scene.world_convention else {}),
-                  **({} if scene.spec_version is None else {"spec_version": scene.spec_version})},
+        "court": {
+            "spec_id": scene.spec_id,
+            "frame_convention": FRAME_CONVENTION,
+            "frame_phrase": scene.frame_phrase,
+            **({"world_convention": scene.world_convention} if scene.world_convention else {}),
+            **({} if scene.spec_version is None else {"spec_version": scene.spec_version}),
+        },
         "camera": cam,
         "ball": ball,
         "players": players,
@@ -207,11 +233,18 @@ def save_scene(scene: Scene, json_path) -> Path:
                     if p.vertices_world is None:
                         continue
                     g = f.create_group(f"players/{p.id}")
-                    g.create_dataset("vertices_world", data=np.asarray(p.vertices_world,
-                                                                       np.float32),
-                                     compression="gzip", compression_opts=4)
-                    g.create_dataset("faces", data=np.asarray(p.faces, np.int32),
-                                     compression="gzip", compression_opts=4)
+                    g.create_dataset(
+                        "vertices_world",
+                        data=np.asarray(p.vertices_world, np.float32),
+                        compression="gzip",
+                        compression_opts=4,
+                    )
+                    g.create_dataset(
+                        "faces",
+                        data=np.asarray(p.faces, np.int32),
+                        compression="gzip",
+                        compression_opts=4,
+                    )
     write_json_atomic(json_path, scene_to_json(scene, h5_name))
     return json_path
 
@@ -220,10 +253,15 @@ def validate_scene_json(data, where: str = "scene") -> None:
     """Raise SceneError naming the first bad field of a scene record."""
     if not isinstance(data, dict):
         raise SceneError(f"{where}: expected a JSON object")
-    if data.get("format") == SCENE_FORMAT and isinstance(data.get("format_version"), int) \
-            and data["format_version"] > SCENE_FORMAT_VERSION:
-        raise SceneError(f"{where}: format_version {data['format_version']} is newer than this "
-                         f"CourtStudio reads ({SCENE_FORMAT_VERSION}); upgrade CourtStudio")
+    if (
+        data.get("format") == SCENE_FORMAT
+        and isinstance(data.get("format_version"), int)
+        and data["format_version"] > SCENE_FORMAT_VERSION
+    ):
+        raise SceneError(
+            f"{where}: format_version {data['format_version']} is newer than this "
+            f"CourtStudio reads ({SCENE_FORMAT_VERSION}); upgrade CourtStudio"
+        )
     problem = first_schema_error(SCHEMA_PATH, data)
     if problem:
         raise SceneError(f"{where}: {problem}")
@@ -232,6 +270,7 @@ def validate_scene_json(data, where: str = "scene") -> None:
 def _check_magnitudes(data: dict, where: str) -> None:
     """Refuse absurd magnitudes: pixels beyond MAX_ABS_PIXEL, world coordinates (metres)
     beyond MAX_ABS_WORLD_M. Fields are named by path."""
+
     def chk(value, field, limit, shape=None):
         check_finite_array(value, f"{where}: field {field}", SceneError, shape, limit)
 
@@ -280,13 +319,17 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
     status = None if b.get("status") is None else BallStatus(b["status"])  # schema-checked
     ball = BallRecord(visible=b["visible"], status=status)
     if b["visible"]:
-        ball = BallRecord(visible=True, uv=np.array(b["uv"], float),
-                          ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
-                          world=np.array(b["world"], float), height_m=float(b["height_m"]),
-                          sigma_world_m=np.array(b["sigma_world_m"], float)
-                          if "sigma_world_m" in b else None,
-                          plane=b.get("plane", "court"), method=b["method"],
-                          status=status)
+        ball = BallRecord(
+            visible=True,
+            uv=np.array(b["uv"], float),
+            ground_uv=np.array(b["ground_uv"], float) if "ground_uv" in b else None,
+            world=np.array(b["world"], float),
+            height_m=float(b["height_m"]),
+            sigma_world_m=np.array(b["sigma_world_m"], float) if "sigma_world_m" in b else None,
+            plane=b.get("plane", "court"),
+            method=b["method"],
+            status=status,
+        )
     players = []
     ids = set()
     for i, p in enumerate(data["players"]):
@@ -297,24 +340,44 @@ def load_scene(json_path, load_meshes: bool = True) -> Scene:
         mesh = p.get("mesh")
         if mesh and load_meshes:
             V, F = _read_mesh(json_path, mesh, f"players[{i}].mesh")
-        players.append(PlayerRecord(
-            id=p["id"], box_xyxy=np.array(p["box_xyxy"], float),
-            joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
-            ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
-            vertices_world=V, faces=F, scale=p.get("scale"),
-            lowest_vertex_height_m=p.get("lowest_vertex_height_m"), source=p.get("source", ""),
-            role=p.get("role"), facing_world=np.array(p["facing_world"], float)
-            if "facing_world" in p else None))
-    return Scene(frame_id=fr["id"], image=fr["image"], image_size=tuple(fr["image_size"]),
-                 spec_id=data["court"]["spec_id"], camera=camera, camera_info=data["camera"],
-                 ball=ball, players=players, frame_index=fr.get("frame_index"),
-                 frame_phrase=data["court"].get("frame_phrase", ""),
-                 world_convention=data["court"].get("world_convention", ""),
-                 match_id=fr.get("match_id"), clip_id=fr.get("clip_id"), time_s=fr.get("time_s"),
-                 spec_version=data["court"].get("spec_version"),
-                 provenance={k: v for k, v in data["provenance"].items()
-                             if k not in ("tool", "version", "created_utc")},
-                 raw=data)
+        players.append(
+            PlayerRecord(
+                id=p["id"],
+                box_xyxy=np.array(p["box_xyxy"], float),
+                joints_world={k: np.array(v, float) for k, v in p.get("joints_world", {}).items()},
+                ground_world=np.array(p["ground_world"], float) if "ground_world" in p else None,
+                vertices_world=V,
+                faces=F,
+                scale=p.get("scale"),
+                lowest_vertex_height_m=p.get("lowest_vertex_height_m"),
+                source=p.get("source", ""),
+                role=p.get("role"),
+                facing_world=np.array(p["facing_world"], float) if "facing_world" in p else None,
+            )
+        )
+    return Scene(
+        frame_id=fr["id"],
+        image=fr["image"],
+        image_size=tuple(fr["image_size"]),
+        spec_id=data["court"]["spec_id"],
+        camera=camera,
+        camera_info=data["camera"],
+        ball=ball,
+        players=players,
+        frame_index=fr.get("frame_index"),
+        frame_phrase=data["court"].get("frame_phrase", ""),
+        world_convention=data["court"].get("world_convention", ""),
+        match_id=fr.get("match_id"),
+        clip_id=fr.get("clip_id"),
+        time_s=fr.get("time_s"),
+        spec_version=data["court"].get("spec_version"),
+        provenance={
+            k: v
+            for k, v in data["provenance"].items()
+            if k not in ("tool", "version", "created_utc")
+        },
+        raw=data,
+    )
 
 
 def _dataset(f, name: str, shape_ok, max_rows: int, kind: str, where: str, h5_name: str):
@@ -337,16 +400,19 @@ def _dataset(f, name: str, shape_ok, max_rows: int, kind: str, where: str, h5_na
     if shape[0] > max_rows:
         raise SceneError(f"{where}: {shape[0]} rows, over the limit of {max_rows}")
     if dtype.kind not in (("f", "i", "u") if kind == "f" else ("i", "u")):
-        raise SceneError(f"{where}: expected {'numbers' if kind == 'f' else 'integers'}, "
-                         f"got {dtype}")
+        raise SceneError(
+            f"{where}: expected {'numbers' if kind == 'f' else 'integers'}, got {dtype}"
+        )
     return np.asarray(obj[()], np.float64 if kind == "f" else np.int64)
 
 
 def _read_mesh(json_path: Path, mesh: dict, where: str):
     name = mesh["hdf5"]
     if not name or Path(name).name != name or name in (".", ".."):
-        raise SceneError(f"{json_path}: field {where}.hdf5: expected a file name beside the "
-                         f"scene file, got {name!r}")
+        raise SceneError(
+            f"{json_path}: field {where}.hdf5: expected a file name beside the "
+            f"scene file, got {name!r}"
+        )
     h5_path = json_path.parent / name
     try:
         check_regular_file(h5_path, SceneError, "scene HDF5 file")
@@ -354,18 +420,36 @@ def _read_mesh(json_path: Path, mesh: dict, where: str):
         raise SceneError(f"{json_path}: field {where}.hdf5: cannot open {exc}") from None
     try:
         with h5py.File(h5_path, "r") as f:
-            V = _dataset(f, mesh["vertices_world"], None, MAX_MESH_VERTICES, "f",
-                         f"{json_path}: field {where}.vertices_world", h5_path.name)
-            F = _dataset(f, mesh["faces"], None, MAX_MESH_FACES, "i",
-                         f"{json_path}: field {where}.faces", h5_path.name)
+            V = _dataset(
+                f,
+                mesh["vertices_world"],
+                None,
+                MAX_MESH_VERTICES,
+                "f",
+                f"{json_path}: field {where}.vertices_world",
+                h5_path.name,
+            )
+            F = _dataset(
+                f,
+                mesh["faces"],
+                None,
+                MAX_MESH_FACES,
+                "i",
+                f"{json_path}: field {where}.faces",
+                h5_path.name,
+            )
     except SceneError:
         raise
     except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
-        raise SceneError(f"{json_path}: field {where}.hdf5: cannot read {h5_path} "
-                         f"({' '.join(str(exc).split())[:200]})") from None
-    check_finite_array(V, f"{json_path}: field {where}.vertices_world", SceneError,
-                       max_abs=MAX_ABS_WORLD_M)
+        raise SceneError(
+            f"{json_path}: field {where}.hdf5: cannot read {h5_path} "
+            f"({' '.join(str(exc).split())[:200]})"
+        ) from None
+    check_finite_array(
+        V, f"{json_path}: field {where}.vertices_world", SceneError, max_abs=MAX_ABS_WORLD_M
+    )
     if F.size and (F.min() < 0 or F.max() >= len(V)):
-        raise SceneError(f"{json_path}: field {where}.faces: expected (F, 3) indices into "
-                         f"{len(V)} vertices")
+        raise SceneError(
+            f"{json_path}: field {where}.faces: expected (F, 3) indices into {len(V)} vertices"
+        )
     return V, F

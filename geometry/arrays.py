@@ -10,8 +10,9 @@ from numpy.typing import ArrayLike
 from geometry.errors import GeometryError
 
 
-def as_array(name: str, value: ArrayLike, shape: Sequence[int | None], *, finite: bool = True
-             ) -> np.ndarray:
+def as_array(
+    name: str, value: ArrayLike, shape: Sequence[int | None], *, finite: bool = True
+) -> np.ndarray:
     """Return ``value`` as a float64 array of ``shape`` (``None`` = any length), or raise.
 
     Raises ``GeometryError`` naming ``name``, the expected shape and the shape it got, or the

@@ -38,21 +38,23 @@ class BallFlight:
 
     @property
     def rms_m(self) -> float:
-        return float(np.sqrt(np.mean(self.residuals_m ** 2))) if len(self.residuals_m) else 0.0
+        return float(np.sqrt(np.mean(self.residuals_m**2))) if len(self.residuals_m) else 0.0
 
     def position(self, times_s: ArrayLike) -> np.ndarray:
         """(N, 3) world positions at times (N,) seconds."""
         dt = np.asarray(times_s, float).reshape(-1, 1) - self.t0
-        return self.p0 + self.v0 * dt + 0.5 * self.a * dt ** 2
+        return self.p0 + self.v0 * dt + 0.5 * self.a * dt**2
 
-    def reprojection_px(self, cameras: list[Camera], times_s: ArrayLike, uv: ArrayLike
-                        ) -> np.ndarray:
+    def reprojection_px(
+        self, cameras: list[Camera], times_s: ArrayLike, uv: ArrayLike
+    ) -> np.ndarray:
         """(N,) px: distance between each clicked ball pixel uv (N, 2) and the fitted ball
         projected by that frame's camera; the fit's residual against per-frame clicks."""
         P = self.position(times_s)
         uv = as_array("uv", uv, (len(P), 2))
-        return np.array([np.linalg.norm(c.project(p[None])[0] - q)
-                         for c, p, q in zip(cameras, P, uv)])
+        return np.array(
+            [np.linalg.norm(c.project(p[None])[0] - q) for c, p, q in zip(cameras, P, uv)]
+        )
 
 
 def fit_flight(times_s: ArrayLike, points_world: ArrayLike) -> BallFlight:
@@ -67,7 +69,7 @@ def fit_flight(times_s: ArrayLike, points_world: ArrayLike) -> BallFlight:
         raise GeometryError("two points of the flight have the same time")
     t0 = float(t.min())
     dt = t - t0
-    A = np.column_stack([np.ones_like(dt), dt, 0.5 * dt ** 2])
+    A = np.column_stack([np.ones_like(dt), dt, 0.5 * dt**2])
     coef, *_ = np.linalg.lstsq(A, P, rcond=None)
     p0, v0, a = coef
     res = np.linalg.norm(A @ coef - P, axis=1)
@@ -76,8 +78,10 @@ def fit_flight(times_s: ArrayLike, points_world: ArrayLike) -> BallFlight:
         problems.append(f"acceleration {np.linalg.norm(a):.1f} m/s^2 is not a flight's")
     if a[2] > 0:
         problems.append("the ball accelerates upward")
-    if len(t) > 3 and np.sqrt(np.mean(res ** 2)) > MAX_RMS_M:
-        problems.append(f"points are {np.sqrt(np.mean(res ** 2)) * 100:.0f} cm RMS off a "
-                        "parabola (a bounce or hit inside the segment?)")
+    if len(t) > 3 and np.sqrt(np.mean(res**2)) > MAX_RMS_M:
+        problems.append(
+            f"points are {np.sqrt(np.mean(res**2)) * 100:.0f} cm RMS off a "
+            "parabola (a bounce or hit inside the segment?)"
+        )
     msg = "; ".join(problems) if problems else "ok"
     return BallFlight(t0, p0, v0, a, res, not problems, msg)

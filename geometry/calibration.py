@@ -27,7 +27,8 @@ from geometry.camera_params import ParamModel, camera_centre_jacobian
 from geometry.errors import CalibrationError
 from geometry.labelling import pose_problem
 from geometry.levenberg_marquardt import LMResult, refine
-from geometry.model_selection import MIN_POINTS as MODEL_MIN_POINTS, choose_model, extend_theta
+from geometry.model_selection import MIN_POINTS as MODEL_MIN_POINTS
+from geometry.model_selection import choose_model, extend_theta
 
 MIN_POINTS = 4
 DUPLICATE_PX = 1.0
@@ -57,7 +58,7 @@ class CameraFit:
 
     @property
     def rms_px(self) -> float:
-        return float(np.sqrt(np.mean(np.sum(self.residuals_uv ** 2, axis=1))))
+        return float(np.sqrt(np.mean(np.sum(self.residuals_uv**2, axis=1))))
 
     @property
     def focal_sigma_pct(self) -> float:
@@ -101,14 +102,16 @@ def check_correspondences(points_world, uv, image_size, names=None, min_points=M
         u, v = x[i]
         if not (-0.5 <= u <= w - 0.5 and -0.5 <= v <= h - 0.5):
             raise CalibrationError(
-                f"click {names[i]!r} at ({u:.1f}, {v:.1f}) is outside the {w}x{h} image")
+                f"click {names[i]!r} at ({u:.1f}, {v:.1f}) is outside the {w}x{h} image"
+            )
     d = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=2)
     iu = np.triu_indices(n, 1)
     close = np.nonzero(d[iu] < DUPLICATE_PX)[0]
     if close.size:
         i, j = iu[0][close[0]], iu[1][close[0]]
         raise CalibrationError(
-            f"duplicated click: {names[i]!r} and {names[j]!r} are {d[i, j]:.2f} px apart")
+            f"duplicated click: {names[i]!r} and {names[j]!r} are {d[i, j]:.2f} px apart"
+        )
     dw = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
     close = np.nonzero(dw[iu] < 1e-6)[0]
     if close.size:
@@ -117,8 +120,9 @@ def check_correspondences(points_world, uv, image_size, names=None, min_points=M
     if _collinear(x):
         raise CalibrationError("the clicks are (nearly) collinear: they cannot fix a camera")
     if _collinear(X):
-        raise CalibrationError("the chosen keypoints are collinear in the world: add points "
-                               "off that line")
+        raise CalibrationError(
+            "the chosen keypoints are collinear in the world: add points off that line"
+        )
     return X, x, names
 
 
@@ -182,8 +186,8 @@ def initial_candidates(X: np.ndarray, x: np.ndarray, image_size) -> list[np.ndar
     cands = []
     try:
         n_sol, rvecs, tvecs, _ = cv2.solvePnPGeneric(
-            X[idx].astype(np.float64), x[idx].astype(np.float64), K, None,
-            flags=cv2.SOLVEPNP_IPPE)
+            X[idx].astype(np.float64), x[idx].astype(np.float64), K, None, flags=cv2.SOLVEPNP_IPPE
+        )
     except cv2.error:
         n_sol, rvecs, tvecs = 0, [], []
     for k in range(n_sol):
@@ -216,8 +220,9 @@ def _pose_problem(theta: np.ndarray, X: np.ndarray, surface_z_m) -> str | None:
     return pose_problem(R, theta[3:6], X, surface_z_m)
 
 
-def _best_refined(model, starts, X, x, image_size, surface_z_m=0.0,
-                  rejected: list | None = None) -> LMResult | None:
+def _best_refined(
+    model, starts, X, x, image_size, surface_z_m=0.0, rejected: list | None = None
+) -> LMResult | None:
     """The lowest-cost physical refinement of the starts; unphysical refinements are appended
     to ``rejected`` as (problem, LMResult) so the caller can say why nothing was left."""
     best = None
@@ -241,9 +246,17 @@ SOLVER_MODELS = ("auto", "simple", "simple_k1", "simple_k1k2", "full")
 MODEL_ALIASES = {"pinhole": "simple"}
 
 
-def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bool = False,
-                 click_sigma_px: float = 1.0, names=None, theta0=None,
-                 surface_z_m: float | None = 0.0) -> CameraFit:
+def solve_camera(
+    points_world,
+    uv,
+    image_size,
+    model: str = "simple",
+    radial: bool = False,
+    click_sigma_px: float = 1.0,
+    names=None,
+    theta0=None,
+    surface_z_m: float | None = 0.0,
+) -> CameraFit:
     """Solve a metric camera from N correspondences.
 
     points_world: (N, 3) metres, world frame. uv: (N, 2) pixels. image_size: (w, h).
@@ -268,8 +281,7 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     simple = ParamModel("simple")
     model = MODEL_ALIASES.get(model, model)
     if model not in SOLVER_MODELS:
-        raise CalibrationError(f"model: expected one of {', '.join(SOLVER_MODELS)}, "
-                               f"got {model!r}")
+        raise CalibrationError(f"model: expected one of {', '.join(SOLVER_MODELS)}, got {model!r}")
     full = ParamModel(model, radial) if model == "full" else None
     theta0_lens = None
     if theta0 is not None:
@@ -277,8 +289,9 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         theta0 = theta0_lens[:7]
 
     if model in ("simple_k1", "simple_k1k2") and theta0_lens is not None:
-        warm = _warm_lens_fit(ParamModel(model), theta0_lens, X, x, image_size,
-                              click_sigma_px, surface_z_m)
+        warm = _warm_lens_fit(
+            ParamModel(model), theta0_lens, X, x, image_size, click_sigma_px, surface_z_m
+        )
         if warm is not None:
             return warm
     best = None
@@ -287,8 +300,7 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     if theta0 is not None:
         best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size, **kw)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size,
-                             **kw)
+        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size, **kw)
         best = _pick(best, cand)
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
         cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size, **kw)
@@ -299,9 +311,12 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
             raise CalibrationError(
                 f"the only cameras that fit the clicks are below the court surface (best RMS "
                 f"{min(below):.2f} px), as for a mirrored court: the labelling looks mirrored "
-                f"(left and right, or near and far, swapped)")
-        raise CalibrationError("no camera puts every clicked point in front of it; check that "
-                               "the clicks match their keypoint names")
+                f"(left and right, or near and far, swapped)"
+            )
+        raise CalibrationError(
+            "no camera puts every clicked point in front of it; check that "
+            "the clicks match their keypoint names"
+        )
     fit_model, res = simple, best
     selection = None
     if model == "auto":
@@ -312,23 +327,31 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
         if len(X) < need:
             raise CalibrationError(
                 f"the {model} model needs at least {need} points; got {len(X)}. Use --model "
-                "simple or auto, or click more keypoints")
+                "simple or auto, or click more keypoints"
+            )
         res = refine(fit_model, extend_theta(best.theta, fit_model), X, x, image_size)
         if _pose_problem(res.theta, X, surface_z_m) is not None:
-            raise CalibrationError(f"the {model} solution puts points behind the camera or "
-                                   "the camera below the court; use --model simple")
+            raise CalibrationError(
+                f"the {model} solution puts points behind the camera or "
+                "the camera below the court; use --model simple"
+            )
     if full is not None:
         p = full.size
         if 2 * len(X) <= p:
             raise CalibrationError(
                 f"the full model has {p} parameters and needs at least {p // 2 + 1} points; "
-                f"got {len(X)}. Use --model simple or click more keypoints")
-        th = np.concatenate([best.theta[:6], [best.theta[6], best.theta[6]],
-                             image_centre_uv(image_size)] + ([[0.0, 0.0]] if radial else []))
+                f"got {len(X)}. Use --model simple or click more keypoints"
+            )
+        th = np.concatenate(
+            [best.theta[:6], [best.theta[6], best.theta[6]], image_centre_uv(image_size)]
+            + ([[0.0, 0.0]] if radial else [])
+        )
         res = refine(full, th, X, x, image_size)
         if _pose_problem(res.theta, X, surface_z_m) is not None:
-            raise CalibrationError("the full-model solution puts points behind the camera or "
-                                   "the camera below the court; use --model simple")
+            raise CalibrationError(
+                "the full-model solution puts points behind the camera or "
+                "the camera below the court; use --model simple"
+            )
         fit_model = full
     fit = _make_fit(fit_model, res, X, image_size, click_sigma_px, selection)
     _check_plausible(fit, image_size)
@@ -339,8 +362,9 @@ def solve_camera(points_world, uv, image_size, model: str = "simple", radial: bo
     return fit
 
 
-def _warm_lens_fit(lens: ParamModel, theta0, X, x, image_size, click_sigma_px,
-                   surface_z_m) -> CameraFit | None:
+def _warm_lens_fit(
+    lens: ParamModel, theta0, X, x, image_size, click_sigma_px, surface_z_m
+) -> CameraFit | None:
     """The lens model refined from its own previous solution (theta0: (lens.size,), e.g. a
     keypoint being dragged a pixel at a time): one local refinement instead of the pinhole
     search and its fallbacks. None when theta0 is not of this model, too few points, or the
@@ -371,8 +395,9 @@ def _pick(a: LMResult | None, b: LMResult | None) -> LMResult | None:
     return a if a.cost <= b.cost else b
 
 
-def _make_fit(model, res: LMResult, X, image_size, click_sigma_px,
-              selection: dict | None = None) -> CameraFit:
+def _make_fit(
+    model, res: LMResult, X, image_size, click_sigma_px, selection: dict | None = None
+) -> CameraFit:
     n, p = len(X), model.size
     dof = 2 * n - p
     sigma = float(click_sigma_px)
@@ -380,13 +405,20 @@ def _make_fit(model, res: LMResult, X, image_size, click_sigma_px,
         sigma = max(sigma, float(np.sqrt(res.cost / dof)))
     JtJ = res.jacobian.T @ res.jacobian
     try:
-        cov = sigma ** 2 * np.linalg.inv(JtJ)
+        cov = sigma**2 * np.linalg.inv(JtJ)
     except np.linalg.LinAlgError:
         cov = np.full((p, p), np.inf)
-    return CameraFit(camera=model.to_camera(res.theta, image_size), model=model,
-                     theta=res.theta, covariance=cov, residuals_uv=res.residuals,
-                     jacobian=res.jacobian, sigma_px=sigma, iterations=res.iterations,
-                     selection=selection)
+    return CameraFit(
+        camera=model.to_camera(res.theta, image_size),
+        model=model,
+        theta=res.theta,
+        covariance=cov,
+        residuals_uv=res.residuals,
+        jacobian=res.jacobian,
+        sigma_px=sigma,
+        iterations=res.iterations,
+        selection=selection,
+    )
 
 
 def _check_plausible(fit: CameraFit, image_size) -> None:
@@ -396,10 +428,13 @@ def _check_plausible(fit: CameraFit, image_size) -> None:
         if not (lo * size <= f <= hi * size):
             raise CalibrationError(
                 f"implausible focal length {name} = {f:.0f} px for a {image_size[0]}x"
-                f"{image_size[1]} image (RMS {fit.rms_px:.1f} px): check the clicks")
+                f"{image_size[1]} image (RMS {fit.rms_px:.1f} px): check the clicks"
+            )
     if not np.all(np.isfinite(fit.covariance)):
-        raise CalibrationError("the points do not determine the camera (singular Jacobian): "
-                               "add points spread over the court")
+        raise CalibrationError(
+            "the points do not determine the camera (singular Jacobian): "
+            "add points spread over the court"
+        )
 
 
 MAX_DISTORTION_SIGMA_PX = 3.0
@@ -412,9 +447,9 @@ def radial_sigma_px(fit: CameraFit, points_world: np.ndarray) -> float:
     k = fit.model.n_radial
     K = fit.camera.K
     offsets = fit.camera.project(points_world) - K[:2, 2]
-    far = offsets[int(np.nanargmax(np.sum(offsets ** 2, axis=1)))]
+    far = offsets[int(np.nanargmax(np.sum(offsets**2, axis=1)))]
     r2 = float(np.sum((far / np.diag(K)[:2]) ** 2))
-    g = np.array([r2, r2 ** 2])[:k] * float(np.linalg.norm(far))  # d(px)/d(k1, k2)
+    g = np.array([r2, r2**2])[:k] * float(np.linalg.norm(far))  # d(px)/d(k1, k2)
     cov = fit.covariance[-k:, -k:]
     return float(np.sqrt(g @ cov @ g))
 
@@ -430,7 +465,8 @@ def _check_radial_determined(fit: CameraFit, points_world: np.ndarray) -> None:
         raise CalibrationError(
             f"these points cannot determine the {fit.model.name} lens: radial distortion "
             f"1-sigma {sigma_px:.1f} px at the farthest click; spread clicks toward the image "
-            "edges, or use --model auto or simple")
+            "edges, or use --model auto or simple"
+        )
 
 
 def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray) -> None:
@@ -442,8 +478,12 @@ def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray)
     the court, and extrapolating a polynomial beyond the clicks is never trustworthy."""
     diag = float(np.hypot(*image_size))
     s = fit.parameter_sigmas()
-    limits = {"cx": 0.025 * diag, "cy": 0.025 * diag, "fx": 0.05 * fit.theta[6],
-              "fy": 0.05 * fit.theta[7]}
+    limits = {
+        "cx": 0.025 * diag,
+        "cy": 0.025 * diag,
+        "fx": 0.05 * fit.theta[6],
+        "fy": 0.05 * fit.theta[7],
+    }
     loose = [f"{k} (1-sigma {s[k]:.3g})" for k, lim in limits.items() if s[k] > lim]
     if fit.model.radial:
         sigma_px = radial_sigma_px(fit, points_world)
@@ -451,7 +491,9 @@ def _check_full_determined(fit: CameraFit, image_size, points_world: np.ndarray)
             loose.append(f"radial distortion (1-sigma {sigma_px:.1f} px at the image corner)")
     if loose:
         raise CalibrationError(
-            "these points cannot determine the full model: " + ", ".join(loose)
+            "these points cannot determine the full model: "
+            + ", ".join(loose)
             + " would be guesses. Click keypoints off the court plane and spread over the "
-              "image, or use --model auto (one focal, centred principal point and the radial "
-              "terms the clicks determine)")
+            "image, or use --model auto (one focal, centred principal point and the radial "
+            "terms the clicks determine)"
+        )

@@ -130,8 +130,12 @@ class Camera:
         w, h = self.image_size
         lo = -0.5 - margin_px
         with np.errstate(invalid="ignore"):
-            return ((uv[:, 0] >= lo) & (uv[:, 0] <= w - 0.5 + margin_px)
-                    & (uv[:, 1] >= lo) & (uv[:, 1] <= h - 0.5 + margin_px))
+            return (
+                (uv[:, 0] >= lo)
+                & (uv[:, 0] <= w - 0.5 + margin_px)
+                & (uv[:, 1] >= lo)
+                & (uv[:, 1] <= h - 0.5 + margin_px)
+            )
 
     def to_dict(self) -> dict:
         """The camera contract shared by every command that takes ``--camera``."""
@@ -166,13 +170,17 @@ class Camera:
         t = as_array(f"{where}.t", d["t"], (3,))
         dist = as_array(f"{where}.dist", d.get("dist", [0.0] * DIST_LEN), (None,))
         raw_size = d["image_size"]
-        if (not isinstance(raw_size, (list, tuple)) or len(raw_size) != 2
-                or not all(_is_whole_number(v) for v in raw_size)):
-            raise GeometryError(f"{where}.image_size: expected [width, height] in whole "
-                                f"pixels, got {raw_size!r:.60}")
+        if (
+            not isinstance(raw_size, (list, tuple))
+            or len(raw_size) != 2
+            or not all(_is_whole_number(v) for v in raw_size)
+        ):
+            raise GeometryError(
+                f"{where}.image_size: expected [width, height] in whole "
+                f"pixels, got {raw_size!r:.60}"
+            )
         try:
-            return cls(K=K, R=R, t=t, image_size=(int(raw_size[0]), int(raw_size[1])),
-                       dist=dist)
+            return cls(K=K, R=R, t=t, image_size=(int(raw_size[0]), int(raw_size[1])), dist=dist)
         except GeometryError as exc:  # the dataclass names the field: K, R, dist, image_size
             raise GeometryError(f"{where}.{exc}") from None
 
@@ -184,8 +192,9 @@ def _is_whole_number(v: object) -> bool:
     return bool(np.isfinite(v)) and float(v) == int(v)
 
 
-def rotation_look_at(camera_centre_world: np.ndarray, target_world: np.ndarray,
-                     roll_rad: float = 0.0) -> np.ndarray:
+def rotation_look_at(
+    camera_centre_world: np.ndarray, target_world: np.ndarray, roll_rad: float = 0.0
+) -> np.ndarray:
     """(3, 3) world-to-camera R looking from the centre at the target, world z up, plus roll.
 
     Raises GeometryError when the viewing direction is vertical (no defined 'up').

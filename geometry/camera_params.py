@@ -40,11 +40,11 @@ class ParamModel:
 
     def __post_init__(self) -> None:
         if self.name not in MODEL_NAMES:
-            raise GeometryError(f"model: expected one of {', '.join(MODEL_NAMES)}, "
-                                f"got {self.name!r}")
+            raise GeometryError(
+                f"model: expected one of {', '.join(MODEL_NAMES)}, got {self.name!r}"
+            )
         if self.name != "full" and self.radial:
-            raise GeometryError(f"model: radial applies to the full model only, not "
-                                f"{self.name!r}")
+            raise GeometryError(f"model: radial applies to the full model only, not {self.name!r}")
 
     @property
     def one_focal(self) -> bool:
@@ -54,8 +54,9 @@ class ParamModel:
     @property
     def n_radial(self) -> int:
         """How many radial coefficients (k1, k2) are free."""
-        return {"simple": 0, "simple_k1": 1, "simple_k1k2": 2}.get(self.name,
-                                                                    2 if self.radial else 0)
+        return {"simple": 0, "simple_k1": 1, "simple_k1k2": 2}.get(
+            self.name, 2 if self.radial else 0
+        )
 
     @property
     def label(self) -> str:
@@ -66,21 +67,22 @@ class ParamModel:
     def names(self) -> list[str]:
         base = ["rx", "ry", "rz", "tx", "ty", "tz"]
         if self.one_focal:
-            return base + ["f"] + ["k1", "k2"][:self.n_radial]
+            return base + ["f"] + ["k1", "k2"][: self.n_radial]
         return base + ["fx", "fy", "cx", "cy"] + (["k1", "k2"] if self.radial else [])
 
     @property
     def size(self) -> int:
         return len(self.names)
 
-    def intrinsics(self, theta: np.ndarray, image_size: tuple[int, int]
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def intrinsics(
+        self, theta: np.ndarray, image_size: tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """theta (P,) -> K (3, 3), dist (5,). No validation: the solver's hot path."""
         if self.one_focal:
             c = image_centre_uv(image_size)
             K = np.array([[theta[6], 0, c[0]], [0, theta[6], c[1]], [0, 0, 1.0]])
             dist = np.zeros(5)
-            dist[:self.n_radial] = theta[7:7 + self.n_radial]
+            dist[: self.n_radial] = theta[7 : 7 + self.n_radial]
             return K, dist
         K = np.array([[theta[6], 0, theta[8]], [0, theta[7], theta[9]], [0, 0, 1.0]])
         dist = np.zeros(5)
@@ -100,15 +102,17 @@ class ParamModel:
         camera's k1 (and k2) are carried over where the model has them."""
         rt = np.concatenate([cam.rvec, cam.t])
         if self.one_focal:
-            return np.concatenate([rt, [(cam.K[0, 0] + cam.K[1, 1]) / 2],
-                                   cam.dist[:self.n_radial]])
+            return np.concatenate(
+                [rt, [(cam.K[0, 0] + cam.K[1, 1]) / 2], cam.dist[: self.n_radial]]
+            )
         intr = [cam.K[0, 0], cam.K[1, 1], cam.K[0, 2], cam.K[1, 2]]
         if self.radial:
             intr += [cam.dist[0], cam.dist[1]]
         return np.concatenate([rt, intr])
 
-    def project_with_jacobian(self, theta: np.ndarray, points_world: np.ndarray,
-                              image_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    def project_with_jacobian(
+        self, theta: np.ndarray, points_world: np.ndarray, image_size: tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Project (N, 3) world points; return uv (N, 2) pixels and J (2N, P) d(uv)/d(theta).
 
         Rows of J are ordered u0, v0, u1, v1, ...
@@ -116,8 +120,10 @@ class ParamModel:
         K, dist = self.intrinsics(theta, image_size)
         uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
         if self.one_focal:
-            J = np.concatenate([jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None],
-                                jac[:, 10:10 + self.n_radial]], axis=1)
+            J = np.concatenate(
+                [jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None], jac[:, 10 : 10 + self.n_radial]],
+                axis=1,
+            )
         else:
             J = jac[:, _COLS_FULL_RADIAL if self.radial else _COLS_FULL]
         return uv.reshape(-1, 2), J

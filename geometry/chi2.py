@@ -23,6 +23,7 @@ def chi2_sf(x: float, dof: int) -> float:
         return 1.0
     if dof > MAX_CLOSED_FORM_DOF or x > 1400.0:  # the sums would underflow
         from scipy.special import chdtrc
+
         return float(chdtrc(dof, x))
     h = 0.5 * x
     if dof % 2 == 0:  # exp(-h) * sum_{i < dof/2} h^i / i!
@@ -49,6 +50,7 @@ def chi2_isf(q: float, dof: int) -> float:
         raise ValueError(f"q: expected a probability in (0, 1), got {q!r}")
     if dof > MAX_CLOSED_FORM_DOF:
         from scipy.special import chdtri
+
         return float(chdtri(dof, q))
     lo, hi = 0.0, max(1.0, float(dof))
     while chi2_sf(hi, dof) > q:

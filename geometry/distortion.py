@@ -47,9 +47,9 @@ def distort_normalised(xy, dist) -> np.ndarray:
     """xy: (N, 2) ideal normalised coordinates -> (N, 2) distorted (radial terms only)."""
     p = as_array("xy", xy, (None, 2))
     d = np.zeros(5)
-    d[:len(dist)] = dist
-    r2 = np.sum(p ** 2, axis=1, keepdims=True)
-    return p * (1 + d[0] * r2 + d[1] * r2 ** 2 + d[4] * r2 ** 3)
+    d[: len(dist)] = dist
+    r2 = np.sum(p**2, axis=1, keepdims=True)
+    return p * (1 + d[0] * r2 + d[1] * r2**2 + d[4] * r2**3)
 
 
 def image_corner_radius(K, image_size) -> float:

@@ -16,7 +16,6 @@ Works on plain dicts of names -> coordinates so it needs no court spec types.
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
@@ -24,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from geometry.calibration import CameraFit, MIN_POINTS, solve_camera
+from geometry.calibration import MIN_POINTS, CameraFit, solve_camera
 from geometry.camera_params import ParamModel
 from geometry.errors import GeometryError
 from geometry.labelling import WorldConvention
@@ -55,8 +54,9 @@ def robust_residual_scale(fit: CameraFit) -> float:
     return float(np.median(fit.residuals_px) / RAYLEIGH_MEDIAN * np.sqrt(2 * n / (2 * n - p)))
 
 
-def estimate_click_sigma(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX,
-                         cap_px: float = NOISE_CAP_PX) -> float:
+def estimate_click_sigma(
+    fit: CameraFit, floor_px: float = NOISE_FLOOR_PX, cap_px: float = NOISE_CAP_PX
+) -> float:
     """The frame's click noise, 1-sigma px per axis: robust_residual_scale clipped to
     [floor_px, cap_px]; PRIOR_NOISE_PX when the clicks are too few to tell (fewer than
     MIN_DOF_FOR_ESTIMATE spare equations)."""
@@ -82,13 +82,15 @@ def fit_quality(fit: CameraFit, click_sigma_px: float) -> tuple[FitQuality, str]
     dof = 2 * n - p
     if dof <= 0:
         return FitQuality.OK, ""
-    cost = float(np.sum(fit.residuals_uv ** 2)) / click_sigma_px ** 2
+    cost = float(np.sum(fit.residuals_uv**2)) / click_sigma_px**2
     limit = _chi2_limit(dof)
     if cost > limit:
         expl = click_sigma_px * np.sqrt(limit / (2 * n))
-        return FitQuality.POOR, (f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} "
-                                 f"px click noise explains (at most {expl:.2f} px): check the "
-                                 "clicks")
+        return FitQuality.POOR, (
+            f"RMS {fit.rms_px:.2f} px is more than {click_sigma_px:.2g} "
+            f"px click noise explains (at most {expl:.2f} px): check the "
+            "clicks"
+        )
     return FitQuality.OK, ""
 
 
@@ -99,6 +101,7 @@ def _chi2_limit(dof: int) -> float:
     the same quantile without importing SciPy (1-2 s of start-up a propagation run would
     otherwise pay)."""
     from geometry.chi2 import chi2_isf
+
     return chi2_isf(1.0 - POOR_CHI2_QUANTILE, dof)
 
 
@@ -113,9 +116,13 @@ class LabelFix:
     message: str
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "mapping": self.mapping, "rms_px": self.rms_px,
-                "camera_centre_world": self.camera_centre_world.tolist(),
-                "message": self.message}
+        return {
+            "kind": self.kind,
+            "mapping": self.mapping,
+            "rms_px": self.rms_px,
+            "camera_centre_world": self.camera_centre_world.tolist(),
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True)
@@ -132,8 +139,9 @@ class LeaveOneOut:
 SUSPECT_Z = 3.5  # set on the real-frames dev set at the frame's own click noise (BENCHMARKS.md)
 
 
-def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
-                  click_sigma_px: float = 1.0) -> LeaveOneOut:
+def leave_one_out(
+    fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, click_sigma_px: float = 1.0
+) -> LeaveOneOut:
     """Leave-one-out residuals of every click (the fit's model when it has one focal length,
     else the simple model; warm-started from ``fit``)."""
     n = len(points_world)
@@ -150,12 +158,13 @@ def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
         res = refine(simple, theta0, points_world[keep], uv[keep], size, max_iter=30)
         if not np.all(np.isfinite(res.theta)) or res.theta[6] <= 0:
             continue
-        pred, j = simple.project_with_jacobian(res.theta, points_world[i:i + 1], size)
+        pred, j = simple.project_with_jacobian(res.theta, points_world[i : i + 1], size)
         r = pred[0] - uv[i]
         res_px[i] = float(np.linalg.norm(r))
         try:
-            cov = click_sigma_px ** 2 * (np.eye(2) + j @ np.linalg.inv(
-                res.jacobian.T @ res.jacobian) @ j.T)
+            cov = click_sigma_px**2 * (
+                np.eye(2) + j @ np.linalg.inv(res.jacobian.T @ res.jacobian) @ j.T
+            )
             q = float(r @ np.linalg.solve(cov, r))
         except np.linalg.LinAlgError:
             continue
@@ -164,8 +173,13 @@ def leave_one_out(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray,
     return LeaveOneOut(res_px, z)
 
 
-def find_suspects(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, names: list[str],
-                  click_sigma_px: float = 1.0) -> list[str]:
+def find_suspects(
+    fit: CameraFit,
+    points_world: np.ndarray,
+    uv: np.ndarray,
+    names: list[str],
+    click_sigma_px: float = 1.0,
+) -> list[str]:
     """Clicks that do not fit, found one at a time: the worst leave-one-out z above SUSPECT_Z
     is a suspect; it is removed and the rest re-examined. (Judging all clicks from one pass
     would blame good clicks for the pull of a bad one.)"""
@@ -181,9 +195,14 @@ def find_suspects(fit: CameraFit, points_world: np.ndarray, uv: np.ndarray, name
         keep.remove(worst)
         try:
             model = fit.model.name if fit.model.one_focal else "simple"
-            cur = solve_camera(points_world[keep], uv[keep], cur.camera.image_size,
-                               model=model if len(keep) >= 6 else "simple",
-                               click_sigma_px=click_sigma_px, names=[names[k] for k in keep])
+            cur = solve_camera(
+                points_world[keep],
+                uv[keep],
+                cur.camera.image_size,
+                model=model if len(keep) >= 6 else "simple",
+                click_sigma_px=click_sigma_px,
+                names=[names[k] for k in keep],
+            )
         except GeometryError:
             break
     return suspects
@@ -205,22 +224,30 @@ def whole_court_message(kind: str, view: str | None) -> str:
     view: 'end' or 'side', the convention of the relabelled camera)."""
     side = view == "side"
     if kind == "left_right":
-        return ("left and right look swapped" + (" (in a side view 'left' is the near "
-                                                 "sideline)" if side else ""))
+        return "left and right look swapped" + (
+            " (in a side view 'left' is the near sideline)" if side else ""
+        )
     if kind == "near_far":
-        return ("near and far look swapped" + (" (in a side view 'far' is the end on the "
-                                               "image's left)" if side else ""))
+        return "near and far look swapped" + (
+            " (in a side view 'far' is the end on the image's left)" if side else ""
+        )
     if side:
-        return ("near/far and left/right both look swapped (the camera would be beyond the far "
-                "sideline)")
+        return (
+            "near/far and left/right both look swapped (the camera would be beyond the far "
+            "sideline)"
+        )
     return "near/far and left/right both look swapped (the camera would be on the far side)"
 
 
-def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
-                            clicks_uv: Mapping[str, np.ndarray], image_size,
-                            symmetries: Mapping[str, Mapping[str, str]], fit: CameraFit | None,
-                            click_sigma_px: float = 1.0,
-                            convention: WorldConvention | None = None) -> list[LabelFix]:
+def suggest_labelling_fixes(
+    keypoints_world: Mapping[str, np.ndarray],
+    clicks_uv: Mapping[str, np.ndarray],
+    image_size,
+    symmetries: Mapping[str, Mapping[str, str]],
+    fit: CameraFit | None,
+    click_sigma_px: float = 1.0,
+    convention: WorldConvention | None = None,
+) -> list[LabelFix]:
     """Relabellings of the clicks that fit much better (or put the camera where the world
     convention wants it).
 
@@ -236,8 +263,7 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
     good_rms = max(2.5, 3.0 * click_sigma_px)
 
     def on_near_side(f: CameraFit) -> bool:
-        return convention is None or convention.on_conventional_side(
-            f.camera.camera_centre_world)
+        return convention is None or convention.on_conventional_side(f.camera.camera_centre_world)
 
     cur_ok_side = fit is not None and on_near_side(fit)
     fixes: list[LabelFix] = []
@@ -255,26 +281,53 @@ def suggest_labelling_fixes(keypoints_world: Mapping[str, np.ndarray],
         # the clicks are poor anyway (their own check: suspects, RMS warning)
         fixes_side = not cur_ok_side and f.rms_px < SIDE_FIX_RMS_FACTOR * good_rms
         if better_fit or fixes_side:
-            what = whole_court_message(kind, None if convention is None else
-                                       convention.view_for(f.camera.camera_centre_world))
-            fixes.append(LabelFix(kind, {a: b for a, b in zip(names, new_names) if a != b},
-                                  f.rms_px, f.camera.camera_centre_world,
-                                  f"{what}; relabelled, RMS {f.rms_px:.2f} px"))
+            what = whole_court_message(
+                kind,
+                None if convention is None else convention.view_for(f.camera.camera_centre_world),
+            )
+            fixes.append(
+                LabelFix(
+                    kind,
+                    {a: b for a, b in zip(names, new_names) if a != b},
+                    f.rms_px,
+                    f.camera.camera_centre_world,
+                    f"{what}; relabelled, RMS {f.rms_px:.2f} px",
+                )
+            )
     if fixes:  # a whole-court relabelling explains the clicks: the other fixes are moot
         fixes.sort(key=lambda fx: fx.rms_px)
         return fixes
     if cur_rms > good_rms:
-        fixes += _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms,
-                                 good_rms, click_sigma_px, on_near_side)
+        fixes += _transpositions(
+            keypoints_world,
+            names,
+            uv,
+            image_size,
+            fit,
+            cur_rms,
+            good_rms,
+            click_sigma_px,
+            on_near_side,
+        )
     if fit is not None and cur_rms > good_rms:
-        fixes += _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms,
-                                good_rms, click_sigma_px, on_near_side)
+        fixes += _relabel_worst(
+            keypoints_world,
+            names,
+            uv,
+            image_size,
+            fit,
+            cur_rms,
+            good_rms,
+            click_sigma_px,
+            on_near_side,
+        )
     fixes.sort(key=lambda fx: fx.rms_px)
     return fixes
 
 
-def _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma,
-                    on_near_side) -> list[LabelFix]:
+def _transpositions(
+    keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma, on_near_side
+) -> list[LabelFix]:
     """Swap each pair of clicks; a quick warm-started refit screens, a full solve confirms.
     Without a current fit (the labelling did not solve at all) every pair is fully solved."""
     out = []
@@ -292,15 +345,21 @@ def _transpositions(keypoints_world, names, uv, image_size, fit, cur_rms, good_r
         f = _try(keypoints_world, list(x), image_size, names, sigma)
         if f is None or not on_near_side(f) or f.rms_px >= good_rms:
             continue
-        out.append(LabelFix("transpose", {names[i]: names[j], names[j]: names[i]},
-                            f.rms_px, f.camera.camera_centre_world,
-                            f"{names[i]!r} and {names[j]!r} look transposed; swapped, RMS "
-                            f"{f.rms_px:.2f} px"))
+        out.append(
+            LabelFix(
+                "transpose",
+                {names[i]: names[j], names[j]: names[i]},
+                f.rms_px,
+                f.camera.camera_centre_world,
+                f"{names[i]!r} and {names[j]!r} look transposed; swapped, RMS {f.rms_px:.2f} px",
+            )
+        )
     return out
 
 
-def _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma,
-                   on_near_side) -> list[LabelFix]:
+def _relabel_worst(
+    keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma, on_near_side
+) -> list[LabelFix]:
     """The click with the largest residual may belong to another (unclicked) keypoint."""
     if len(names) - 1 < MIN_POINTS:
         return []
@@ -310,8 +369,7 @@ def _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms, good_rm
         return []
     i = int(np.nanargmax(loo))
     keep = [k for k in range(len(names)) if k != i]
-    f_wo = _try(keypoints_world, [uv[k] for k in keep], image_size, [names[k] for k in keep],
-                sigma)
+    f_wo = _try(keypoints_world, [uv[k] for k in keep], image_size, [names[k] for k in keep], sigma)
     if f_wo is None or f_wo.rms_px >= good_rms:
         return []
     others = [n for n in keypoints_world if n not in names]
@@ -325,9 +383,20 @@ def _relabel_worst(keypoints_world, names, uv, image_size, fit, cur_rms, good_rm
     new_names = list(names)
     new_names[i] = others[k]
     f = _try(keypoints_world, uv, image_size, new_names, sigma)
-    if f is None or f.rms_px >= good_rms or f.rms_px * IMPROVEMENT_FACTOR >= cur_rms \
-            or not on_near_side(f):
+    if (
+        f is None
+        or f.rms_px >= good_rms
+        or f.rms_px * IMPROVEMENT_FACTOR >= cur_rms
+        or not on_near_side(f)
+    ):
         return []
-    return [LabelFix("relabel", {names[i]: others[k]}, f.rms_px, f.camera.camera_centre_world,
-                     f"the click named {names[i]!r} looks like {others[k]!r}; relabelled, RMS "
-                     f"{f.rms_px:.2f} px")]
+    return [
+        LabelFix(
+            "relabel",
+            {names[i]: others[k]},
+            f.rms_px,
+            f.camera.camera_centre_world,
+            f"the click named {names[i]!r} looks like {others[k]!r}; relabelled, RMS "
+            f"{f.rms_px:.2f} px",
+        )
+    ]

@@ -33,8 +33,13 @@ class FixedCentreModel:
 
     def to_camera(self, theta, image_size) -> Camera:
         R = cv2.Rodrigues(np.asarray(theta[:3], float))[0]
-        return Camera(K=self.intrinsics(theta, image_size), R=R, t=-R @ self.C,
-                      image_size=image_size, dist=self.dist)
+        return Camera(
+            K=self.intrinsics(theta, image_size),
+            R=R,
+            t=-R @ self.C,
+            image_size=image_size,
+            dist=self.dist,
+        )
 
     def project_with_jacobian(self, theta, points_world, image_size):
         """uv (N, 2) and J (2N, 4); t depends on r, so d/dr = J_r + J_t dt/dr."""
@@ -44,13 +49,15 @@ class FixedCentreModel:
         uv, jac = cv2.projectPoints(points_world, theta[:3], t, K, self.dist)
         # dt/dr_k = -(dR/dr_k) C, with vec(R) row-major in OpenCV's Jacobian
         dt_dr = np.stack([-(dR[k].reshape(3, 3) @ self.C) for k in range(3)], axis=1)
-        J = np.concatenate([jac[:, :3] + jac[:, 3:6] @ dt_dr,
-                            (jac[:, 6] + jac[:, 7])[:, None]], axis=1)
+        J = np.concatenate(
+            [jac[:, :3] + jac[:, 3:6] @ dt_dr, (jac[:, 6] + jac[:, 7])[:, None]], axis=1
+        )
         return uv.reshape(-1, 2), J
 
 
-def solve_fixed_centre(points_world, uv, image_size, camera_centre_world, start: Camera
-                       ) -> tuple[Camera, float]:
+def solve_fixed_centre(
+    points_world, uv, image_size, camera_centre_world, start: Camera
+) -> tuple[Camera, float]:
     """Rotation and focal of a camera at a known centre; returns (camera, RMS px)."""
     X = as_array("points_world", points_world, (None, 3))
     x = as_array("uv", uv, (len(X), 2))

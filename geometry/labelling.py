@@ -39,8 +39,12 @@ def camera_centre(rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
     return -R.T @ np.asarray(translation, float).reshape(3)
 
 
-def pose_problem(rotation: np.ndarray, translation: np.ndarray, points_world: np.ndarray,
-                 surface_z_m: float | None = 0.0) -> str | None:
+def pose_problem(
+    rotation: np.ndarray,
+    translation: np.ndarray,
+    points_world: np.ndarray,
+    surface_z_m: float | None = 0.0,
+) -> str | None:
     """Why a pose is not a physical broadcast camera, or None when it is.
 
     rotation (3, 3), translation (3,): world-to-camera. points_world: (N, 3) metres. A
@@ -75,8 +79,9 @@ class WorldConvention:
 
     def __post_init__(self):
         if self.view not in VIEWS + ("auto",):
-            raise ValueError(f"view: expected one of {', '.join(VIEWS + ('auto',))}, got "
-                             f"{self.view!r}")
+            raise ValueError(
+                f"view: expected one of {', '.join(VIEWS + ('auto',))}, got {self.view!r}"
+            )
 
     def view_for(self, centre_world) -> str:
         """'end' or 'side' for a camera centre (3,) m. For 'auto': 'end' when the camera is
@@ -114,12 +119,16 @@ class WorldConvention:
         """One sentence: where the clicks put the camera and where the convention wants it."""
         c = np.asarray(centre_world, float)
         if self.view_for(c) == "end":
-            return (f"the clicks put the camera on the far side of the court (x = {c[0]:.2f} m, "
-                    f"the near half starts at x = {self.length_m / 2:.2f} m): near/far labels "
-                    f"look swapped")
-        return (f"the clicks put the camera beyond the far sideline (y = {c[1]:.2f} m; in a "
-                f"side view the camera is beyond the sideline at y = 0, so y < "
-                f"{self.width_m / 2:.2f} m): the ends and the sidelines look swapped")
+            return (
+                f"the clicks put the camera on the far side of the court (x = {c[0]:.2f} m, "
+                f"the near half starts at x = {self.length_m / 2:.2f} m): near/far labels "
+                f"look swapped"
+            )
+        return (
+            f"the clicks put the camera beyond the far sideline (y = {c[1]:.2f} m; in a "
+            f"side view the camera is beyond the sideline at y = 0, so y < "
+            f"{self.width_m / 2:.2f} m): the ends and the sidelines look swapped"
+        )
 
     def unusual_position_warning(self, centre_world) -> str | None:
         """A warning when the camera is on the conventional side but not beyond the court's
@@ -127,10 +136,14 @@ class WorldConvention:
         c = np.asarray(centre_world, float)
         view = self.view_for(c)
         if view == "end" and c[0] <= self.length_m:
-            return (f"camera centre x = {c[0]:.2f} m is not behind the near baseline "
-                    f"(x = {self.length_m:g} m): for a camera beside the court use the side "
-                    f"view (--view side)")
+            return (
+                f"camera centre x = {c[0]:.2f} m is not behind the near baseline "
+                f"(x = {self.length_m:g} m): for a camera beside the court use the side "
+                f"view (--view side)"
+            )
         if view == "side" and c[1] >= 0.0:
-            return (f"camera centre y = {c[1]:.2f} m is not beyond the near sideline (y = 0): "
-                    f"for a camera behind a baseline use the end view (--view end)")
+            return (
+                f"camera centre y = {c[1]:.2f} m is not beyond the near sideline (y = 0): "
+                f"for a camera behind a baseline use the end view (--view end)"
+            )
         return None

@@ -28,8 +28,14 @@ class LMResult:
 REL_COST_TOL = 1e-10
 
 
-def refine(model: ParamModel, theta0: np.ndarray, points_world: np.ndarray, uv: np.ndarray,
-           image_size: tuple[int, int], max_iter: int = 100) -> LMResult:
+def refine(
+    model: ParamModel,
+    theta0: np.ndarray,
+    points_world: np.ndarray,
+    uv: np.ndarray,
+    image_size: tuple[int, int],
+    max_iter: int = 100,
+) -> LMResult:
     """Minimise sum |project(theta, X) - uv|^2 over theta from theta0.
 
     points_world: (N, 3) metres; uv: (N, 2) pixels. Marquardt's scaling by diag(J^T J) keeps
@@ -75,5 +81,11 @@ def refine(model: ParamModel, theta0: np.ndarray, points_world: np.ndarray, uv: 
             break
         if converged:
             break
-    return LMResult(theta=theta, residuals=r.reshape(-1, 2), jacobian=J, cost=cost,
-                    iterations=it, converged=converged)
+    return LMResult(
+        theta=theta,
+        residuals=r.reshape(-1, 2),
+        jacobian=J,
+        cost=cost,
+        iterations=it,
+        converged=converged,
+    )

@@ -62,15 +62,20 @@ class LineRefinement:
         def r(v):
             return None if v is None or not np.isfinite(v) else round(float(v), 4)
 
-        return {"accepted": self.accepted, "reason": self.reason, "model": self.model,
-                "support_before": r(self.support_before),
-                "support_after": r(self.support_after),
-                "line_rms_before_px": r(self.line_rms_before_px),
-                "line_rms_after_px": r(self.line_rms_after_px),
-                "click_rms_before_px": r(self.click_rms_before_px),
-                "click_rms_after_px": r(self.click_rms_after_px),
-                "samples": self.samples, "lines_used": self.lines_used,
-                "per_line": self.per_line}
+        return {
+            "accepted": self.accepted,
+            "reason": self.reason,
+            "model": self.model,
+            "support_before": r(self.support_before),
+            "support_after": r(self.support_after),
+            "line_rms_before_px": r(self.line_rms_before_px),
+            "line_rms_after_px": r(self.line_rms_after_px),
+            "click_rms_before_px": r(self.click_rms_before_px),
+            "click_rms_after_px": r(self.click_rms_after_px),
+            "samples": self.samples,
+            "lines_used": self.lines_used,
+            "per_line": self.per_line,
+        }
 
 
 def _click_rms(camera, X, x):
@@ -102,13 +107,16 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
         if X is None or len(X) == 0:
             return r_l, J_l
         uv_c, J_c = model.project_with_jacobian(theta, X, size)
-        return (np.concatenate([r_l, ((uv_c - x) / click_sigma_px).ravel()]),
-                np.vstack([J_l, J_c / click_sigma_px]))
+        return (
+            np.concatenate([r_l, ((uv_c - x) / click_sigma_px).ravel()]),
+            np.vstack([J_l, J_c / click_sigma_px]),
+        )
 
     theta = np.asarray(theta0, float)
     for _ in range(IRLS_ROUNDS):
-        sol = least_squares(lambda th: parts(th)[0], theta, jac=lambda th: parts(th)[1],
-                            x_scale="jac", max_nfev=40)
+        sol = least_squares(
+            lambda th: parts(th)[0], theta, jac=lambda th: parts(th)[1], x_scale="jac", max_nfev=40
+        )
         theta = sol.x
         uv = model.project_with_jacobian(theta, P, size)[0]
         z = np.abs(np.sum((uv - q) * nrm, axis=1)) / LINE_SIGMA_PX
@@ -146,10 +154,17 @@ def _directions_ok(polylines, line_idx) -> bool:
     return bool(np.max(np.abs(dirs[:, 0] * dirs[0, 1] - dirs[:, 1] * dirs[0, 0])) > 0.3)
 
 
-def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, uv=None,
-                           model: str = "auto", click_sigma_px: float = 2.0,
-                           line_names=None, step_m: float | None = None
-                           ) -> tuple[Camera, LineRefinement]:
+def refine_camera_on_lines(
+    camera: Camera,
+    polylines,
+    image,
+    points_world=None,
+    uv=None,
+    model: str = "auto",
+    click_sigma_px: float = 2.0,
+    line_names=None,
+    step_m: float | None = None,
+) -> tuple[Camera, LineRefinement]:
     """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
 
     camera: the starting camera (e.g. the clicks' fit); polylines: list of (M, 3) metres,
@@ -165,19 +180,23 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
     unchanged and report.reason says why.
     """
     polylines = [np.asarray(p, float) for p in polylines]
-    names = list(line_names) if line_names is not None else [f"line {i}" for i in
-                                                           range(len(polylines))]
+    names = (
+        list(line_names) if line_names is not None else [f"line {i}" for i in range(len(polylines))]
+    )
     X = None if points_world is None else np.asarray(points_world, float).reshape(-1, 3)
     x = None if uv is None else np.asarray(uv, float).reshape(-1, 2)
     size = camera.image_size
     if step_m is None:
-        longest = max((np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1)) for p in polylines),
-                      default=1.0)
+        longest = max(
+            (np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1)) for p in polylines), default=1.0
+        )
         step_m = max(longest / 120.0, 0.02)
     gray = to_gray(image)
     if gray.shape[::-1] != tuple(size):
-        raise ValueError(f"image: {gray.shape[1]}x{gray.shape[0]} does not match the camera's "
-                         f"{size[0]}x{size[1]}")
+        raise ValueError(
+            f"image: {gray.shape[1]}x{gray.shape[0]} does not match the camera's "
+            f"{size[0]}x{size[1]}"
+        )
     sup0, rms0, _ = _support(gray, camera, polylines, step_m)
     click0 = _click_rms(camera, X, x)
 
@@ -190,10 +209,20 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         models = [ParamModel(model)]
 
     def fail(reason, rid=None, name=models[-1].name):
-        return camera, LineRefinement(False, reason, name, sup0, sup0, rms0, rms0, click0,
-                                      click0, 0 if rid is None else len(rid),
-                                      0 if rid is None else len(np.unique(rid.line)),
-                                      _per_line(rid, camera, names) if rid is not None else {})
+        return camera, LineRefinement(
+            False,
+            reason,
+            name,
+            sup0,
+            sup0,
+            rms0,
+            rms0,
+            click0,
+            click0,
+            0 if rid is None else len(rid),
+            0 if rid is None else len(np.unique(rid.line)),
+            _per_line(rid, camera, names) if rid is not None else {},
+        )
 
     results = []
     for m in models:
@@ -211,9 +240,12 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
             continue
         if not results and m is models[-1]:
             n_found = 0 if rid is None else len(rid)
-            return fail(f"too little line support: {n_found} line samples found on "
-                        f"{0 if rid is None else len(np.unique(rid.line))} lines (need "
-                        f"{MIN_SAMPLES} on {MIN_LINES} non-parallel lines)", rid)
+            return fail(
+                f"too little line support: {n_found} line samples found on "
+                f"{0 if rid is None else len(np.unique(rid.line))} lines (need "
+                f"{MIN_SAMPLES} on {MIN_LINES} non-parallel lines)",
+                rid,
+            )
     if not results:
         return fail("too little line support")
     m, theta, cost, rid, cov = results[0]
@@ -224,8 +256,7 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         if cost - cost2 > (m2.size - m.size) * np.log(max(n_eff, 2.0)):
             m, theta, cost, rid, cov = m2, theta2, cost2, rid2, cov2
     if not np.all(np.isfinite(cov)):
-        return fail("the lines and clicks do not determine the camera (singular fit)", rid,
-                    m.name)
+        return fail("the lines and clicks do not determine the camera (singular fit)", rid, m.name)
     try:
         new = m.to_camera(theta, size)
     except ValueError as exc:
@@ -234,25 +265,39 @@ def refine_camera_on_lines(camera: Camera, polylines, image, points_world=None, 
         return fail("the refined lens folds back among the painted lines", rid, m.name)
     f0, f1 = camera.K[0, 0], new.K[0, 0]
     if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
-        return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid,
-                    m.name)
+        return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid, m.name)
     sup1, rms1, _ = _support(gray, new, polylines, step_m)
     click1 = _click_rms(new, X, x)
-    rep = dict(model=m.name, support_before=sup0, support_after=sup1, line_rms_before_px=rms0,
-               line_rms_after_px=rms1, click_rms_before_px=click0, click_rms_after_px=click1,
-               samples=len(rid), lines_used=len(np.unique(rid.line)),
-               per_line=_per_line(rid, new, names), theta=theta, covariance=cov)
+    rep = dict(
+        model=m.name,
+        support_before=sup0,
+        support_after=sup1,
+        line_rms_before_px=rms0,
+        line_rms_after_px=rms1,
+        click_rms_before_px=click0,
+        click_rms_after_px=click1,
+        samples=len(rid),
+        lines_used=len(np.unique(rid.line)),
+        per_line=_per_line(rid, new, names),
+        theta=theta,
+        covariance=cov,
+    )
     if not sup1 >= sup0 - SUPPORT_SLACK:
-        return camera, LineRefinement(False, f"line support fell ({sup0:.2f} -> {sup1:.2f}): "
-                                      "kept the clicks' camera", **rep)
+        return camera, LineRefinement(
+            False, f"line support fell ({sup0:.2f} -> {sup1:.2f}): kept the clicks' camera", **rep
+        )
     if X is not None and len(X):
         from scipy.stats import chi2
-        chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px ** 2
+
+        chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px**2
         limit = float(chi2.ppf(CLICK_CHI2_QUANTILE, 2 * len(X)))
         if chi > limit:
             return camera, LineRefinement(
-                False, f"the lines disagree with the clicks (click RMS {click1:.2f} px for "
-                       f"{click_sigma_px:.2g} px noise): kept the clicks' camera", **rep)
+                False,
+                f"the lines disagree with the clicks (click RMS {click1:.2f} px for "
+                f"{click_sigma_px:.2g} px noise): kept the clicks' camera",
+                **rep,
+            )
     return new, LineRefinement(True, "refined on the painted lines", **rep)
 
 
@@ -264,7 +309,9 @@ def _per_line(rid: Ridges, camera: Camera, names) -> dict:
         tried = int(rid.tried[k]) if k < len(rid.tried) else 0
         if tried == 0:
             continue
-        out[name] = {"tried": tried, "found": int(sel.sum()),
-                     "rms_px": round(float(np.sqrt(np.mean(d[sel] ** 2))), 3)
-                     if sel.any() else None}
+        out[name] = {
+            "tried": tried,
+            "found": int(sel.sum()),
+            "rms_px": round(float(np.sqrt(np.mean(d[sel] ** 2))), 3) if sel.any() else None,
+        }
     return out

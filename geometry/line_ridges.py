@@ -102,9 +102,9 @@ def _ridge_centre(prof, offsets, width_px, search_px):
     n = len(prof)
     if n <= 2 * a + 2:
         return np.nan
-    centre = prof[a:n - a]
-    resp = centre - np.maximum(prof[:n - 2 * a], prof[2 * a:])
-    inner = np.abs(offsets[a:n - a]) <= search_px
+    centre = prof[a : n - a]
+    resp = centre - np.maximum(prof[: n - 2 * a], prof[2 * a :])
+    inner = np.abs(offsets[a : n - a]) <= search_px
     resp = np.where(inner, resp, -np.inf)
     k = int(np.argmax(resp))
     best = resp[k]
@@ -152,9 +152,16 @@ def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
     return keep
 
 
-def find_ridges(gray: np.ndarray, camera: Camera, polylines, search_px: float,
-                step_m: float = 0.25, line_width_m: float = LINE_WIDTH_M,
-                smooth_tol_px: float = 1.5, margin_px: float = 4.0) -> Ridges:
+def find_ridges(
+    gray: np.ndarray,
+    camera: Camera,
+    polylines,
+    search_px: float,
+    step_m: float = 0.25,
+    line_width_m: float = LINE_WIDTH_M,
+    smooth_tol_px: float = 1.5,
+    margin_px: float = 4.0,
+) -> Ridges:
     """Painted-line centres near each projected polyline.
 
     gray: (h, w) float32 from to_gray; polylines: list of (M, 3) metres, world frame, lines
@@ -163,8 +170,13 @@ def find_ridges(gray: np.ndarray, camera: Camera, polylines, search_px: float,
     """
     P, D, idx, arc = line_samples(polylines, step_m)
     n_lines = len(polylines)
-    empty = Ridges(np.zeros((0, 3)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, int),
-                   np.zeros(n_lines, int))
+    empty = Ridges(
+        np.zeros((0, 3)),
+        np.zeros((0, 2)),
+        np.zeros((0, 2)),
+        np.zeros(0, int),
+        np.zeros(n_lines, int),
+    )
     if len(P) == 0:
         return empty
     h_step = 0.05
@@ -174,8 +186,7 @@ def find_ridges(gray: np.ndarray, camera: Camera, polylines, search_px: float,
     uv_a = camera.project(P - h_step * D)
     uv_b = camera.project(P + h_step * D)
     uv_w = camera.project(P + line_width_m * side)
-    ok = np.all(np.isfinite(uv) & np.isfinite(uv_a) & np.isfinite(uv_b) & np.isfinite(uv_w),
-                axis=1)
+    ok = np.all(np.isfinite(uv) & np.isfinite(uv_a) & np.isfinite(uv_b) & np.isfinite(uv_w), axis=1)
     ok &= camera.in_image(uv, -margin_px - search_px)
     if not np.any(ok):
         return empty
@@ -188,8 +199,9 @@ def find_ridges(gray: np.ndarray, camera: Camera, polylines, search_px: float,
     reach = min(reach, search_px + 30.0)
     offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
     prof = _profiles(gray, uv, normals, offsets)
-    found = np.array([_ridge_centre(prof[i], offsets, max(width_px[i], 1.0), search_px)
-                      for i in range(len(P))])
+    found = np.array(
+        [_ridge_centre(prof[i], offsets, max(width_px[i], 1.0), search_px) for i in range(len(P))]
+    )
     tried = np.bincount(idx, minlength=n_lines)
     good = np.isfinite(found)
     for k in range(n_lines):

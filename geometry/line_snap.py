@@ -29,7 +29,7 @@ def _lines_through(point_world: np.ndarray, polylines, tol_m: float = 0.01, reac
             n = np.linalg.norm(ab)
             if n < 1e-9:
                 continue
-            s = (point_world - a) @ ab / n ** 2
+            s = (point_world - a) @ ab / n**2
             if not -1e-6 <= s <= 1 + 1e-6 or np.linalg.norm(a + s * ab - point_world) > tol_m:
                 continue
             d = ab / n
@@ -59,8 +59,9 @@ def _ridge(g: np.ndarray, centre, normal, radius: float):
     return offs[k] + frac * 0.5
 
 
-def snap_keypoint(image: np.ndarray, camera: Camera, point_world, uv, polylines,
-                  radius_px: float = 5.0):
+def snap_keypoint(
+    image: np.ndarray, camera: Camera, point_world, uv, polylines, radius_px: float = 5.0
+):
     """Refined (2,) pixel of the crossing near uv, or None when it cannot be found."""
     g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     g = cv2.GaussianBlur(g, (3, 3), 0).astype(np.float32)
@@ -101,8 +102,14 @@ def snap_keypoint(image: np.ndarray, camera: Camera, point_world, uv, polylines,
     return out if np.linalg.norm(out - uv) < radius_px else None
 
 
-def snap_keypoints(image: np.ndarray, camera: Camera, points: dict, keypoints_world: dict,
-                   polylines, radius_px: float = 5.0) -> tuple[dict, int]:
+def snap_keypoints(
+    image: np.ndarray,
+    camera: Camera,
+    points: dict,
+    keypoints_world: dict,
+    polylines,
+    radius_px: float = 5.0,
+) -> tuple[dict, int]:
     """points {name: uv}: those on line crossings snapped; returns (points, how many)."""
     out, n = dict(points), 0
     for name, uv in points.items():

@@ -18,8 +18,9 @@ from geometry.projection import densify_all, project_polylines
 MIN_CONTRAST = 12.0
 
 
-def line_support(image: np.ndarray, camera: Camera, polylines, offset_px: float = 6.0,
-                 step_m: float = 0.25) -> float:
+def line_support(
+    image: np.ndarray, camera: Camera, polylines, offset_px: float = 6.0, step_m: float = 0.25
+) -> float:
     """Fraction in [0, 1] of line samples (inside the image) brighter than both sides;
     NaN when no line sample is in view."""
     g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -31,13 +32,24 @@ def line_support(image: np.ndarray, camera: Camera, polylines, offset_px: float 
         n = np.stack([-d[:, 1], d[:, 0]], axis=1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         pts = [run, run + offset_px * n, run - offset_px * n]
-        ok = np.all([(p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
-                     for p in pts], axis=0)
+        ok = np.all(
+            [
+                (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
+                for p in pts
+            ],
+            axis=0,
+        )
         if not ok.any():
             continue
-        vals = [cv2.remap(g, p[ok, 0].astype(np.float32)[:, None],
-                          p[ok, 1].astype(np.float32)[:, None], cv2.INTER_LINEAR).ravel()
-                for p in pts]
+        vals = [
+            cv2.remap(
+                g,
+                p[ok, 0].astype(np.float32)[:, None],
+                p[ok, 1].astype(np.float32)[:, None],
+                cv2.INTER_LINEAR,
+            ).ravel()
+            for p in pts
+        ]
         hits += int(np.sum((vals[0] - np.maximum(vals[1], vals[2])) > MIN_CONTRAST))
         total += int(ok.sum())
     return hits / total if total else float("nan")
@@ -71,9 +83,16 @@ def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return d
 
 
-def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float = 8.0,
-                  ridge_px=(2.0, 4.0, 8.0), step_m: float = 0.25, tol_px: float = 2.0,
-                  dense=None) -> dict:
+def line_evidence(
+    image: np.ndarray,
+    camera: Camera,
+    polylines,
+    search_px: float = 8.0,
+    ridge_px=(2.0, 4.0, 8.0),
+    step_m: float = 0.25,
+    tol_px: float = 2.0,
+    dense=None,
+) -> dict:
     """A frame's own evidence that the camera's court lines lie on painted lines.
 
     Along each projected line (sampled every step_m metres), the brightness profile across the
@@ -99,11 +118,18 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
         n = np.stack([-d[:, 1], d[:, 0]], axis=1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         a, b = run + reach * n, run - reach * n
-        ok = ((a[:, 0] >= 0) & (a[:, 0] <= w - 1) & (a[:, 1] >= 0) & (a[:, 1] <= h - 1)
-              & (b[:, 0] >= 0) & (b[:, 0] <= w - 1) & (b[:, 1] >= 0) & (b[:, 1] <= h - 1))
+        ok = (
+            (a[:, 0] >= 0)
+            & (a[:, 0] <= w - 1)
+            & (a[:, 1] >= 0)
+            & (a[:, 1] <= h - 1)
+            & (b[:, 0] >= 0)
+            & (b[:, 0] <= w - 1)
+            & (b[:, 1] >= 0)
+            & (b[:, 1] <= h - 1)
+        )
     if not runs or not ok.any():
-        return {"samples": 0, "found": 0, "support": float("nan"),
-                "residual_px": float("nan")}
+        return {"samples": 0, "found": 0, "support": float("nan"), "residual_px": float("nan")}
     p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)
     K = len(offs)
     if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
@@ -111,12 +137,20 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
         k = np.arange(-r, r + 1, dtype=np.float32)[None, :]  # (1, 2 r + 1) px along the normal
         prof = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
         c = r - int(search_px)  # column of offset -search_px
-        centre = prof[:, c:c + K]
-        side = np.stack([np.maximum(prof[:, c - int(dd):c - int(dd) + K],
-                                    prof[:, c + int(dd):c + int(dd) + K]) for dd in ds], 1)
+        centre = prof[:, c : c + K]
+        side = np.stack(
+            [
+                np.maximum(
+                    prof[:, c - int(dd) : c - int(dd) + K], prof[:, c + int(dd) : c + int(dd) + K]
+                )
+                for dd in ds
+            ],
+            1,
+        )
     else:
-        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]
-                           ).astype(np.float32)[None, :]  # (1, (1 + 2D) K)
+        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]).astype(
+            np.float32
+        )[None, :]  # (1, (1 + 2D) K)
         vals = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
         centre = vals[:, :K]
         side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
@@ -124,7 +158,9 @@ def line_evidence(image: np.ndarray, camera: Camera, polylines, search_px: float
     j = np.argmax(resp, axis=1)
     off, val = offs[j], resp[np.arange(len(j)), j]
     found = val > MIN_CONTRAST
-    return {"samples": int(len(off)), "found": int(found.sum()),
-            "support": float(np.mean(found & (np.abs(off) <= tol_px))),
-            "residual_px": float(np.median(np.abs(off[found]))) if found.any()
-            else float("nan")}
+    return {
+        "samples": int(len(off)),
+        "found": int(found.sum()),
+        "support": float(np.mean(found & (np.abs(off) <= tol_px))),
+        "residual_px": float(np.median(np.abs(off[found]))) if found.any() else float("nan"),
+    }

@@ -56,14 +56,13 @@ def box_rectangles(masked: np.ndarray, min_fill: float = 0.7) -> list[tuple[int,
     masked = np.ascontiguousarray(masked, dtype=bool)
     if masked.ndim != 2:
         raise ValueError(f"masked: expected (h, w) bool, got shape {masked.shape}")
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(masked.astype(np.uint8),
-                                                           connectivity=4)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(masked.astype(np.uint8), connectivity=4)
     out = []
     for k in range(1, n):
         x, y, bw, bh, area = (int(v) for v in stats[k])
         if area >= min_fill * bw * bh:
             out.append((x, y, x + bw, y + bh))
             continue
-        for x0, y0, x1, y1 in tile_rectangles(labels[y:y + bh, x:x + bw] == k):
+        for x0, y0, x1, y1 in tile_rectangles(labels[y : y + bh, x : x + bw] == k):
             out.append((x0 + x, y0 + y, x1 + x, y1 + y))
     return sorted(out, key=lambda r: (r[1], r[0]))

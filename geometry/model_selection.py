@@ -37,19 +37,19 @@ def extend_theta(theta: np.ndarray, model: ParamModel) -> np.ndarray:
     return out
 
 
-def loo_residuals(model: ParamModel, theta: np.ndarray, points_world: np.ndarray,
-                  uv: np.ndarray, image_size) -> np.ndarray:
+def loo_residuals(
+    model: ParamModel, theta: np.ndarray, points_world: np.ndarray, uv: np.ndarray, image_size
+) -> np.ndarray:
     """(N,) px: distance of each click from its projection by ``model`` fitted without it,
     warm-started at theta. NaN where the reduced fit fails."""
     n = len(points_world)
     out = np.full(n, np.nan)
     for i in range(n):
         keep = np.arange(n) != i
-        res = refine(model, theta, points_world[keep], uv[keep], image_size,
-                     max_iter=LOO_MAX_ITER)
+        res = refine(model, theta, points_world[keep], uv[keep], image_size, max_iter=LOO_MAX_ITER)
         if not np.all(np.isfinite(res.theta)) or res.theta[6] <= 0:
             continue
-        pred, _ = model.project_with_jacobian(res.theta, points_world[i:i + 1], image_size)
+        pred, _ = model.project_with_jacobian(res.theta, points_world[i : i + 1], image_size)
         out[i] = float(np.linalg.norm(pred[0] - uv[i]))
     return out
 
@@ -62,7 +62,7 @@ def held_out_score(loo_px: np.ndarray) -> float:
     r = np.sort(loo_px)
     if len(r) >= 7:
         r = r[:-1]
-    return float(np.sqrt(np.mean(r ** 2)))
+    return float(np.sqrt(np.mean(r**2)))
 
 
 def _lens_ok(model: ParamModel, res: LMResult, uv: np.ndarray, image_size) -> str:
@@ -75,8 +75,9 @@ def _lens_ok(model: ParamModel, res: LMResult, uv: np.ndarray, image_size) -> st
     return ""
 
 
-def choose_model(pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, image_size,
-                 candidates=CANDIDATES) -> tuple[ParamModel, LMResult, dict]:
+def choose_model(
+    pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, image_size, candidates=CANDIDATES
+) -> tuple[ParamModel, LMResult, dict]:
     """Pick the lens model for clicks already solved with the pinhole.
 
     pinhole: the simple-model solution (theta (7,)); points_world: (N, 3) metres, world frame;
@@ -96,8 +97,11 @@ def choose_model(pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, im
             if name != "simple":
                 reasons.append(f"{name} not tried: {entry['status']}")
             continue
-        res = pinhole if name == "simple" else refine(
-            model, extend_theta(best_res.theta, model), points_world, uv, image_size)
+        res = (
+            pinhole
+            if name == "simple"
+            else refine(model, extend_theta(best_res.theta, model), points_world, uv, image_size)
+        )
         entry["rms_px"] = round(float(np.sqrt(res.cost / n)), 4)
         if name != "simple":
             bad = _lens_ok(model, res, uv, image_size)
@@ -113,12 +117,12 @@ def choose_model(pinhole: LMResult, points_world: np.ndarray, uv: np.ndarray, im
             continue
         if score < GAIN * best_score:
             entry["status"] = "chosen over " + best_model.name
-            reasons.append(f"{name} predicts held-out clicks better ({score:.2f} vs "
-                           f"{best_score:.2f} px)")
+            reasons.append(
+                f"{name} predicts held-out clicks better ({score:.2f} vs {best_score:.2f} px)"
+            )
             best_model, best_res, best_score = model, res, score
         else:
-            entry["status"] = (f"not better on held-out clicks ({score:.2f} vs "
-                               f"{best_score:.2f} px)")
+            entry["status"] = f"not better on held-out clicks ({score:.2f} vs {best_score:.2f} px)"
             reasons.append(f"{name} {entry['status']}")
             break  # stepwise: k2 is only worth trying on top of a k1 that earned its place
     report["chosen"] = best_model.name

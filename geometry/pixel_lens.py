@@ -34,7 +34,7 @@ class PixelLens:
         self.K = as_array("K", K, (3, 3)).copy()
         d = np.zeros(5)
         dd = np.asarray(dist, float).ravel()[:5]
-        d[:len(dd)] = dd
+        d[: len(dd)] = dd
         self.dist = d
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self._maps: dict[tuple[int, int, float], tuple[np.ndarray, np.ndarray]] = {}
@@ -82,9 +82,14 @@ class PixelLens:
             if len(self._maps) > 8:
                 self._maps.clear()
             self._maps[key] = maps
-        return cv2.remap(image, maps[0], maps[1],
-                         cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        return cv2.remap(
+            image,
+            maps[0],
+            maps[1],
+            cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=0,
+        )
 
     def valid(self, shape_hw: tuple[int, int], scale: float, margin_px: int = 3) -> np.ndarray:
         """uint8 (h', w') mask of a straightened reduced image: 255 where its pixels come
@@ -93,6 +98,10 @@ class PixelLens:
         h, w = shape_hw
         self.straighten(np.zeros((h, w), np.uint8), scale)  # builds the maps
         mx, my = self._maps[(w, h, round(float(scale), 9))]
-        m = ((mx >= margin_px) & (mx <= w - 1 - margin_px) & (my >= margin_px)
-             & (my <= h - 1 - margin_px))
+        m = (
+            (mx >= margin_px)
+            & (mx <= w - 1 - margin_px)
+            & (my >= margin_px)
+            & (my <= h - 1 - margin_px)
+        )
         return np.where(m, 255, 0).astype(np.uint8)

@@ -70,8 +70,13 @@ def gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def prepare(image: np.ndarray, work_width: int = WORK_WIDTH, corners: bool = False,
-            scale: float | None = None, size=None) -> Prepared:
+def prepare(
+    image: np.ndarray,
+    work_width: int = WORK_WIDTH,
+    corners: bool = False,
+    scale: float | None = None,
+    size=None,
+) -> Prepared:
     """Reduce a frame (BGR or gray, (h, w[, 3]) uint8) for registration; corners=True also
     detects trackable corners (for a reference). With scale and size (w, h) given, image is
     already reduced (a Prepared's gray) and is used as it is."""
@@ -127,8 +132,11 @@ def prepare_frame(image: np.ndarray, work_width: int = WORK_WIDTH):
     s = min(1.0, work_width / float(w))
     size = _reduced_size(w, h, s)
     half = _halve(image, size) if s < 1.0 else image
-    sig = cv2.resize(half if half.ndim == 3 else cv2.cvtColor(half, cv2.COLOR_GRAY2BGR),
-                     SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
+    sig = cv2.resize(
+        half if half.ndim == 3 else cv2.cvtColor(half, cv2.COLOR_GRAY2BGR),
+        SIGNATURE_SIZE,
+        interpolation=cv2.INTER_AREA,
+    )
     return Prepared(_finish_reduction(gray(half), size), s, (w, h), None), sig
 
 
@@ -181,8 +189,9 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers."""
     if len(pa) < 8:
         return None
-    H, inl = cv2.findHomography(pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000,
-                                confidence=0.999)
+    H, inl = cv2.findHomography(
+        pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000, confidence=0.999
+    )
     if H is None or inl is None:
         return None
     inl = inl.ravel().astype(bool)
@@ -211,10 +220,15 @@ def _track(warped, b, corners, keep_ref, valid_b):
     if len(pts) < 8:
         return None
     p0 = pts.reshape(-1, 1, 2).astype(np.float32)
-    p1, st, err = cv2.calcOpticalFlowPyrLK(warped, b, p0, None, winSize=(KLT_WIN, KLT_WIN),
-                                           maxLevel=KLT_LEVELS,
-                                           criteria=(cv2.TERM_CRITERIA_COUNT
-                                                     | cv2.TERM_CRITERIA_EPS, 20, 0.01))
+    p1, st, err = cv2.calcOpticalFlowPyrLK(
+        warped,
+        b,
+        p0,
+        None,
+        winSize=(KLT_WIN, KLT_WIN),
+        maxLevel=KLT_LEVELS,
+        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 0.01),
+    )
     if p1 is None:
         return None
     ok = st.ravel() == 1
@@ -241,18 +255,22 @@ def _match(a, b, mask_a, mask_b):
     kb, db = orb.detectAndCompute(b, mask_b)
     if da is None or db is None or len(ka) < 8 or len(kb) < 8:
         return None
-    index = cv2.FlannBasedMatcher(dict(algorithm=6, table_number=6, key_size=12,
-                                       multi_probe_level=1), dict(checks=32))
+    index = cv2.FlannBasedMatcher(
+        dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1), dict(checks=32)
+    )
     matches = index.knnMatch(da, db, k=2)
     good = [m[0] for m in matches if len(m) == 2 and m[0].distance < 0.8 * m[1].distance]
     if len(good) < 8:
         return None
-    return (np.float32([ka[m.queryIdx].pt for m in good]),
-            np.float32([kb[m.trainIdx].pt for m in good]))
+    return (
+        np.float32([ka[m.queryIdx].pt for m in good]),
+        np.float32([kb[m.trainIdx].pt for m in good]),
+    )
 
 
-def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=None,
-                          mask_frame=None, method: str = "auto") -> Registration:
+def register_to_reference(
+    reference, frame, H_pred: np.ndarray, mask_reference=None, mask_frame=None, method: str = "auto"
+) -> Registration:
     """Homography reference -> frame (full-resolution pixels), starting from the prediction
     H_pred (3, 3).
 
@@ -279,12 +297,17 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
         if meth == "track":  # masks tested at the corners only (no warped mask)
             if pa_.corners is None or not len(pa_.corners):
                 continue
-            c = cv2.perspectiveTransform(pa_.corners.reshape(-1, 1, 2).astype(np.float64),
-                                         Hs).reshape(-1, 2)
+            c = cv2.perspectiveTransform(
+                pa_.corners.reshape(-1, 1, 2).astype(np.float64), Hs
+            ).reshape(-1, 2)
             pairs = _track(warped, pb_.gray, c, _usable_corners(pa_.corners, m_a), m_b)
         else:
-            valid = cv2.warpPerspective(np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None
-                                        else m_a, Hs, (w, h), flags=cv2.INTER_NEAREST)
+            valid = cv2.warpPerspective(
+                np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None else m_a,
+                Hs,
+                (w, h),
+                flags=cv2.INTER_NEAREST,
+            )
             valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
             m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
             pairs = _match(warped, pb_.gray, valid, m_both)
@@ -292,8 +315,9 @@ def register_to_reference(reference, frame, H_pred: np.ndarray, mask_reference=N
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
             fine = register_to_reference(pa_, pb_, reg.H, mask_reference, mask_frame, "track")
             if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
-                return Registration(fine.H, fine.inliers, fine.rms_px, True, "", fine.spread,
-                                    "match+track")
+                return Registration(
+                    fine.H, fine.inliers, fine.rms_px, True, "", fine.spread, "match+track"
+                )
         if reg.ok:
             return reg
         if reg.inliers >= best.inliers:
@@ -409,8 +433,9 @@ def cut_features(sig: np.ndarray) -> CutFeatures:
 
 def is_cut_features(fa: CutFeatures, fb: CutFeatures) -> bool:
     """is_cut of the two frames whose cut_features these are (the same decision)."""
-    return (_hist_change(fa.hist, fb.hist) > CUT_HIST
-            or _layout_change(fa.thumb, fb.thumb) > CUT_LAYOUT)
+    return (
+        _hist_change(fa.hist, fb.hist) > CUT_HIST or _layout_change(fa.thumb, fb.thumb) > CUT_LAYOUT
+    )
 
 
 MAX_FRAME_MOTION = 0.1  # of the image width: the most one frame's camera motion moves a corner

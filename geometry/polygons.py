@@ -20,9 +20,13 @@ def points_in_polygon(points_xy: ArrayLike, polygon_xy: ArrayLike) -> np.ndarray
     x, y = P[:, 0:1], P[:, 1:2]
     ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
     cross = (bx - ax) * (y - ay) - (by - ay) * (x - ax)
-    on_edge = ((np.abs(cross) < 1e-9) & (x >= np.minimum(ax, bx) - 1e-9)
-               & (x <= np.maximum(ax, bx) + 1e-9) & (y >= np.minimum(ay, by) - 1e-9)
-               & (y <= np.maximum(ay, by) + 1e-9))
+    on_edge = (
+        (np.abs(cross) < 1e-9)
+        & (x >= np.minimum(ax, bx) - 1e-9)
+        & (x <= np.maximum(ax, bx) + 1e-9)
+        & (y >= np.minimum(ay, by) - 1e-9)
+        & (y <= np.maximum(ay, by) + 1e-9)
+    )
     straddle = (ay > y) != (by > y)
     with np.errstate(divide="ignore", invalid="ignore"):
         x_cross = ax + (y - ay) * (bx - ax) / (by - ay)

@@ -24,8 +24,9 @@ def densify(points_world: ArrayLike, max_step_m: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def project_polyline(camera: Camera, points_world: ArrayLike, max_step_m: float = 0.25
-                     ) -> list[np.ndarray]:
+def project_polyline(
+    camera: Camera, points_world: ArrayLike, max_step_m: float = 0.25
+) -> list[np.ndarray]:
     """Image of a world polyline: a list of (M, 2) pixel runs (split where it passes behind the
     camera). Densified so lens distortion bends long lines correctly."""
     P = densify(points_world, max_step_m)
@@ -62,8 +63,9 @@ def clip_polygon_to_front(points_cam: np.ndarray, near_m: float = NEAR_M) -> np.
     return np.array(out) if out else np.zeros((0, 3))
 
 
-def project_polygon(camera: Camera, polygon_world: ArrayLike, max_step_m: float = 0.5
-                    ) -> np.ndarray:
+def project_polygon(
+    camera: Camera, polygon_world: ArrayLike, max_step_m: float = 0.5
+) -> np.ndarray:
     """Image of a planar world polygon (N, 3), clipped at the camera plane: (M, 2) pixels,
     empty when it is wholly behind the camera. Edges densified for lens distortion."""
     P = as_array("polygon_world", polygon_world, (None, 3))
@@ -75,8 +77,9 @@ def project_polygon(camera: Camera, polygon_world: ArrayLike, max_step_m: float 
     return camera.project(camera.cam_to_world(clipped))
 
 
-def densify_all(polylines: Iterable[ArrayLike], max_step_m: float = 0.25
-                ) -> tuple[np.ndarray, np.ndarray]:
+def densify_all(
+    polylines: Iterable[ArrayLike], max_step_m: float = 0.25
+) -> tuple[np.ndarray, np.ndarray]:
     """Densify many (M_i, 3) polylines at once: points (P, 3) and the start index of each
     polyline (K + 1,), for project_polylines. Compute once per court and reuse."""
     dense = [densify(pl, max_step_m) for pl in polylines]
@@ -84,8 +87,9 @@ def densify_all(polylines: Iterable[ArrayLike], max_step_m: float = 0.25
     return (np.concatenate(dense) if dense else np.zeros((0, 3))), starts
 
 
-def project_polylines(camera: Camera, dense_points: np.ndarray, starts: np.ndarray
-                      ) -> list[np.ndarray]:
+def project_polylines(
+    camera: Camera, dense_points: np.ndarray, starts: np.ndarray
+) -> list[np.ndarray]:
     """Image runs of many densified polylines (from densify_all) with one projection call;
     the same result as project_polyline on each, split where a line passes behind."""
     if len(dense_points) == 0:

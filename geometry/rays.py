@@ -54,8 +54,10 @@ def intersect_rays_with_plane(origin, directions, plane_z: float) -> tuple[np.nd
         raise GeometryError(f"ray parallel to the plane z = {plane_z:g}: it never meets it")
     lam = (plane_z - o[2]) / dz
     if np.any(lam <= 0):
-        raise GeometryError(f"the ray meets the plane z = {plane_z:g} behind the camera "
-                            "(the pixel is above the horizon)")
+        raise GeometryError(
+            f"the ray meets the plane z = {plane_z:g} behind the camera "
+            "(the pixel is above the horizon)"
+        )
     return o + lam[:, None] * d, lam
 
 
@@ -115,12 +117,19 @@ def lift_ball(camera: Camera, uv_ball, uv_ground, plane_z: float = 0.0) -> BallL
     dxy = d[:2]
     lam = float((G[:2] - C[:2]) @ dxy / (dxy @ dxy))
     if lam <= 0:
-        raise GeometryError("the ground click lies behind the camera along the ball ray: "
-                            "click the ball's ground point on the drawn line")
+        raise GeometryError(
+            "the ground click lies behind the camera along the ball ray: "
+            "click the ball's ground point on the drawn line"
+        )
     X = C + lam * d
     snapped = _distort_ideal(camera, g_ideal)
-    return BallLift(world=X, ground_world=G, height_m=float(X[2] - plane_z),
-                    uv_ground_snapped=snapped, plane_z=float(plane_z))
+    return BallLift(
+        world=X,
+        ground_world=G,
+        height_m=float(X[2] - plane_z),
+        uv_ground_snapped=snapped,
+        plane_z=float(plane_z),
+    )
 
 
 def _distort_ideal(camera: Camera, uv_ideal: np.ndarray) -> np.ndarray:
@@ -131,8 +140,9 @@ def _distort_ideal(camera: Camera, uv_ideal: np.ndarray) -> np.ndarray:
     return camera.project(p_world)[0]
 
 
-def ground_projection_polyline(camera: Camera, uv_ball, plane_z: float = 0.0,
-                               samples: int = 256) -> np.ndarray:
+def ground_projection_polyline(
+    camera: Camera, uv_ball, plane_z: float = 0.0, samples: int = 256
+) -> np.ndarray:
     """The image of the ball ray's ground projection, clipped to the image: (M, 2) pixels.
 
     Ordered from the camera's foot point (or the image border) toward the horizon. Only the
@@ -141,8 +151,9 @@ def ground_projection_polyline(camera: Camera, uv_ball, plane_z: float = 0.0,
     """
     line = ground_projection_line(camera, uv_ball)
     w, h = camera.image_size
-    ends = _clip_line_to_rect(line, -0.5 - 0.1 * w, -0.5 - 0.1 * h, w - 0.5 + 0.1 * w,
-                              h - 0.5 + 0.1 * h)
+    ends = _clip_line_to_rect(
+        line, -0.5 - 0.1 * w, -0.5 - 0.1 * h, w - 0.5 + 0.1 * w, h - 0.5 + 0.1 * h
+    )
     if ends is None:
         return np.zeros((0, 2))
     C, d = pixel_rays_world(camera, np.asarray(uv_ball, float)[None])
@@ -183,8 +194,9 @@ def _clip_line_to_rect(line, x0, y0, x1, y1) -> np.ndarray | None:
     if len(pts) < 2:
         return None
     pts = np.array(pts)
-    i, j = np.unravel_index(np.argmax(np.linalg.norm(pts[:, None] - pts[None], axis=2)),
-                            (len(pts), len(pts)))
+    i, j = np.unravel_index(
+        np.argmax(np.linalg.norm(pts[:, None] - pts[None], axis=2)), (len(pts), len(pts))
+    )
     if i == j:
         return None
     return np.array([pts[i], pts[j]])

@@ -32,18 +32,22 @@ class Rescaled:
         return lowest
 
 
-def scale_about_centre(points_world: ArrayLike, camera_centre_world: ArrayLike, scale: float
-                       ) -> np.ndarray:
+def scale_about_centre(
+    points_world: ArrayLike, camera_centre_world: ArrayLike, scale: float
+) -> np.ndarray:
     """X' = s X + (1 - s) C for points_world (N, 3) metres; returns (N, 3)."""
     X = as_array("points_world", points_world, (None, 3))
     C = as_array("camera_centre_world", camera_centre_world, (3,))
     return scale * X + (1.0 - scale) * C
 
 
-def rescale_to_lowest_vertex_height(vertices_world: ArrayLike, joints_world: ArrayLike,
-                                    camera_centre_world: ArrayLike,
-                                    lowest_vertex_height_m: float,
-                                    plane_z: float = 0.0) -> Rescaled:
+def rescale_to_lowest_vertex_height(
+    vertices_world: ArrayLike,
+    joints_world: ArrayLike,
+    camera_centre_world: ArrayLike,
+    lowest_vertex_height_m: float,
+    plane_z: float = 0.0,
+) -> Rescaled:
     """Scale a mesh about the camera centre so its lowest vertex sits at the given height.
 
     vertices_world: (V, 3), joints_world: (J, 3) metres, world frame (z up).
@@ -60,11 +64,17 @@ def rescale_to_lowest_vertex_height(vertices_world: ArrayLike, joints_world: Arr
     i = int(np.argmin(V[:, 2]))
     dz = V[i, 2] - C[2]
     if abs(dz) < 1e-9:
-        raise GeometryError("the lowest vertex is level with the camera centre: its height "
-                            "does not fix the depth")
+        raise GeometryError(
+            "the lowest vertex is level with the camera centre: its height does not fix the depth"
+        )
     s = (plane_z + lowest_vertex_height_m - C[2]) / dz
     if not np.isfinite(s) or s <= 0:
-        raise GeometryError(f"height {lowest_vertex_height_m:g} m would put the mesh behind the "
-                            "camera (scale <= 0)")
-    return Rescaled(vertices_world=s * V + (1 - s) * C, joints_world=s * J + (1 - s) * C,
-                    scale=float(s), lowest_vertex_index=i)
+        raise GeometryError(
+            f"height {lowest_vertex_height_m:g} m would put the mesh behind the camera (scale <= 0)"
+        )
+    return Rescaled(
+        vertices_world=s * V + (1 - s) * C,
+        joints_world=s * J + (1 - s) * C,
+        scale=float(s),
+        lowest_vertex_index=i,
+    )

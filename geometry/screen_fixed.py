@@ -93,7 +93,7 @@ class ScreenFixedDetector:
         for x, y, bw, bh, area in stats[1:n]:
             if area < MIN_AREA_FRACTION * w * h or bw * bh > MAX_BOX_FRACTION * w * h:
                 continue
-            m[max(0, y - g):y + bh + g, max(0, x - g):x + bw + g] = 0
+            m[max(0, y - g) : y + bh + g, max(0, x - g) : x + bw + g] = 0
             found = True
         self._mask = m if found else None
         return self._mask
@@ -105,5 +105,7 @@ class ScreenFixedDetector:
         if m is None:
             return []
         n, _, stats, _ = cv2.connectedComponentsWithStats((m == 0).astype(np.uint8))
-        return [[int(x / scale), int(y / scale), int((x + bw) / scale), int((y + bh) / scale)]
-                for x, y, bw, bh, _ in stats[1:n]]
+        return [
+            [int(x / scale), int(y / scale), int((x + bw) / scale), int((y + bh) / scale)]
+            for x, y, bw, bh, _ in stats[1:n]
+        ]

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from safe_io.atomic import atomic_path
 from geometry.camera import Camera
 from hmr.safe_npz import read_npz
+from safe_io.atomic import atomic_path
 
 BODY_JOINTS = ("pelvis", "head", "left_hand", "right_hand", "left_foot", "right_foot")
 NPZ_FORMAT = "courtstudio.person_mesh"
@@ -52,8 +52,9 @@ class PersonMesh:
         for k, v in self.joints_cam.items():
             a = np.asarray(v, np.float64)
             if a.shape != (3,) or not np.all(np.isfinite(a)) or np.abs(a).max() > MAX_ABS_CAM_M:
-                raise MeshError(f"joints_cam.{k}: expected 3 finite numbers (at most "
-                                f"{MAX_ABS_CAM_M:g} m)")
+                raise MeshError(
+                    f"joints_cam.{k}: expected 3 finite numbers (at most {MAX_ABS_CAM_M:g} m)"
+                )
             joints[k] = a
         self.vertices_cam, self.faces, self.joints_cam = V, F.astype(np.int64), joints
 
@@ -75,12 +76,18 @@ class PersonMesh:
         with atomic_path(path, suffix=".npz") as tmp:
             with open(tmp, "wb") as fh:
                 np.savez_compressed(
-                    fh, format=NPZ_FORMAT, format_version=NPZ_VERSION,
+                    fh,
+                    format=NPZ_FORMAT,
+                    format_version=NPZ_VERSION,
                     vertices_cam=self.vertices_cam.astype(np.float32),
-                    faces=self.faces.astype(np.int32), joint_names=np.array(names, dtype=str),
-                    joints_cam=np.array([self.joints_cam[n] for n in names], np.float64)
-                    .reshape(-1, 3), source=self.source,
-                    **{f"params_{k}": np.asarray(v) for k, v in self.params.items()})
+                    faces=self.faces.astype(np.int32),
+                    joint_names=np.array(names, dtype=str),
+                    joints_cam=np.array([self.joints_cam[n] for n in names], np.float64).reshape(
+                        -1, 3
+                    ),
+                    source=self.source,
+                    **{f"params_{k}": np.asarray(v) for k, v in self.params.items()},
+                )
         return path
 
     @classmethod
@@ -92,18 +99,24 @@ class PersonMesh:
         where = f"{path}: field"
         try:
             if str(z.get("format", "")) != NPZ_FORMAT:
-                raise MeshError(f"{path}: not a CourtStudio person mesh (format "
-                                f"{NPZ_FORMAT!r})")
-            for key in ("format_version", "vertices_cam", "faces", "joint_names", "joints_cam",
-                        "source"):
+                raise MeshError(f"{path}: not a CourtStudio person mesh (format {NPZ_FORMAT!r})")
+            for key in (
+                "format_version",
+                "vertices_cam",
+                "faces",
+                "joint_names",
+                "joints_cam",
+                "source",
+            ):
                 if key not in z:
                     raise MeshError(f"{where} {key}: missing")
             version = z["format_version"]
             if version.shape != () or not np.issubdtype(version.dtype, np.integer):
                 raise MeshError(f"{where} format_version: expected an integer")
             if int(version) > NPZ_VERSION:
-                raise MeshError(f"{path}: format_version {int(version)} is newer than this "
-                                "CourtStudio reads")
+                raise MeshError(
+                    f"{path}: format_version {int(version)} is newer than this CourtStudio reads"
+                )
             names = [str(n) for n in np.atleast_1d(z["joint_names"])]
             J = np.asarray(z["joints_cam"], np.float64).reshape(-1, 3)
             if len(names) != len(J):
@@ -111,8 +124,13 @@ class PersonMesh:
             if not np.issubdtype(z["faces"].dtype, np.integer):
                 raise MeshError(f"{where} faces: expected integers, got {z['faces'].dtype}")
             params = {k[7:]: z[k] for k in z if k.startswith("params_")}
-            return cls(np.asarray(z["vertices_cam"], np.float64), z["faces"],
-                       dict(zip(names, J)), str(z["source"]), params)
+            return cls(
+                np.asarray(z["vertices_cam"], np.float64),
+                z["faces"],
+                dict(zip(names, J)),
+                str(z["source"]),
+                params,
+            )
         except MeshError as exc:
             msg = str(exc)
             raise MeshError(msg if msg.startswith(str(path)) else f"{where} {msg}") from None

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from safe_io.validation import read_file_bytes
 from hmr.person_mesh import MeshError, PersonMesh
 from hmr.safe_npz import read_npz
+from safe_io.validation import read_file_bytes
 
 NET_INPUT_PX = 896
 SMPLX_VERTICES = 10475
@@ -43,10 +43,14 @@ def body25_to_named(joints: np.ndarray) -> dict[str, np.ndarray]:
     """Our six body parts from (25, 3) BODY_25 joints: pelvis = MidHip (8); head = midpoint of
     the ears (17, 18); hands = wrists (7, 4); feet = midpoint of big toe and heel."""
     J = np.asarray(joints, np.float64)
-    return {"pelvis": J[MID_HIP], "head": (J[R_EAR] + J[L_EAR]) / 2,
-            "left_hand": J[L_WRIST], "right_hand": J[R_WRIST],
-            "left_foot": (J[L_BIG_TOE] + J[L_HEEL]) / 2,
-            "right_foot": (J[R_BIG_TOE] + J[R_HEEL]) / 2}
+    return {
+        "pelvis": J[MID_HIP],
+        "head": (J[R_EAR] + J[L_EAR]) / 2,
+        "left_hand": J[L_WRIST],
+        "right_hand": J[R_WRIST],
+        "left_foot": (J[L_BIG_TOE] + J[L_HEEL]) / 2,
+        "right_foot": (J[R_BIG_TOE] + J[R_HEEL]) / 2,
+    }
 
 
 def named_to_body25(joints: dict) -> np.ndarray:
@@ -76,8 +80,7 @@ def single_cam_int(cam_int, where: str = "cam_int") -> np.ndarray:
     if K.shape == (3, 3):
         K = K[None]
     if K.ndim != 3 or K.shape[1:] != (3, 3) or len(K) == 0:
-        raise MeshError(f"{where}: expected (3, 3), (1, 3, 3) or (N, 3, 3), got "
-                        f"{tuple(K.shape)}")
+        raise MeshError(f"{where}: expected (3, 3), (1, 3, 3) or (N, 3, 3), got {tuple(K.shape)}")
     if not np.isfinite(K).all():
         raise MeshError(f"{where}: non-finite number")
     K0 = K[0]
@@ -85,8 +88,10 @@ def single_cam_int(cam_int, where: str = "cam_int") -> np.ndarray:
         raise MeshError(f"{where}: focal lengths must be in (0, 1e6] px and entries at most 1e6")
     spread = np.abs(K - K0).max()
     if spread > CAM_INT_RTOL * K0[0, 0]:
-        raise MeshError(f"{where}: the {len(K)} per-person intrinsics disagree (by up to "
-                        f"{spread:.3g} px): a result holds one image's camera")
+        raise MeshError(
+            f"{where}: the {len(K)} per-person intrinsics disagree (by up to "
+            f"{spread:.3g} px): a result holds one image's camera"
+        )
     return K0.copy()
 
 
@@ -117,12 +122,18 @@ def smplx_faces(model_path) -> np.ndarray:
     for cand in (p, p / "smplx" / "SMPLX_NEUTRAL.npz", p / "SMPLX_NEUTRAL.npz"):
         if cand.is_file():
             f = read_npz(cand, MeshError, "SMPL-X model file", keys=["f"]).get("f")
-            if f is None or f.ndim != 2 or f.shape[1] != 3 or not np.issubdtype(f.dtype,
-                                                                                np.integer):
+            if (
+                f is None
+                or f.ndim != 2
+                or f.shape[1] != 3
+                or not np.issubdtype(f.dtype, np.integer)
+            ):
                 raise MeshError(f"{cand}: not an SMPL-X model file with faces 'f' (F, 3)")
             return np.asarray(f, np.int64)
-    raise MeshError(f"no SMPL-X model at {p}: expected smplx/SMPLX_NEUTRAL.npz (the licensed "
-                    "SMPL-X download; set it in Preferences or COURTSTUDIO_SMPLX_DIR)")
+    raise MeshError(
+        f"no SMPL-X model at {p}: expected smplx/SMPLX_NEUTRAL.npz (the licensed "
+        "SMPL-X download; set it in Preferences or COURTSTUDIO_SMPLX_DIR)"
+    )
 
 
 @dataclass
@@ -142,8 +153,9 @@ def _numeric(value, where: str) -> np.ndarray:
         a = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise MeshError(f"{where}: not a numeric array ({exc})") from None
-    if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer)
-                               or np.issubdtype(a.dtype, np.floating)):
+    if a.dtype == bool or not (
+        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
+    ):
         raise MeshError(f"{where}: expected a numeric array, got {a.dtype}")
     return a
 
@@ -152,17 +164,22 @@ def _torch_load(path: Path) -> dict:
     try:
         import torch
     except ImportError:
-        raise MeshError(f"{path}: reading PromptHMR .pt files needs torch (pip install "
-                        "torch==2.13.0)") from None
+        raise MeshError(
+            f"{path}: reading PromptHMR .pt files needs torch (pip install torch==2.13.0)"
+        ) from None
     try:  # weights_only: tensors and plain containers only, never arbitrary pickled objects
-        data = torch.load(io.BytesIO(read_file_bytes(path, MAX_RESULT_BYTES, MeshError,
-                                                     "PromptHMR result")),
-                          map_location="cpu", weights_only=True)
+        data = torch.load(
+            io.BytesIO(read_file_bytes(path, MAX_RESULT_BYTES, MeshError, "PromptHMR result")),
+            map_location="cpu",
+            weights_only=True,
+        )
     except MeshError:
         raise
     except Exception as exc:  # noqa: BLE001 - torch raises many types for bad files
-        raise MeshError(f"{path}: cannot read as a torch-saved PromptHMR output "
-                        f"({' '.join(str(exc).split())[:200]})") from None
+        raise MeshError(
+            f"{path}: cannot read as a torch-saved PromptHMR output "
+            f"({' '.join(str(exc).split())[:200]})"
+        ) from None
     if not isinstance(data, dict):
         raise MeshError(f"{path}: expected the image demo's dict of tensors")
     return data
@@ -177,28 +194,38 @@ def load_image_output(path, smplx_model=None) -> PromptHMRResult:
     if not path.exists():
         raise MeshError(f"{path}: no such PromptHMR result")
     if path.suffix == ".npz":
-        data = read_npz(path, MeshError, "PromptHMR result", max_file_bytes=MAX_RESULT_BYTES,
-                        max_array_bytes=MAX_RESULT_BYTES)
+        data = read_npz(
+            path,
+            MeshError,
+            "PromptHMR result",
+            max_file_bytes=MAX_RESULT_BYTES,
+            max_array_bytes=MAX_RESULT_BYTES,
+        )
     else:
         data = _torch_load(path)
     return result_from_arrays(data, path.name, smplx_model, where=str(path))
 
 
-def result_from_arrays(data: dict, source_name: str, smplx_model=None,
-                       where: str = "PromptHMR output") -> PromptHMRResult:
+def result_from_arrays(
+    data: dict, source_name: str, smplx_model=None, where: str = "PromptHMR output"
+) -> PromptHMRResult:
     """PersonMesh per person from PromptHMR's output arrays (numpy or tensors), saved or
     fresh. Unknown keys are ignored; the ones read are checked (shape, finite, magnitude)."""
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
         raise MeshError(f"{where}: keys must be names, got {bad_keys[0]!r}")
-    arrays = {k: _numeric(data[k], f"{where}: field {k}")
-              for k in ("vertices", "body_joints", "cam_int", "betas", "rotmat", "transl",
-                        "pose") if data.get(k) is not None}
+    arrays = {
+        k: _numeric(data[k], f"{where}: field {k}")
+        for k in ("vertices", "body_joints", "cam_int", "betas", "rotmat", "transl", "pose")
+        if data.get(k) is not None
+    }
     V = arrays.get("vertices")
     J = arrays.get("body_joints")
     if V is None and J is None:
-        raise MeshError(f"{where}: neither 'vertices' nor 'body_joints' in the result (keys: "
-                        f"{', '.join(sorted(map(str, data)))})")
+        raise MeshError(
+            f"{where}: neither 'vertices' nor 'body_joints' in the result (keys: "
+            f"{', '.join(sorted(map(str, data)))})"
+        )
     if V is not None and (V.ndim != 3 or V.shape[2] != 3 or V.shape[1] == 0):
         raise MeshError(f"{where}: field vertices: expected (B, V, 3), got {V.shape}")
     if J is not None and (J.ndim != 3 or J.shape[1:] != (25, 3)):
@@ -219,18 +246,30 @@ def result_from_arrays(data: dict, source_name: str, smplx_model=None,
     if smplx_model is not None and V is not None:
         faces = smplx_faces(smplx_model)
         if V.shape[1] != SMPLX_VERTICES:
-            raise MeshError(f"{where}: {V.shape[1]} vertices per person, but SMPL-X faces "
-                            f"index {SMPLX_VERTICES}")
-    params_all = {k: arrays[k] for k in ("betas", "rotmat", "transl", "pose")
-                  if k in arrays and arrays[k].ndim >= 1 and len(arrays[k]) == n}
+            raise MeshError(
+                f"{where}: {V.shape[1]} vertices per person, but SMPL-X faces "
+                f"index {SMPLX_VERTICES}"
+            )
+    params_all = {
+        k: arrays[k]
+        for k in ("betas", "rotmat", "transl", "pose")
+        if k in arrays and arrays[k].ndim >= 1 and len(arrays[k]) == n
+    }
     people = []
     for i in range(n):
         joints = body25_to_named(J[i]) if J is not None else {}
         verts = V[i] if V is not None else J[i]
         params = {k: np.asarray(a[i]) for k, a in params_all.items()}
-        people.append(PersonMesh(verts, faces if V is not None else np.zeros((0, 3), int),
-                                 joints, source=f"prompthmr:{source_name}#{i}"
-                                 + ("" if V is not None else " (joints only)"), params=params))
+        people.append(
+            PersonMesh(
+                verts,
+                faces if V is not None else np.zeros((0, 3), int),
+                joints,
+                source=f"prompthmr:{source_name}#{i}" + ("" if V is not None else " (joints only)"),
+                params=params,
+            )
+        )
     cam = arrays.get("cam_int")
-    return PromptHMRResult(people, None if cam is None
-                           else single_cam_int(cam, f"{where}: field cam_int"))
+    return PromptHMRResult(
+        people, None if cam is None else single_cam_int(cam, f"{where}: field cam_int")
+    )

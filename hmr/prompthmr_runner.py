@@ -28,20 +28,26 @@ class PromptHMRRunner:
     def __init__(self, checkout_dir=None, device: str | None = None):
         root = Path(checkout_dir or os.environ.get("COURTSTUDIO_PROMPTHMR_DIR", ""))
         if not str(root) or not (root / "prompt_hmr").is_dir():
-            raise MeshError("PromptHMR is not installed: set COURTSTUDIO_PROMPTHMR_DIR to your "
-                            "PromptHMR checkout (the folder with prompt_hmr/ and data/pretrain)")
+            raise MeshError(
+                "PromptHMR is not installed: set COURTSTUDIO_PROMPTHMR_DIR to your "
+                "PromptHMR checkout (the folder with prompt_hmr/ and data/pretrain)"
+            )
         weights = root / "data" / "pretrain" / "phmr"
         if not weights.exists():
-            raise MeshError(f"PromptHMR weights not found at {weights} (download them with "
-                            "PromptHMR's own scripts)")
+            raise MeshError(
+                f"PromptHMR weights not found at {weights} (download them with "
+                "PromptHMR's own scripts)"
+            )
         try:
             import torch
         except ImportError:
             raise MeshError("PromptHMR needs torch") from None
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         if self.device != "cuda":
-            raise MeshError("PromptHMR runs on a CUDA GPU only (as its authors wrote it); this "
-                            "machine has none. Run it elsewhere and import its output.pt")
+            raise MeshError(
+                "PromptHMR runs on a CUDA GPU only (as its authors wrote it); this "
+                "machine has none. Run it elsewhere and import its output.pt"
+            )
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
         try:
@@ -61,11 +67,19 @@ class PromptHMRRunner:
             return PromptHMRResult([], None)
         h, w = image_bgr.shape[:2]
         if (w, h) != tuple(camera.image_size):
-            raise MeshError(f"the frame is {w}x{h} but the camera is for "
-                            f"{camera.image_size[0]}x{camera.image_size[1]}")
-        inputs = [{"image_cv": np.ascontiguousarray(image_bgr[..., ::-1]),
-                   "boxes": torch.tensor(boxes), "text": None, "masks": None,
-                   "cam_int": torch.tensor(camera.K, dtype=torch.float32)[None]}]
+            raise MeshError(
+                f"the frame is {w}x{h} but the camera is for "
+                f"{camera.image_size[0]}x{camera.image_size[1]}"
+            )
+        inputs = [
+            {
+                "image_cv": np.ascontiguousarray(image_bgr[..., ::-1]),
+                "boxes": torch.tensor(boxes),
+                "text": None,
+                "masks": None,
+                "cam_int": torch.tensor(camera.K, dtype=torch.float32)[None],
+            }
+        ]
         with torch.no_grad(), torch.autocast(self.device):
             batch = self.prepare_batch(inputs, img_size=NET_INPUT_PX, interaction=False)
             output = self.model(batch, use_mean_hands=True)[0]

@@ -18,8 +18,8 @@ import numpy as np
 
 from safe_io.validation import check_regular_file
 
-MAX_NPZ_FILE_BYTES = 2 * 1024 ** 3   # the archive itself (an SMPL-X model is ~100-170 MB)
-MAX_NPZ_ARRAY_BYTES = 1024 ** 3      # all arrays read from it together, decompressed
+MAX_NPZ_FILE_BYTES = 2 * 1024**3  # the archive itself (an SMPL-X model is ~100-170 MB)
+MAX_NPZ_ARRAY_BYTES = 1024**3  # all arrays read from it together, decompressed
 
 
 def _declared(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple, np.dtype]:
@@ -32,17 +32,21 @@ def _declared(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple, np.dty
     return shape, dtype
 
 
-def read_npz(path, error: type[Exception] = ValueError, what: str = ".npz file",
-             keys=None, max_file_bytes: int = MAX_NPZ_FILE_BYTES,
-             max_array_bytes: int = MAX_NPZ_ARRAY_BYTES) -> dict[str, np.ndarray]:
+def read_npz(
+    path,
+    error: type[Exception] = ValueError,
+    what: str = ".npz file",
+    keys=None,
+    max_file_bytes: int = MAX_NPZ_FILE_BYTES,
+    max_array_bytes: int = MAX_NPZ_ARRAY_BYTES,
+) -> dict[str, np.ndarray]:
     """{name: array} of the archive's arrays (only ``keys`` when given; absent keys are left
     out). Raises ``error`` naming the file: not a regular file, too large, corrupt, an object
     array, or arrays declaring more than ``max_array_bytes``."""
     path = Path(path)
     size = check_regular_file(path, error, what)
     if size > max_file_bytes:
-        raise error(f"{path}: larger than the {max_file_bytes / 2 ** 20:g} MiB limit for a "
-                    f"{what}")
+        raise error(f"{path}: larger than the {max_file_bytes / 2**20:g} MiB limit for a {what}")
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
@@ -52,8 +56,7 @@ def read_npz(path, error: type[Exception] = ValueError, what: str = ".npz file",
             raise error(f"{path}: not a regular file, expected a {what}")
         try:
             with zipfile.ZipFile(fh) as zf:
-                members = {i.filename[:-4]: i for i in zf.infolist()
-                           if i.filename.endswith(".npy")}
+                members = {i.filename[:-4]: i for i in zf.infolist() if i.filename.endswith(".npy")}
                 wanted = [k for k in (members if keys is None else keys) if k in members]
                 total = 0
                 for k in wanted:
@@ -62,16 +65,29 @@ def read_npz(path, error: type[Exception] = ValueError, what: str = ".npz file",
                         raise error(f"{path}: field {k}: an object array (a pickle); refused")
                     total += int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
                     if total > max_array_bytes:
-                        raise error(f"{path}: field {k}: declares {shape} {dtype} arrays, over "
-                                    f"the {max_array_bytes / 2 ** 20:g} MiB limit")
+                        raise error(
+                            f"{path}: field {k}: declares {shape} {dtype} arrays, over "
+                            f"the {max_array_bytes / 2**20:g} MiB limit"
+                        )
                 out = {}
                 for k in wanted:
                     with zf.open(members[k]) as m:
                         out[k] = np.lib.format.read_array(m, allow_pickle=False)
                 return out
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error, OSError,
-                ValueError, KeyError, RuntimeError, NotImplementedError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            EOFError,
+            zlib.error,
+            OSError,
+            ValueError,
+            KeyError,
+            RuntimeError,
+            NotImplementedError,
+        ) as exc:
             if isinstance(exc, error):
                 raise
-            raise error(f"{path}: cannot read {what} ({type(exc).__name__}: "
-                        f"{' '.join(str(exc).split())[:200]})") from None
+            raise error(
+                f"{path}: cannot read {what} ({type(exc).__name__}: "
+                f"{' '.join(str(exc).split())[:200]})"
+            ) from None

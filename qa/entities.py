@@ -100,8 +100,11 @@ def _mesh_player_draws(p, cam0: Camera, cams: list[Camera]) -> dict:
     lowest vertex keeps its height)."""
     names = list(p.joints_world)
     J = np.array([p.joints_world[k] for k in names])
-    anchor = p.vertices_world[np.argmin(p.vertices_world[:, 2])] if p.vertices_world is not None \
-        and len(p.vertices_world) else J[np.argmin(J[:, 2])]
+    anchor = (
+        p.vertices_world[np.argmin(p.vertices_world[:, 2])]
+        if p.vertices_world is not None and len(p.vertices_world)
+        else J[np.argmin(J[:, 2])]
+    )
     pts_cam = cam0.world_to_cam(np.vstack([J, anchor[None]]))
     rows = [np.vstack([J, anchor[None]])]
     for cam in cams:
@@ -113,8 +116,9 @@ def _mesh_player_draws(p, cam0: Camera, cams: list[Camera]) -> dict:
     return {k: W[:, i] for i, k in enumerate(names)}
 
 
-def _box_ground_draws(box, cams: list[Camera], cam0: Camera, plane_z: float, sigma_px: float,
-                      rng) -> np.ndarray:
+def _box_ground_draws(
+    box, cams: list[Camera], cam0: Camera, plane_z: float, sigma_px: float, rng
+) -> np.ndarray:
     uv = np.array([(box[0] + box[2]) / 2, box[3]], float)
     out = []
     for k, cam in enumerate([cam0] + cams):
@@ -144,8 +148,9 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
     cam0 = sc.camera
     cams = _draw_cameras(sc, n_draws, rng)
     all_cams = [cam0] + cams
-    sigma = float(sc.camera_info.get("sigma_px_used") or sc.camera_info.get("click_sigma_px")
-                  or 1.0)
+    sigma = float(
+        sc.camera_info.get("sigma_px_used") or sc.camera_info.get("click_sigma_px") or 1.0
+    )
     R = np.stack([c.R for c in all_cams])
     t = np.stack([c.t for c in all_cams])
     C = np.stack([c.camera_centre_world for c in all_cams])
@@ -161,8 +166,12 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
                 plane_z = spec.plane_z()
             for k, cam in enumerate(cams, start=1):
                 try:
-                    ball[k] = lift_ball(cam, b.uv + rng.normal(0, sigma, 2),
-                                        b.ground_uv + rng.normal(0, sigma, 2), plane_z).world
+                    ball[k] = lift_ball(
+                        cam,
+                        b.uv + rng.normal(0, sigma, 2),
+                        b.ground_uv + rng.normal(0, sigma, 2),
+                        plane_z,
+                    ).world
                 except GeometryError:
                     ball[k] = np.nan
             ball = _fill_failed_draws(ball)
@@ -176,7 +185,8 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
             parts["ground"] = feet * np.array([1, 1, 0]) + np.array([0, 0, plane_z])
         else:
             parts["ground"] = _fill_failed_draws(
-                _box_ground_draws(p.box_xyxy, cams, cam0, plane_z, sigma, rng))
+                _box_ground_draws(p.box_xyxy, cams, cam0, plane_z, sigma, rng)
+            )
             if parts["ground"] is None:
                 continue
         raw = next((r for r in sc.raw.get("players", []) if r.get("id") == p.id), {})
@@ -184,5 +194,12 @@ def build_entities(qs: QAScene, n_draws: int, rng: np.random.Generator) -> Entit
         if facing is None and isinstance(raw.get("facing_world"), list):
             facing = np.repeat(np.asarray(raw["facing_world"], float)[None], len(all_cams), 0)
         players.append(PlayerEntity(serial=serial, id=p.id, parts=parts, facing=facing))
-    return Entities(n=len(all_cams), camera_R=R, camera_t=t, camera_centre=C, ball=ball,
-                    ball_status=status, players=players)
+    return Entities(
+        n=len(all_cams),
+        camera_R=R,
+        camera_t=t,
+        camera_centre=C,
+        ball=ball,
+        ball_status=status,
+        players=players,
+    )

@@ -22,15 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from court_specs import SpecError
-from safe_io.atomic import write_json_atomic, write_text_atomic
 from exporters.scene import SceneError
 from qa.entities import build_entities
 from qa.images import FrameReadError, read_scene_frame, thumbnail, write_marked
-from qa.multiframe import (clip_pairs, clip_serials, clip_triples, flight_candidates,
-                           pair_candidates)
+from qa.multiframe import clip_pairs, clip_serials, clip_triples, flight_candidates, pair_candidates
 from qa.questions import candidates
 from qa.scenes import QAScene, QASourceError, find_scene_files, player_boxes, qa_scene
 from qa.select import Balancer, FilterStats, rejection, render, uncertainty
+from safe_io.atomic import write_json_atomic, write_text_atomic
 
 DATASET_NAME = "courtstudio_qa"
 NEAR_DUPLICATE_GREY = 2.0  # mean |difference| of 32x18 grey thumbnails (0..255) within a clip
@@ -100,19 +99,26 @@ def load_sources(sources) -> tuple[list[QAScene], list[dict]]:
 def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
     """Generate the datasets from scene sources (scene files or folders of them)."""
     opts = opts or GenerateOptions()
-    if opts.per_image < 1 or opts.samples < 0 or not 0.0 <= opts.bench_fraction <= 1.0 or \
-            any(q is not None and q < 1 for q in (opts.max_per_category, opts.max_per_template)):
-        raise ValueError("need --per-image >= 1, --samples >= 0, 0 <= --bench-fraction <= 1 "
-                         "and quotas >= 1")
+    if (
+        opts.per_image < 1
+        or opts.samples < 0
+        or not 0.0 <= opts.bench_fraction <= 1.0
+        or any(q is not None and q < 1 for q in (opts.max_per_category, opts.max_per_template))
+    ):
+        raise ValueError(
+            "need --per-image >= 1, --samples >= 0, 0 <= --bench-fraction <= 1 and quotas >= 1"
+        )
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     scenes, skipped = load_sources(sources)
     if not scenes:
         raise QASourceError("no usable scene: " + "; ".join(s["reason"] for s in skipped[:3]))
-    bench_units = split_units([_unit(q, opts.split_by) for q in scenes], opts.bench_fraction,
-                              opts.seed)
-    balancer = Balancer(np.random.default_rng(opts.seed), opts.max_per_category,
-                        opts.max_per_template)
+    bench_units = split_units(
+        [_unit(q, opts.split_by) for q in scenes], opts.bench_fraction, opts.seed
+    )
+    balancer = Balancer(
+        np.random.default_rng(opts.seed), opts.max_per_category, opts.max_per_template
+    )
     stats = FilterStats()
     items, taken = [], set()
     thumbs: dict[str, list[np.ndarray]] = defaultdict(list)
@@ -134,13 +140,20 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
             continue
         thumb = thumbnail(frame)
         clip_key = f"{qs.match_id}/{qs.clip_id}"
-        if any(float(np.mean(np.abs(thumb - t))) < opts.near_duplicate_grey
-               for t in thumbs[clip_key]):
+        if any(
+            float(np.mean(np.abs(thumb - t))) < opts.near_duplicate_grey for t in thumbs[clip_key]
+        ):
             stats.removed["near_duplicate_frame"] += 1
             continue
         thumbs[clip_key].append(thumb)
-        picked = _filter_and_pick(candidates(qs, ents_for(qs)), qs.wording.margins, balancer,
-                                  stats, qs.sport, opts.per_image)
+        picked = _filter_and_pick(
+            candidates(qs, ents_for(qs)),
+            qs.wording.margins,
+            balancer,
+            stats,
+            qs.sport,
+            opts.per_image,
+        )
         if not picked:
             continue
         name = image_name(qs, taken)
@@ -153,18 +166,31 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
             items.append(_provenance(qs, c, tid, split, image_id, question, answer, options))
             items[-1]["item_id"] = f"q{len(items):06d}"
     if opts.multi_frame:
-        items += _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units,
-                              taken, len(items))
+        items += _multi_frame(
+            scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken, len(items)
+        )
     stats.kept = len(items)
     write_datasets(out_dir, items)
-    sharegpt = {"formatting": "sharegpt", "columns": {"messages": "messages", "images": "images"},
-                "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
-                         "assistant_tag": "assistant"}}
-    write_json_atomic(out_dir / "dataset_info.json", {
-        DATASET_NAME: {"file_name": "train.json", **sharegpt},
-        DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt}})
-    write_text_atomic(out_dir / "items.jsonl",
-                      "".join(json.dumps(it, allow_nan=False) + "\n" for it in items))
+    sharegpt = {
+        "formatting": "sharegpt",
+        "columns": {"messages": "messages", "images": "images"},
+        "tags": {
+            "role_tag": "role",
+            "content_tag": "content",
+            "user_tag": "user",
+            "assistant_tag": "assistant",
+        },
+    }
+    write_json_atomic(
+        out_dir / "dataset_info.json",
+        {
+            DATASET_NAME: {"file_name": "train.json", **sharegpt},
+            DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt},
+        },
+    )
+    write_text_atomic(
+        out_dir / "items.jsonl", "".join(json.dumps(it, allow_nan=False) + "\n" for it in items)
+    )
     summary = _summary(items, stats, skipped, n_images, time.perf_counter() - t0, opts)
     write_json_atomic(out_dir / "summary.json", summary)
     return summary
@@ -172,8 +198,12 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
 
 def bench_record(it: dict) -> dict:
     """A CourtSI-Bench item from a provenance item (multi-frame ones add ``image_ids``)."""
-    rec = {"image_id": it["image_id"], "question": it["question"], "answer": it["answer"],
-           "category": it["category"]}
+    rec = {
+        "image_id": it["image_id"],
+        "question": it["question"],
+        "answer": it["answer"],
+        "category": it["category"],
+    }
     if "image_ids" in it:
         rec["image_ids"] = it["image_ids"]
     return rec
@@ -182,9 +212,13 @@ def bench_record(it: dict) -> dict:
 def train_record(it: dict) -> dict:
     """A LLaMA-Factory sharegpt record (one QA pair; one <image> per image)."""
     images = it.get("image_ids", [it["image_id"]])
-    return {"messages": [{"role": "user", "content": "<image>" * len(images) + it["question"]},
-                         {"role": "assistant", "content": it["answer"]}],
-            "images": images}
+    return {
+        "messages": [
+            {"role": "user", "content": "<image>" * len(images) + it["question"]},
+            {"role": "assistant", "content": it["answer"]},
+        ],
+        "images": images,
+    }
 
 
 def write_datasets(out_dir: Path, items: list[dict]) -> None:
@@ -193,10 +227,14 @@ def write_datasets(out_dir: Path, items: list[dict]) -> None:
         its = [it for it in items if ("image_ids" in it) == multi]
         if multi and not its and not (out_dir / "bench_multi_frame.json").exists():
             continue
-        write_json_atomic(out_dir / f"bench{suffix}.json",
-                          [bench_record(it) for it in its if it["split"] == "bench"])
-        write_json_atomic(out_dir / f"train{suffix}.json",
-                          [train_record(it) for it in its if it["split"] == "train"])
+        write_json_atomic(
+            out_dir / f"bench{suffix}.json",
+            [bench_record(it) for it in its if it["split"] == "bench"],
+        )
+        write_json_atomic(
+            out_dir / f"train{suffix}.json",
+            [train_record(it) for it in its if it["split"] == "train"],
+        )
 
 
 def _filter_and_pick(cands, margins, balancer, stats, sport, n) -> list:
@@ -213,24 +251,35 @@ def _filter_and_pick(cands, margins, balancer, stats, sport, n) -> list:
     return picked
 
 
-def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken,
-                 n_before) -> list[dict]:
+def _multi_frame(
+    scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken, n_before
+) -> list[dict]:
     """Items of the multi-frame extension: pairs of frames, and triples along one ball flight.
     Their images are numbered by player id across the clip."""
     serials = clip_serials(scenes)
     written: dict = {}
     items = []
-    groups = [(pair, pair_candidates(pair[0], ents_for(pair[0]), pair[1], ents_for(pair[1]),
-                                     serials[(pair[0].match_id, pair[0].clip_id,
-                                              pair[0].sport)]))
-              for pair in clip_pairs(scenes)]
-    groups += [(tri, flight_candidates(tri, tuple(ents_for(q) for q in tri)))
-               for tri in clip_triples(scenes)]
+    groups = [
+        (
+            pair,
+            pair_candidates(
+                pair[0],
+                ents_for(pair[0]),
+                pair[1],
+                ents_for(pair[1]),
+                serials[(pair[0].match_id, pair[0].clip_id, pair[0].sport)],
+            ),
+        )
+        for pair in clip_pairs(scenes)
+    ]
+    groups += [
+        (tri, flight_candidates(tri, tuple(ents_for(q) for q in tri)))
+        for tri in clip_triples(scenes)
+    ]
     for frames, cands in groups:
         a = frames[0]
         key = (a.match_id, a.clip_id, a.sport)
-        picked = _filter_and_pick(cands, a.wording.margins, balancer, stats, a.sport,
-                                  opts.per_pair)
+        picked = _filter_and_pick(cands, a.wording.margins, balancer, stats, a.sport, opts.per_pair)
         sides = {_unit(q, opts.split_by) in bench_units for q in frames}
         if not picked or len(sides) != 1:  # frames on both sides of a frame split: dropped
             continue
@@ -252,9 +301,14 @@ def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, 
         for c, tid in picked:
             question, answer, options = render(c, tid, balancer)
             it = _provenance(a, c, tid, split, ids[0], question, answer, options)
-            it.update({"image_ids": ids, "scene_files": [str(q.path) for q in frames],
-                       "frame_ids": [q.scene.frame_id for q in frames],
-                       "item_id": f"q{n_before + len(items) + 1:06d}"})
+            it.update(
+                {
+                    "image_ids": ids,
+                    "scene_files": [str(q.path) for q in frames],
+                    "frame_ids": [q.scene.frame_id for q in frames],
+                    "item_id": f"q{n_before + len(items) + 1:06d}",
+                }
+            )
             items.append(it)
     return items
 
@@ -262,20 +316,33 @@ def _multi_frame(scenes, ents_for, balancer, stats, out_dir, opts, bench_units, 
 def _provenance(qs, c, tid, split, image_id, question, answer, options) -> dict:
     v0 = c.values[0]
     value = [float(x) for x in v0] if np.ndim(v0) else float(v0)
-    return {"split": split, "image_id": image_id, "question": question, "answer": answer,
-            "category": c.category, "kind": c.kind, "template_id": tid,
-            "answer_type": c.answer_type, "options": options,
-            "scene_file": str(qs.path), "frame_id": qs.scene.frame_id,
-            "frame_index": qs.frame_index, "match_id": qs.match_id, "clip_id": qs.clip_id,
-            "sport": qs.sport, "spec_id": qs.spec.id,
-            "spec_version": qs.scene.raw.get("court", {}).get(
-                "spec_version", qs.spec.raw.get("format_version")),
-            "player_ids": {str(i + 1): p.id for i, p in enumerate(qs.athletes)},
-            "value": value, "points": c.points,
-            "margin_m": None if c.margin_key is None else round(c.margin_m, 4),
-            "margin_required_m": None if c.margin_key is None
-            else qs.wording.margins[c.margin_key],
-            "uncertainty": uncertainty(c)}
+    return {
+        "split": split,
+        "image_id": image_id,
+        "question": question,
+        "answer": answer,
+        "category": c.category,
+        "kind": c.kind,
+        "template_id": tid,
+        "answer_type": c.answer_type,
+        "options": options,
+        "scene_file": str(qs.path),
+        "frame_id": qs.scene.frame_id,
+        "frame_index": qs.frame_index,
+        "match_id": qs.match_id,
+        "clip_id": qs.clip_id,
+        "sport": qs.sport,
+        "spec_id": qs.spec.id,
+        "spec_version": qs.scene.raw.get("court", {}).get(
+            "spec_version", qs.spec.raw.get("format_version")
+        ),
+        "player_ids": {str(i + 1): p.id for i, p in enumerate(qs.athletes)},
+        "value": value,
+        "points": c.points,
+        "margin_m": None if c.margin_key is None else round(c.margin_m, 4),
+        "margin_required_m": None if c.margin_key is None else qs.wording.margins[c.margin_key],
+        "uncertainty": uncertainty(c),
+    }
 
 
 def _summary(items, stats, skipped, n_images, seconds, opts) -> dict:
@@ -295,14 +362,23 @@ def _summary(items, stats, skipped, n_images, seconds, opts) -> dict:
             answers[it["category"]][f">={lo}m"] += 1
         else:
             answers[it["category"]]["xyz"] += 1
-    return {"n_images": n_images, "n_items": len(items),
-            "n_bench": sum(1 for it in items if it["split"] == "bench"),
-            "n_train": sum(1 for it in items if it["split"] == "train"),
-            "seconds": round(seconds, 3), "filters": stats.to_dict(),
-            "per_split": {k: dict(v) for k, v in per.items()},
-            "answer_distribution": {k: dict(sorted(v.items())) for k, v in answers.items()},
-            "skipped_scenes": skipped,
-            "options": {"seed": opts.seed, "per_image": opts.per_image,
-                        "split_by": opts.split_by, "bench_fraction": opts.bench_fraction,
-                        "samples": opts.samples, "max_per_category": opts.max_per_category,
-                        "max_per_template": opts.max_per_template}}
+    return {
+        "n_images": n_images,
+        "n_items": len(items),
+        "n_bench": sum(1 for it in items if it["split"] == "bench"),
+        "n_train": sum(1 for it in items if it["split"] == "train"),
+        "seconds": round(seconds, 3),
+        "filters": stats.to_dict(),
+        "per_split": {k: dict(v) for k, v in per.items()},
+        "answer_distribution": {k: dict(sorted(v.items())) for k, v in answers.items()},
+        "skipped_scenes": skipped,
+        "options": {
+            "seed": opts.seed,
+            "per_image": opts.per_image,
+            "split_by": opts.split_by,
+            "bench_fraction": opts.bench_fraction,
+            "samples": opts.samples,
+            "max_per_category": opts.max_per_category,
+            "max_per_template": opts.max_per_template,
+        },
+    }

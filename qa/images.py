@@ -15,8 +15,18 @@ import numpy as np
 from exporters.overlay import read_image, write_image
 
 # BGR, distinct on grass, clay, hard courts and wooden floors
-BOX_COLOURS_BGR = ((0, 0, 255), (255, 128, 0), (0, 200, 255), (255, 0, 255), (0, 255, 0),
-                   (255, 255, 0), (128, 0, 255), (0, 128, 255), (255, 255, 255), (80, 80, 80))
+BOX_COLOURS_BGR = (
+    (0, 0, 255),
+    (255, 128, 0),
+    (0, 200, 255),
+    (255, 0, 255),
+    (0, 255, 0),
+    (255, 255, 0),
+    (128, 0, 255),
+    (0, 128, 255),
+    (255, 255, 255),
+    (80, 80, 80),
+)
 
 
 class FrameReadError(ValueError):
@@ -69,8 +79,9 @@ def draw_numbered_boxes(image: np.ndarray, boxes_xyxy: np.ndarray, numbers=None)
         (tw, th), _ = _text_size(label, scale, thick + 1)
         ty = p0[1] - 4 if p0[1] - 4 - th >= 0 else p0[1] + th + 4
         tx = min(max(p0[0], 0), max(w - tw, 0))
-        cv2.putText(image, label, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, bgr, thick + 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            image, label, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, bgr, thick + 1, cv2.LINE_AA
+        )
     return image
 
 

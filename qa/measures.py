@@ -20,7 +20,7 @@ def distance_to_polyline_xy(points: np.ndarray, polyline: np.ndarray) -> np.ndar
         return np.linalg.norm(P - L[0], axis=1)
     A, B = L[:-1], L[1:]
     AB = B - A
-    denom = np.maximum((AB ** 2).sum(1), 1e-18)
+    denom = np.maximum((AB**2).sum(1), 1e-18)
     t = np.clip(((P[:, None, :] - A[None]) * AB[None]).sum(2) / denom[None], 0.0, 1.0)
     closest = A[None] + t[..., None] * AB[None]
     return np.linalg.norm(P[:, None, :] - closest, axis=2).min(axis=1)
@@ -58,8 +58,7 @@ def court_rectangle(spec: CourtSpec) -> np.ndarray:
 def inside_court(spec: CourtSpec, points: np.ndarray) -> np.ndarray:
     """(n,) bool: the point's ground projection is inside the outer boundary."""
     P = np.asarray(points, float)
-    return (P[:, 0] >= 0) & (P[:, 0] <= spec.length_m) & (P[:, 1] >= 0) & \
-        (P[:, 1] <= spec.width_m)
+    return (P[:, 0] >= 0) & (P[:, 0] <= spec.length_m) & (P[:, 1] >= 0) & (P[:, 1] <= spec.width_m)
 
 
 def net_x(spec: CourtSpec) -> float:

@@ -19,8 +19,14 @@ import numpy as np
 from geometry.ballistics import fit_flight
 from geometry.errors import GeometryError
 from qa.entities import Entities
-from qa.measures import inside_court, net_x, polygon_boundary_distance, court_rectangle, \
-    zone_index, zone_margin
+from qa.measures import (
+    court_rectangle,
+    inside_court,
+    net_x,
+    polygon_boundary_distance,
+    zone_index,
+    zone_margin,
+)
 from qa.questions import Candidate
 from qa.scenes import QAScene
 
@@ -51,8 +57,9 @@ def clip_triples(scenes: list[QAScene]) -> list[tuple]:
     out = []
     for a, b in pairs:
         c = nxt.get(id(b))
-        if c is not None and all(q.scene.time_s is not None and q.scene.ball.world is not None
-                                 for q in (a, b, c)):
+        if c is not None and all(
+            q.scene.time_s is not None and q.scene.ball.world is not None for q in (a, b, c)
+        ):
             out.append((a, b, c))
     return out
 
@@ -75,19 +82,19 @@ def flight_candidates(frames: tuple, ents: tuple) -> list[Candidate]:
     except GeometryError:
         return []
     dt = t - t[0]
-    A = np.column_stack([np.ones(3), dt, 0.5 * dt ** 2])
+    A = np.column_stack([np.ones(3), dt, 0.5 * dt**2])
     coef = np.linalg.solve(A, P.transpose(1, 0, 2).reshape(3, -1)).reshape(3, n, 3)
     p0, v0, acc = coef  # each (n, 3)
     z0 = spec.plane_z()
     t_apex = np.clip(-v0[:, 2] / np.where(acc[:, 2] < -1e-9, acc[:, 2], -1e-9), 0, dt[-1])
-    apex = p0[:, 2] + v0[:, 2] * t_apex + 0.5 * acc[:, 2] * t_apex ** 2 - z0
+    apex = p0[:, 2] + v0[:, 2] * t_apex + 0.5 * acc[:, 2] * t_apex**2 - z0
     base = {"ball": w.ball, "surface": w.surface, "ground": w.player_ground}
     pts = {f"ball {k + 1}": P[0, k].round(4).tolist() for k in range(3)}
     out = [Candidate("mf_ball_apex", dict(base), apex, points=pts, key=("mf_ball_apex",))]
     # landing: z(t) = surface + ball radius, the later root
     r = spec.ball_radius_m
     qa_, qb, qc = 0.5 * acc[:, 2], v0[:, 2], p0[:, 2] - z0 - r
-    disc = qb ** 2 - 4 * qa_ * qc
+    disc = qb**2 - 4 * qa_ * qc
     with np.errstate(invalid="ignore", divide="ignore"):
         t_land = (-qb - np.sqrt(disc)) / (2 * qa_)
     if not (disc[0] >= 0 and dt[1] <= t_land[0] <= dt[-1] + 0.1):
@@ -98,12 +105,30 @@ def flight_candidates(frames: tuple, ents: tuple) -> list[Candidate]:
     zi = zone_index(spec, land)
     if zi[0] >= 0:
         labels = [w.zone(z.name, z.label) for z in spec.zones]
-        out.append(Candidate("mf_bounce_zone", dict(base), zi, labels,
-                             zone_margin(spec, land[0]), "zone_m", pts, ("mf_bounce_zone",)))
-    out.append(Candidate("mf_bounce_in_out", dict(base), (~inside_court(spec, land)).astype(int),
-                         ["inside", "outside"],
-                         float(polygon_boundary_distance(land[:1], court_rectangle(spec))[0]),
-                         "zone_m", pts, ("mf_bounce_in_out",)))
+        out.append(
+            Candidate(
+                "mf_bounce_zone",
+                dict(base),
+                zi,
+                labels,
+                zone_margin(spec, land[0]),
+                "zone_m",
+                pts,
+                ("mf_bounce_zone",),
+            )
+        )
+    out.append(
+        Candidate(
+            "mf_bounce_in_out",
+            dict(base),
+            (~inside_court(spec, land)).astype(int),
+            ["inside", "outside"],
+            float(polygon_boundary_distance(land[:1], court_rectangle(spec))[0]),
+            "zone_m",
+            pts,
+            ("mf_bounce_in_out",),
+        )
+    )
     return out
 
 
@@ -125,8 +150,9 @@ def _net_top(spec, y: np.ndarray) -> np.ndarray:
     return n["height_at_centre_m"] + frac * (n["height_at_posts_m"] - n["height_at_centre_m"])
 
 
-def pair_candidates(a: QAScene, ea: Entities, b: QAScene, eb: Entities,
-                    serial: dict[int, int]) -> list[Candidate]:
+def pair_candidates(
+    a: QAScene, ea: Entities, b: QAScene, eb: Entities, serial: dict[int, int]
+) -> list[Candidate]:
     """Multi-frame candidates of a pair of frames (a before b)."""
     w = a.wording
     base = {"ball": w.ball, "surface": w.surface, "ground": w.player_ground}
@@ -138,31 +164,54 @@ def pair_candidates(a: QAScene, ea: Entities, b: QAScene, eb: Entities,
         ga, gb = pa[pid].parts["ground"][:n], pb[pid].parts["ground"][:n]
         d = np.linalg.norm((gb - ga)[:, :2], axis=1)
         name = f"Player {serial[pid]}"
-        out.append(Candidate("mf_player_displacement", {**base, "p": name}, d,
-                             points={f"{name} first": ga[0].round(4).tolist(),
-                                     f"{name} second": gb[0].round(4).tolist()},
-                             key=("mf_player_displacement", pid)))
+        out.append(
+            Candidate(
+                "mf_player_displacement",
+                {**base, "p": name},
+                d,
+                points={
+                    f"{name} first": ga[0].round(4).tolist(),
+                    f"{name} second": gb[0].round(4).tolist(),
+                },
+                key=("mf_player_displacement", pid),
+            )
+        )
     if ea.ball is not None and eb.ball is not None:
         A, B = ea.ball[:n], eb.ball[:n]
         pts = {"ball first": A[0].round(4).tolist(), "ball second": B[0].round(4).tolist()}
         travel = np.linalg.norm(B - A, axis=1)
-        out.append(Candidate("mf_ball_travel", dict(base), travel, points=pts,
-                             key=("mf_ball_travel",)))
+        out.append(
+            Candidate("mf_ball_travel", dict(base), travel, points=pts, key=("mf_ball_travel",))
+        )
         ta, tb = a.scene.time_s, b.scene.time_s
         if ta is not None and tb is not None and tb > ta:
-            out.append(Candidate("mf_ball_speed", dict(base), travel / (tb - ta), points=pts,
-                                 key=("mf_ball_speed",)))
+            out.append(
+                Candidate(
+                    "mf_ball_speed",
+                    dict(base),
+                    travel / (tb - ta),
+                    points=pts,
+                    key=("mf_ball_speed",),
+                )
+            )
         spec = a.spec
         gap = b.frame_index - a.frame_index
         if spec.net is not None and gap <= NET_CROSSING_MAX_GAP:
             nx = net_x(spec)
             if (A[0, 0] - nx) * (B[0, 0] - nx) < 0:
-                t = (nx - A[:, 0]) / np.where(np.abs(B[:, 0] - A[:, 0]) > 1e-9,
-                                              B[:, 0] - A[:, 0], 1e-9)
+                t = (nx - A[:, 0]) / np.where(
+                    np.abs(B[:, 0] - A[:, 0]) > 1e-9, B[:, 0] - A[:, 0], 1e-9
+                )
                 cross = A + np.clip(t, 0, 1)[:, None] * (B - A)
                 clearance = cross[:, 2] - spec.plane_z() - _net_top(spec, cross[:, 1])
                 if clearance[0] > 0:
-                    out.append(Candidate("mf_net_clearance", dict(base), clearance,
-                                         points={**pts, "crossing": cross[0].round(4).tolist()},
-                                         key=("mf_net_clearance",)))
+                    out.append(
+                        Candidate(
+                            "mf_net_clearance",
+                            dict(base),
+                            clearance,
+                            points={**pts, "crossing": cross[0].round(4).tolist()},
+                            key=("mf_net_clearance",),
+                        )
+                    )
     return out

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from court_specs import load_spec
+from qa.generate import write_datasets
 from safe_io.atomic import write_text_atomic
 from safe_io.validation import read_json_file
-from qa.generate import write_datasets
 
 VETO_FORMAT = "courtstudio.qa_vetoes"
 
@@ -64,21 +64,28 @@ def _sketch_svg(it: dict, players: list, ball, width_px: int = 150) -> str:
         parts.append(f'<polyline points="{pts}" fill="none" stroke="#fff" stroke-width="1"/>')
     for serial, g in players:
         a, b = xy(g)
-        parts.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="#2a7fff"/>'
-                     f'<text x="{a + 4:.1f}" y="{b - 3:.1f}" font-size="9" fill="#fff">'
-                     f'{serial}</text>')
+        parts.append(
+            f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="#2a7fff"/>'
+            f'<text x="{a + 4:.1f}" y="{b - 3:.1f}" font-size="9" fill="#fff">'
+            f"{serial}</text>"
+        )
     if ball is not None:
         a, b = xy(ball)
         parts.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="#ff0"/>')
     for name, p in (it.get("points") or {}).items():
         if isinstance(p, list) and len(p) == 3:
             a, b = xy(p)
-            parts.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="4" fill="none" '
-                         f'stroke="#f33" stroke-width="1.5"><title>{html.escape(name)}</title>'
-                         f'</circle>')
+            parts.append(
+                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="4" fill="none" '
+                f'stroke="#f33" stroke-width="1.5"><title>{html.escape(name)}</title>'
+                f"</circle>"
+            )
     h = (L + 2 * pad) * s
-    return (f'<svg width="{width_px}" height="{h:.0f}" style="background:#2d6a3e">'
-            + "".join(parts) + "</svg>")
+    return (
+        f'<svg width="{width_px}" height="{h:.0f}" style="background:#2d6a3e">'
+        + "".join(parts)
+        + "</svg>"
+    )
 
 
 def _scene_positions(scene_file: str, cache: dict):
@@ -86,6 +93,7 @@ def _scene_positions(scene_file: str, cache: dict):
     if scene_file in cache:
         return cache[scene_file]
     from qa.scenes import qa_scene
+
     try:
         qs = qa_scene(Path(scene_file))
     except (ValueError, OSError):
@@ -124,8 +132,10 @@ a.href=URL.createObjectURL(blob);a.download='vetoes_'+who+'.json';a.click();}}
 
 def _more_images(it: dict) -> str:
     """The other frames of a multi-frame item, small."""
-    return "".join(f'<img src="{html.escape(i)}" loading="lazy" style="width:200px">'
-                   for i in it.get("image_ids", [])[1:])
+    return "".join(
+        f'<img src="{html.escape(i)}" loading="lazy" style="width:200px">'
+        for i in it.get("image_ids", [])[1:]
+    )
 
 
 def write_review(qa_dir) -> Path:
@@ -141,19 +151,24 @@ def write_review(qa_dir) -> Path:
         rows = []
         for it in its:
             players, ball = _scene_positions(it["scene_file"], cache)
-            quant = {k: it.get(k) for k in ("value", "points", "margin_m", "margin_required_m",
-                                            "uncertainty")}
+            quant = {
+                k: it.get(k)
+                for k in ("value", "points", "margin_m", "margin_required_m", "uncertainty")
+            }
             rows.append(
                 f'<div class="item"><input type="checkbox" class="v" data-id='
                 f'"{html.escape(it["item_id"])}" onchange="mark(this)" title="veto">'
                 f'<div class="q"><pre>{html.escape(it["question"])}</pre>'
-                f'<b>Answer: {html.escape(it["answer"])}</b>'
+                f"<b>Answer: {html.escape(it['answer'])}</b>"
                 f'<div class="meta">{html.escape(it["item_id"])} &middot; '
-                f'{html.escape(it["category"])} &middot; {html.escape(it["template_id"])} '
-                f'&middot; {it["split"]}<br>{html.escape(json.dumps(quant))}</div></div>'
-                f'{_sketch_svg(it, players, ball)}{_more_images(it)}</div>')
-        blocks.append(f'<div class="img"><img src="{html.escape(image_id)}" loading="lazy">'
-                      f'<div class="meta">{html.escape(image_id)}</div>{"".join(rows)}</div>')
+                f"{html.escape(it['category'])} &middot; {html.escape(it['template_id'])} "
+                f"&middot; {it['split']}<br>{html.escape(json.dumps(quant))}</div></div>"
+                f"{_sketch_svg(it, players, ball)}{_more_images(it)}</div>"
+            )
+        blocks.append(
+            f'<div class="img"><img src="{html.escape(image_id)}" loading="lazy">'
+            f'<div class="meta">{html.escape(image_id)}</div>{"".join(rows)}</div>'
+        )
     page = _PAGE.format(n_items=len(items), body="\n".join(blocks), fmt=VETO_FORMAT)
     out = qa_dir / "review.html"
     write_text_atomic(out, page)
@@ -165,9 +180,12 @@ def read_vetoes(paths) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for p in paths:
         d = read_json_file(Path(p), ReviewError, "veto file")
-        if not isinstance(d, dict) or d.get("format") != VETO_FORMAT or \
-                not isinstance(d.get("vetoed"), list) or \
-                not all(isinstance(x, str) for x in d["vetoed"]):
+        if (
+            not isinstance(d, dict)
+            or d.get("format") != VETO_FORMAT
+            or not isinstance(d.get("vetoed"), list)
+            or not all(isinstance(x, str) for x in d["vetoed"])
+        ):
             raise ReviewError(f"{p}: not a {VETO_FORMAT} file with a 'vetoed' list of item ids")
         who = str(d.get("reviewer", Path(p).stem))
         for item_id in d["vetoed"]:
@@ -186,13 +204,18 @@ def apply_vetoes(qa_dir, veto_files) -> dict:
     if unknown:
         raise ReviewError(f"veto for unknown item id(s): {', '.join(unknown[:5])}")
     keep = [it for it in items if it["item_id"] not in vetoes]
-    gone = [{**it, "vetoed_by": vetoes[it["item_id"]]} for it in items
-            if it["item_id"] in vetoes]
+    gone = [{**it, "vetoed_by": vetoes[it["item_id"]]} for it in items if it["item_id"] in vetoes]
     write_datasets(qa_dir, keep)
     write_text_atomic(qa_dir / "items.jsonl", "".join(json.dumps(it) + "\n" for it in keep))
-    old = (qa_dir / "vetoed.jsonl").read_text(encoding="utf-8") \
-        if (qa_dir / "vetoed.jsonl").exists() else ""
+    old = (
+        (qa_dir / "vetoed.jsonl").read_text(encoding="utf-8")
+        if (qa_dir / "vetoed.jsonl").exists()
+        else ""
+    )
     write_text_atomic(qa_dir / "vetoed.jsonl", old + "".join(json.dumps(g) + "\n" for g in gone))
-    return {"removed": len(gone), "kept": len(keep),
-            "bench": sum(1 for it in keep if it["split"] == "bench"),
-            "train": sum(1 for it in keep if it["split"] == "train")}
+    return {
+        "removed": len(gone),
+        "kept": len(keep),
+        "bench": sum(1 for it in keep if it["split"] == "bench"),
+        "train": sum(1 for it in keep if it["split"] == "train"),
+    }

@@ -54,8 +54,9 @@ class Wording:
     def _ends(self, text: str) -> str:
         if not self.side_on:
             return text
-        return re.sub(r"\b(near|far)\b", lambda m: "right-hand" if m.group(1) == "near"
-                      else "left-hand", text)
+        return re.sub(
+            r"\b(near|far)\b", lambda m: "right-hand" if m.group(1) == "near" else "left-hand", text
+        )
 
     def line(self, name: str) -> str:
         return self._ends(self.line_names.get(name, "the " + name.replace("_", " ")))
@@ -73,13 +74,18 @@ def wording_for(spec: CourtSpec, frame_phrase: str = "", side_on: bool = False) 
     """The wording of a spec's sport: the spec's own qa_wording over the file's entry; a
     sport in neither gets generic nouns."""
     w = {**_wording_file().get(spec.id, {}), **spec.raw.get("qa_wording", {})}
-    return Wording(ball=w.get("ball_noun", "ball"), surface=w.get("surface_noun", "court"),
-                   player_ground=w.get("player_ground_noun", "court"),
-                   sport=w.get("sport_noun", spec.name.lower()),
-                   line_names=w.get("line_names", {}), zone_names=w.get("zone_names", {}),
-                   margins={**DEFAULT_MARGINS, **w.get("ambiguity_margins", {})},
-                   frame_phrase=frame_phrase or spec.frame_phrase,
-                   three_point_zones=tuple(w.get("three_point_zones", ())), side_on=side_on)
+    return Wording(
+        ball=w.get("ball_noun", "ball"),
+        surface=w.get("surface_noun", "court"),
+        player_ground=w.get("player_ground_noun", "court"),
+        sport=w.get("sport_noun", spec.name.lower()),
+        line_names=w.get("line_names", {}),
+        zone_names=w.get("zone_names", {}),
+        margins={**DEFAULT_MARGINS, **w.get("ambiguity_margins", {})},
+        frame_phrase=frame_phrase or spec.frame_phrase,
+        three_point_zones=tuple(w.get("three_point_zones", ())),
+        side_on=side_on,
+    )
 
 
 @dataclass
@@ -114,8 +120,11 @@ def _ids(scene: Scene, path: Path) -> tuple[str, str, int]:
     the exporting project's name (provenance.project), else the folder above the frame's."""
     fr = scene.raw.get("frame", {})
     match = fr.get("match_id") or scene.provenance.get("project") or path.parent.parent.name
-    clip = fr.get("clip_id") or (scene.image.split("#")[0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
-                                 if "#frame=" in scene.image else scene.frame_id)
+    clip = fr.get("clip_id") or (
+        scene.image.split("#")[0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if "#frame=" in scene.image
+        else scene.frame_id
+    )
     idx = scene.frame_index if scene.frame_index is not None else 0
     return _slug(match), _slug(clip), int(idx)
 
@@ -140,10 +149,16 @@ def qa_scene(path: Path) -> QAScene:
     athletes = [p for p in scene.players if is_athlete(raw_players.get(p.id, {}))]
     athletes.sort(key=lambda p: (float(p.box_xyxy[0] + p.box_xyxy[2]), p.id))
     match, clip, idx = _ids(scene, path)
-    return QAScene(path=path, scene=scene, spec=spec,
-                   wording=wording_for(spec, scene.frame_phrase, is_side_on(scene, spec)),
-                   match_id=match,
-                   clip_id=clip, frame_index=idx, athletes=athletes)
+    return QAScene(
+        path=path,
+        scene=scene,
+        spec=spec,
+        wording=wording_for(spec, scene.frame_phrase, is_side_on(scene, spec)),
+        match_id=match,
+        clip_id=clip,
+        frame_index=idx,
+        athletes=athletes,
+    )
 
 
 def find_scene_files(source) -> list[Path]:

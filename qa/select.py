@@ -105,8 +105,12 @@ def format_number(v: float) -> str:
 class Balancer:
     """Usage counters across the whole run (categories per sport, templates, bins, letters)."""
 
-    def __init__(self, rng: np.random.Generator, max_per_category: int | None = None,
-                 max_per_template: int | None = None):
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        max_per_category: int | None = None,
+        max_per_template: int | None = None,
+    ):
         """max_per_category: items per (sport, category); max_per_template: items per
         (sport, template); None: no quota."""
         self.rng = rng
@@ -115,13 +119,13 @@ class Balancer:
         self.max_tpl = max_per_template
 
     def _open(self, c: Candidate, sport: str) -> bool:
-        if self.max_cat is not None and \
-                self.used[(("cat", sport), c.category)] >= self.max_cat:
+        if self.max_cat is not None and self.used[(("cat", sport), c.category)] >= self.max_cat:
             return False
         if self.max_tpl is not None:
             n = len(KINDS[c.kind][2])
-            return any(self.used[(("tpl", sport), f"{c.kind}.{i}")] < self.max_tpl
-                       for i in range(n))
+            return any(
+                self.used[(("tpl", sport), f"{c.kind}.{i}")] < self.max_tpl for i in range(n)
+            )
         return True
 
     def _least(self, keys: list, tag) -> int:
@@ -151,8 +155,13 @@ class Balancer:
             if self.max_tpl is not None:
                 tids = [t for t in tids if self.used[(("tpl", sport), t)] < self.max_tpl]
             tid = tids[self._least(tids, "template")]
-            for key in (("cat", sport), cat), (("kind", sport), kind), (("bin", cat), b), \
-                    ("template", tid), (("tpl", sport), tid):
+            for key in (
+                (("cat", sport), cat),
+                (("kind", sport), kind),
+                (("bin", cat), b),
+                ("template", tid),
+                (("tpl", sport), tid),
+            ):
                 self.used[key] += 1
             pool.remove(c)
             out.append((c, tid))
@@ -164,7 +173,7 @@ class Balancer:
         correct = labels[int(c.values[0])]
         others = list(dict.fromkeys(lb for lb in labels if lb != correct))
         n_opt = min(4, 1 + len(others))
-        distract = [others[i] for i in self.rng.permutation(len(others))[:n_opt - 1]]
+        distract = [others[i] for i in self.rng.permutation(len(others))[: n_opt - 1]]
         tag = ("letter", c.category, n_opt)  # balanced per category and option count
         slot = self._least(list(range(n_opt)), tag)
         self.used[(tag, slot)] += 1

@@ -65,8 +65,7 @@ def atomic_path(target, suffix: str | None = None) -> Iterator[Path]:
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp_path = target.parent / temp_name(target.name, target.suffix if suffix is None
-                                         else suffix)
+    tmp_path = target.parent / temp_name(target.name, target.suffix if suffix is None else suffix)
     _create_file(tmp_path)
     try:
         yield tmp_path
@@ -130,8 +129,11 @@ def _proc_start_epoch(pid: int) -> float | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
         ticks = int(stat.rsplit(")", 1)[1].split()[19])
-        btime = next(int(ln.split()[1]) for ln in Path("/proc/stat").read_text().splitlines()
-                     if ln.startswith("btime "))
+        btime = next(
+            int(ln.split()[1])
+            for ln in Path("/proc/stat").read_text().splitlines()
+            if ln.startswith("btime ")
+        )
         return btime + ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, StopIteration):
         return None

@@ -44,13 +44,16 @@ def set_max_pixels(pixels: int | None) -> None:
     _limit["pixels"] = MAX_IMAGE_PIXELS if pixels is None else int(pixels)
 
 
-def check_dimensions(width: int, height: int, where: str,
-                     error: type[Exception] = ValueError) -> tuple[int, int]:
+def check_dimensions(
+    width: int, height: int, where: str, error: type[Exception] = ValueError
+) -> tuple[int, int]:
     if width <= 0 or height <= 0:
         raise error(f"{where}: empty image ({width} x {height})")
     if width * height > max_pixels():
-        raise error(f"{where}: {width} x {height} pixels is over the "
-                    f"{max_pixels() / 1e6:g} megapixel limit (courtstudio --max-megapixels)")
+        raise error(
+            f"{where}: {width} x {height} pixels is over the "
+            f"{max_pixels() / 1e6:g} megapixel limit (courtstudio --max-megapixels)"
+        )
     return width, height
 
 
@@ -58,14 +61,14 @@ class _Refused(Exception):
     pass
 
 
-def read_image(path, error: type[Exception] = ValueError, what: str = "image"
-               ) -> np.ndarray:
+def read_image(path, error: type[Exception] = ValueError, what: str = "image") -> np.ndarray:
     """(h, w, 3) uint8 BGR of an untrusted image file (PNG, JPEG, BMP, TIFF, WebP, ...),
     EXIF orientation applied as cv2.imread does. Raises ``error`` naming the file: not a
     regular file, too large (bytes, or pixels per its header, checked before decoding), or
     not decodable. Pillow decodes: corrupt data is an exception, never a libpng/libjpeg
     message on stderr."""
     from PIL import Image, ImageOps, UnidentifiedImageError
+
     Image.MAX_IMAGE_PIXELS = None  # Pillow's own bomb check: ours (configurable) runs first
     path = Path(path)
     data = read_file_bytes(path, MAX_IMAGE_FILE_BYTES, error, what)
@@ -79,15 +82,18 @@ def read_image(path, error: type[Exception] = ValueError, what: str = "image"
                         im = ImageOps.exif_transpose(im)
                     rgb = np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
                 except Exception as exc:  # noqa: BLE001 - Pillow raises many types
-                    raise _Refused(f"{path}: cannot decode the image (corrupt or truncated: "
-                                   f"{' '.join(str(exc).split())[:120]})") from None
+                    raise _Refused(
+                        f"{path}: cannot decode the image (corrupt or truncated: "
+                        f"{' '.join(str(exc).split())[:120]})"
+                    ) from None
     except _Refused as exc:
         raise error(str(exc)) from None
     except Image.DecompressionBombError:
         raise error(f"{path}: image dimensions over the pixel limit") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as exc:
-        raise error(f"{path}: cannot read as an image ({' '.join(str(exc).split())[:120]})") \
-            from None
+        raise error(
+            f"{path}: cannot read as an image ({' '.join(str(exc).split())[:120]})"
+        ) from None
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.size == 0:
         raise error(f"{path}: cannot read as an image")
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)

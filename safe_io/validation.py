@@ -33,8 +33,8 @@ MAX_JSON_DEPTH = 64
 MAX_INT_DIGITS = 18
 MAX_JSON_ABS = 1e15
 # Domain magnitudes (documented in docs/formats.md "Limits on untrusted input")
-MAX_ABS_WORLD_M = 1e4      # any world coordinate or distance, metres
-MAX_ABS_PIXEL = 1e6        # any pixel coordinate or focal length, pixels
+MAX_ABS_WORLD_M = 1e4  # any world coordinate or distance, metres
+MAX_ABS_PIXEL = 1e6  # any pixel coordinate or focal length, pixels
 
 _BRACKET_STEP = np.zeros(256, np.int8)
 _BRACKET_STEP[[ord("["), ord("{")]] = 1
@@ -72,8 +72,9 @@ def check_regular_file(path, error: type[Exception] = ValueError, what: str = "f
     return st.st_size
 
 
-def read_file_bytes(path, max_bytes: int, error: type[Exception] = ValueError,
-                    what: str = "file") -> bytes:
+def read_file_bytes(
+    path, max_bytes: int, error: type[Exception] = ValueError, what: str = "file"
+) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``; raise ``error`` naming the file
     otherwise. Opens non-blocking and re-checks with fstat (no race with a swapped-in FIFO),
     then reads at most ``max_bytes + 1`` bytes."""
@@ -105,7 +106,7 @@ def read_file_bytes(path, max_bytes: int, error: type[Exception] = ValueError,
 
 
 def _size_text(n: int) -> str:
-    return f"{n / 2 ** 20:g} MiB" if n >= 2 ** 20 else f"{n} bytes"
+    return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n} bytes"
 
 
 class _BadNumber:
@@ -133,8 +134,7 @@ def _parse_float(text: str):
 def _parse_int(text: str):
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
-        return _BadNumber(text[:20] + "...", f"integer of {digits} digits (limit "
-                                              f"{MAX_INT_DIGITS})")
+        return _BadNumber(text[:20] + "...", f"integer of {digits} digits (limit {MAX_INT_DIGITS})")
     v = int(text)
     if abs(v) > MAX_JSON_ABS:
         return _BadNumber(text, f"magnitude above {MAX_JSON_ABS:g}")
@@ -179,10 +179,16 @@ def parse_json_text(text: str, where: str, error: type[Exception] = ValueError):
             if isinstance(v, _BadNumber):
                 refused.append(v)
             return v
+
         return hook
+
     try:
-        data = json.loads(text, parse_constant=flag(_parse_constant),
-                          parse_float=flag(_parse_float), parse_int=flag(_parse_int))
+        data = json.loads(
+            text,
+            parse_constant=flag(_parse_constant),
+            parse_float=flag(_parse_float),
+            parse_int=flag(_parse_int),
+        )
     except json.JSONDecodeError as exc:
         raise error(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:  # the depth check should have caught it; never a traceback
@@ -196,8 +202,9 @@ def parse_json_text(text: str, where: str, error: type[Exception] = ValueError):
     return data
 
 
-def read_json_file(path, error: type[Exception] = ValueError, what: str = "file",
-                   max_bytes: int = MAX_JSON_BYTES):
+def read_json_file(
+    path, error: type[Exception] = ValueError, what: str = "file", max_bytes: int = MAX_JSON_BYTES
+):
     """Parse an untrusted JSON file; raise ``error`` naming the file (and the field, for a
     refused number): missing, not a regular file, over ``max_bytes``, not UTF-8, not JSON
     (with the line of the mistake), nested deeper than ``MAX_JSON_DEPTH``, or holding a
@@ -211,16 +218,22 @@ def read_json_file(path, error: type[Exception] = ValueError, what: str = "file"
     return parse_json_text(text, str(path), error)
 
 
-def check_finite_array(value, where: str, error: type[Exception] = ValueError,
-                       shape: tuple | None = None, max_abs: float | None = None) -> np.ndarray:
+def check_finite_array(
+    value,
+    where: str,
+    error: type[Exception] = ValueError,
+    shape: tuple | None = None,
+    max_abs: float | None = None,
+) -> np.ndarray:
     """``value`` as a float64 array; raise ``error`` with ``where`` if it is not numeric, not of
     ``shape`` (None entries are free), holds a non-finite entry or one with |x| > max_abs."""
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         raise error(f"{where}: expected numbers") from None
-    if shape is not None and (a.ndim != len(shape) or any(
-            s is not None and n != s for n, s in zip(a.shape, shape))):
+    if shape is not None and (
+        a.ndim != len(shape) or any(s is not None and n != s for n, s in zip(a.shape, shape))
+    ):
         want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ")"
         raise error(f"{where}: expected shape {want}, got {a.shape}")
     if a.size and not np.isfinite(a).all():
@@ -232,8 +245,10 @@ def check_finite_array(value, where: str, error: type[Exception] = ValueError,
 
 def first_schema_error(schema_path, data) -> str | None:
     """'field <path>: <message>' for the first error (in document order), or None if valid."""
-    errors = sorted(schema_validator(str(schema_path)).iter_errors(data),
-                    key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(
+        schema_validator(str(schema_path)).iter_errors(data),
+        key=lambda e: [str(p) for p in e.absolute_path],
+    )
     if not errors:
         return None
     e = errors[0]

@@ -6,8 +6,9 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 # Anny's first model build takes ~35 s; keep its cache beside the venv across test runs
-os.environ.setdefault("ANNY_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".venv",
-                                                     "anny_cache"))
+os.environ.setdefault(
+    "ANNY_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".venv", "anny_cache")
+)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -29,6 +30,7 @@ def open_main_window(qtbot, answer: str = "Discard"):
     """The app's main window, shown offscreen at 1400x860; every question it asks is
     answered with ``answer``."""
     from annotation_ui.main_window import MainWindow
+
     win = MainWindow()
     win.ask = lambda title, text, buttons: answer
     qtbot.addWidget(win)
@@ -50,14 +52,21 @@ def sample_root(tmp_path):
     from pathlib import Path
 
     from courtstudio.export.reconstruct import SAMPLE_PROJECT
-    return Path(shutil.copytree(SAMPLE_PROJECT, tmp_path / "sample_project",
-                                ignore=shutil.ignore_patterns(".courtstudio")))
+
+    return Path(
+        shutil.copytree(
+            SAMPLE_PROJECT,
+            tmp_path / "sample_project",
+            ignore=shutil.ignore_patterns(".courtstudio"),
+        )
+    )
 
 
 @pytest.fixture
 def project(sample_root):
     """The bundled sample loaded from a copy (tests edit and save it)."""
     from courtstudio.io.project import load_project
+
     return load_project(sample_root)
 
 
@@ -84,9 +93,19 @@ def tennis_camera(tennis):
 
 # -- the suite never writes into the source tree --------------------------------------------------
 _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_NOT_SOURCE = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-               ".import_linter_cache",
-               "build", "dist", "out", ".hypothesis"}
+_NOT_SOURCE = {
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".import_linter_cache",
+    "build",
+    "dist",
+    "out",
+    ".hypothesis",
+}
 
 
 def _source_tree_entries() -> set[str]:
@@ -124,9 +143,14 @@ SLOW_TESTS = (
 # server, a SMPL-X stand-in, scene files): one xdist worker runs the whole module, so the
 # fixture is built once per run, not once per worker. Long tests that wait (Ray, kill tests)
 # stay ungrouped so that the two workers share them.
-MODULE_GROUPS = ("tests/test_qa_generate.py", "tests/test_fuzz_cli.py", "tests/test_gui_xvfb.py",
-                 "tests/test_smplx_body.py", "tests/test_untrusted_cli.py",
-                 "tests/test_qa_questions.py")
+MODULE_GROUPS = (
+    "tests/test_qa_generate.py",
+    "tests/test_fuzz_cli.py",
+    "tests/test_gui_xvfb.py",
+    "tests/test_smplx_body.py",
+    "tests/test_untrusted_cli.py",
+    "tests/test_qa_questions.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -148,9 +172,12 @@ def _xdist_groups_on_structured_node_ids(config, items):
     if not (hasattr(config, "workerinput") and config.getvalue("loadgroup")):
         return
     from _pytest.nodeid import NodeId
+
     for item in items:
-        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                 for m in item.iter_markers("xdist_group")}
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
         if not names or item.nodeid.rfind("@") > item.nodeid.rfind("]"):
             continue
         item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")

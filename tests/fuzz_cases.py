@@ -36,36 +36,98 @@ def commands(kind: str, files: dict[str, Path], out: Path) -> list[list[str]]:
     f = {k: str(v) for k, v in files.items()}
     proj = str(files["project_file"].parent)
     o = str(out)
-    overlay = ["overlay", f["image"], "--camera", f["camera"], "--sport", "tennis",
-               "--points", f["points"], "--ball", "200", "150", "--ground", "200", "190",
-               "-o", f"{o}/o.png"]
-    players = ["players", "correct", "--camera", f["camera"], "--hmr", f["pt"], "--height",
-               "0"]
+    overlay = [
+        "overlay",
+        f["image"],
+        "--camera",
+        f["camera"],
+        "--sport",
+        "tennis",
+        "--points",
+        f["points"],
+        "--ball",
+        "200",
+        "150",
+        "--ground",
+        "200",
+        "190",
+        "-o",
+        f"{o}/o.png",
+    ]
+    players = ["players", "correct", "--camera", f["camera"], "--hmr", f["pt"], "--height", "0"]
     return {
-        "points": [["calibrate", "--sport", "tennis", "--points", f["points"], "-o",
-                    f"{o}/cam.json"], overlay],
-        "camera": [["lift-ball", "--camera", f["camera"], "--ball", "200", "150", "--ground",
-                    "200", "190", "--json"], overlay, players],
-        "spec": [["specs", f["spec"], "--json"], ["zone", "--sport", f["spec"], "3", "4"],
-                 ["calibrate", "--sport", f["spec"], "--points", f["points"]],
-                 ["overlay", f["image"], "--camera", f["camera"], "--sport", f["spec"], "-o",
-                  f"{o}/o.png"]],
-        "scene": [["export", f["scene"], "-o", f"{o}/x.glb"],
-                  ["export", f["scene"], "-o", f"{o}/x.yaml"]],
-        "scene_h5": [["export", f["scene"], "-o", f"{o}/x.glb"],
-                     ["export", f["scene"], "-o", f"{o}/x.yaml"]],
-        "project_file": [["reconstruct", proj, "-o", f"{o}/r"],
-                         ["export", proj, "--format", "coco", "-o", f"{o}/c"]],
-        "annotation": [["reconstruct", proj, "-o", f"{o}/r"],
-                       ["calibrate", "--sport", "tennis", "--points", f["annotation"]]],
+        "points": [
+            ["calibrate", "--sport", "tennis", "--points", f["points"], "-o", f"{o}/cam.json"],
+            overlay,
+        ],
+        "camera": [
+            [
+                "lift-ball",
+                "--camera",
+                f["camera"],
+                "--ball",
+                "200",
+                "150",
+                "--ground",
+                "200",
+                "190",
+                "--json",
+            ],
+            overlay,
+            players,
+        ],
+        "spec": [
+            ["specs", f["spec"], "--json"],
+            ["zone", "--sport", f["spec"], "3", "4"],
+            ["calibrate", "--sport", f["spec"], "--points", f["points"]],
+            [
+                "overlay",
+                f["image"],
+                "--camera",
+                f["camera"],
+                "--sport",
+                f["spec"],
+                "-o",
+                f"{o}/o.png",
+            ],
+        ],
+        "scene": [
+            ["export", f["scene"], "-o", f"{o}/x.glb"],
+            ["export", f["scene"], "-o", f"{o}/x.yaml"],
+        ],
+        "scene_h5": [
+            ["export", f["scene"], "-o", f"{o}/x.glb"],
+            ["export", f["scene"], "-o", f"{o}/x.yaml"],
+        ],
+        "project_file": [
+            ["reconstruct", proj, "-o", f"{o}/r"],
+            ["export", proj, "--format", "coco", "-o", f"{o}/c"],
+        ],
+        "annotation": [
+            ["reconstruct", proj, "-o", f"{o}/r"],
+            ["calibrate", "--sport", "tennis", "--points", f["annotation"]],
+        ],
         "truth": [["reconstruct", proj, "-o", f"{o}/r"]],
-        "cameras_jsonl": [["reconstruct", proj, "-o", f"{o}/r"],
-                          ["export", proj, "--format", "scenes", "-o", f"{o}/s"]],
+        "cameras_jsonl": [
+            ["reconstruct", proj, "-o", f"{o}/r"],
+            ["export", proj, "--format", "scenes", "-o", f"{o}/s"],
+        ],
         "mesh_npz": [["reconstruct", proj, "-o", f"{o}/r"]],
         "image": [overlay, ["reconstruct", proj, "-o", f"{o}/r"]],
         "pt": [players],
-        "video": [["batch-propagate", f["video"], "--sport", "tennis", "--reference",
-                   f"0:{f['clip_points']}", "--out", f"{o}/v", "--quiet"]],
+        "video": [
+            [
+                "batch-propagate",
+                f["video"],
+                "--sport",
+                "tennis",
+                "--reference",
+                f"0:{f['clip_points']}",
+                "--out",
+                f"{o}/v",
+                "--quiet",
+            ]
+        ],
     }[kind]
 
 
@@ -76,28 +138,116 @@ def argument_cases(files: dict[str, Path], out: Path, rng: random.Random) -> lis
     o = str(out)
     n = rng.choice(["0", "1", "3", "-2", "500", "99999999999"])
     choices = [
-        ["synth-clip", "--sport", "tennis", "--frames", n, "--size", "64", "48", "-o",
-         f"{o}/c.avi", "--points", f"{o}/p.json"],
-        ["synth-clip", "--sport", "tennis", "--frames", "2", "--size", "64", "48",
-         "--reference-frame", n, "-o", f"{o}/c.avi", "--points", f"{o}/p.json"],
-        ["synth-clip", "--sport", "tennis", "--frames", "2", "--size", n, "48", "-o",
-         f"{o}/c.xyz", "--points", f"{o}/p.json"],
+        [
+            "synth-clip",
+            "--sport",
+            "tennis",
+            "--frames",
+            n,
+            "--size",
+            "64",
+            "48",
+            "-o",
+            f"{o}/c.avi",
+            "--points",
+            f"{o}/p.json",
+        ],
+        [
+            "synth-clip",
+            "--sport",
+            "tennis",
+            "--frames",
+            "2",
+            "--size",
+            "64",
+            "48",
+            "--reference-frame",
+            n,
+            "-o",
+            f"{o}/c.avi",
+            "--points",
+            f"{o}/p.json",
+        ],
+        [
+            "synth-clip",
+            "--sport",
+            "tennis",
+            "--frames",
+            "2",
+            "--size",
+            n,
+            "48",
+            "-o",
+            f"{o}/c.xyz",
+            "--points",
+            f"{o}/p.json",
+        ],
         ["calibrate", "--sport", "tennis", "--points", f["points"], "-o", o],
-        ["calibrate", "--sport", "tennis", "--points", f["points"], "-o",
-         f"{f['points']}/cam.json"],
-        ["calibrate", "--sport", "tennis", "--points", f["points"], "--click-sigma",
-         rng.choice(["nan", "inf", "0", "-1", "1e400"])],
-        ["overlay", f["image"], "--camera", f["camera"], "--sport", "tennis", "-o",
-         f"{o}/x.{rng.choice(['xyz', 'json', 'png/', ''])}"],
-        ["lift-ball", "--camera", f["camera"], "--ball", rng.choice(["nan", "inf", "1e300"]),
-         "0", "--ground", "0", "0"],
+        [
+            "calibrate",
+            "--sport",
+            "tennis",
+            "--points",
+            f["points"],
+            "-o",
+            f"{f['points']}/cam.json",
+        ],
+        [
+            "calibrate",
+            "--sport",
+            "tennis",
+            "--points",
+            f["points"],
+            "--click-sigma",
+            rng.choice(["nan", "inf", "0", "-1", "1e400"]),
+        ],
+        [
+            "overlay",
+            f["image"],
+            "--camera",
+            f["camera"],
+            "--sport",
+            "tennis",
+            "-o",
+            f"{o}/x.{rng.choice(['xyz', 'json', 'png/', ''])}",
+        ],
+        [
+            "lift-ball",
+            "--camera",
+            f["camera"],
+            "--ball",
+            rng.choice(["nan", "inf", "1e300"]),
+            "0",
+            "--ground",
+            "0",
+            "0",
+        ],
         ["export", f["scene"], "-o", f"{o}/{'x' * 300}.glb"],
         ["export", f["scene"], "-o", o + "/"],
         ["export", f["scene"], "-o", f"{o}/x.txt"],
-        ["players", "correct", "--camera", f["camera"], "--hmr", f["pt"], "--height",
-         rng.choice(["nan", "1e9", "-0.5"]), "--person", n.lstrip("-")],
-        ["batch-propagate", f["video"], "--sport", "tennis", "--reference",
-         f"{n.lstrip('-')}:{f['clip_points']}", "--out", f"{o}/v", "--quiet"],
+        [
+            "players",
+            "correct",
+            "--camera",
+            f["camera"],
+            "--hmr",
+            f["pt"],
+            "--height",
+            rng.choice(["nan", "1e9", "-0.5"]),
+            "--person",
+            n.lstrip("-"),
+        ],
+        [
+            "batch-propagate",
+            f["video"],
+            "--sport",
+            "tennis",
+            "--reference",
+            f"{n.lstrip('-')}:{f['clip_points']}",
+            "--out",
+            f"{o}/v",
+            "--quiet",
+        ],
         ["reconstruct", str(files["project_file"].parent), "-o", f["points"]],
         ["zone", "--sport", "tennis", rng.choice(["nan", "inf", "1e300"]), "0"],
         ["specs", rng.choice(["/dev/zero", "/", "nosuch.json", "x" * 300])],
@@ -141,6 +291,7 @@ def run_cli(argv: list[str], timeout_s: float) -> tuple[int | None, str, str, st
 
     def on_alarm(signum, frame):
         raise Hang()
+
     out, err = io.StringIO(), io.StringIO()
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
@@ -169,10 +320,16 @@ def run_cli(argv: list[str], timeout_s: float) -> tuple[int | None, str, str, st
     return code, out.getvalue(), e, problem
 
 
-def run_case(corpus: dict[str, Path], work: Path, rng: random.Random,
-             kind: str | None = None, timeout_s: float = 60.0) -> Outcome:
+def run_case(
+    corpus: dict[str, Path],
+    work: Path,
+    rng: random.Random,
+    kind: str | None = None,
+    timeout_s: float = 60.0,
+) -> Outcome:
     """One fuzz case in a fresh copy of the corpus under ``work``."""
     import time
+
     if work.exists():
         shutil.rmtree(work)
     base = Path(corpus["points"]).parent
@@ -203,14 +360,31 @@ def run_case(corpus: dict[str, Path], work: Path, rng: random.Random,
     if problem is None:
         after = _snapshot(work, out)
         proj_prop = str(files["project_file"].parent / "propagation")
-        changed = [p for p in set(before) | set(after) if before.get(p) != after.get(p)
-                   and not (argv[0] == "batch-propagate" and p.startswith(proj_prop))
-                   and not (argv[0] == "synth-clip" and p.startswith(str(out)))]
+        changed = [
+            p
+            for p in set(before) | set(after)
+            if before.get(p) != after.get(p)
+            and not (argv[0] == "batch-propagate" and p.startswith(proj_prop))
+            and not (argv[0] == "synth-clip" and p.startswith(str(out)))
+        ]
         changed = [p for p in changed if not p.startswith(str(out))]
         if changed:
             o.problem = f"wrote outside the output folder: {sorted(changed)[:3]}"
     return o
 
 
-MUTATORS_BY_KIND = ["points", "camera", "spec", "scene", "scene_h5", "project_file",
-                    "annotation", "truth", "cameras_jsonl", "mesh_npz", "image", "pt", "video"]
+MUTATORS_BY_KIND = [
+    "points",
+    "camera",
+    "spec",
+    "scene",
+    "scene_h5",
+    "project_file",
+    "annotation",
+    "truth",
+    "cameras_jsonl",
+    "mesh_npz",
+    "image",
+    "pt",
+    "video",
+]

@@ -39,6 +39,7 @@ def _scale_annotation(ann: dict) -> dict:
 def build_corpus(base: Path) -> dict[str, Path]:
     """Write one valid file of each type under ``base``; return {kind: path}."""
     from courtstudio.cli import main
+
     base = Path(base)
     base.mkdir(parents=True, exist_ok=True)
     proj = base / "project"
@@ -48,8 +49,7 @@ def build_corpus(base: Path) -> dict[str, Path]:
     small = cv2.resize(img, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
     cv2.imwrite(str(proj / "frames" / "f1.png"), small)
     cv2.imwrite(str(proj / "frames" / "f2.png"), small)
-    ann = _scale_annotation(json.loads((SAMPLE / "annotations" / "tennis_0001.json")
-                                       .read_text()))
+    ann = _scale_annotation(json.loads((SAMPLE / "annotations" / "tennis_0001.json").read_text()))
     ann["frame_id"] = "f1"
     meshes = sorted((SAMPLE / "meshes" / "tennis_0001").glob("*.npz"))
     for p, m in zip(ann["players"], meshes):
@@ -58,42 +58,107 @@ def build_corpus(base: Path) -> dict[str, Path]:
     (proj / "annotations" / "f1.json").write_text(json.dumps(ann, indent=1))
     truth = json.loads((SAMPLE / "truth" / "tennis_0001.json").read_text())
     (proj / "truth" / "f1.json").write_text(json.dumps(truth, indent=1))
-    (proj / "courtstudio_project.json").write_text(json.dumps({
-        "format": "courtstudio.project", "format_version": 1, "name": "fuzz", "sport": "tennis",
-        "frames": [{"id": "f1", "image": "frames/f1.png"}, {"id": "f2", "image": "frames/f2.png"}],
-        "camera_ranges": [], "ball_flights": [], "fps": 25.0}, indent=1))
+    (proj / "courtstudio_project.json").write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.project",
+                "format_version": 1,
+                "name": "fuzz",
+                "sport": "tennis",
+                "frames": [
+                    {"id": "f1", "image": "frames/f1.png"},
+                    {"id": "f2", "image": "frames/f2.png"},
+                ],
+                "camera_ranges": [],
+                "ball_flights": [],
+                "fps": 25.0,
+            },
+            indent=1,
+        )
+    )
     points = base / "points.json"
     points.write_text(json.dumps({"image_size": ann["image_size"], "points": ann["points"]}))
     out = base / "_seed_out"
     quiet = contextlib.redirect_stdout(io.StringIO())
     with quiet, contextlib.redirect_stderr(io.StringIO()):
-        assert main(["calibrate", "--sport", "tennis", "--points", str(points), "-o",
-                     str(base / "camera.json")]) == 0
-        assert main(["batch-propagate", str(proj), "--sport", "tennis", "--out", str(out / "p"),
-                     "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    "calibrate",
+                    "--sport",
+                    "tennis",
+                    "--points",
+                    str(points),
+                    "-o",
+                    str(base / "camera.json"),
+                ]
+            )
+            == 0
+        )
+        assert (
+            main(
+                [
+                    "batch-propagate",
+                    str(proj),
+                    "--sport",
+                    "tennis",
+                    "--out",
+                    str(out / "p"),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         assert main(["reconstruct", str(proj), "-o", str(out / "r")]) == 0
-        assert main(["synth-clip", "--sport", "tennis", "--frames", "4", "--size", "160", "96",
-                     "-o", str(base / "clip.avi"), "--points", str(base / "clip_ref.json")]) == 0
+        assert (
+            main(
+                [
+                    "synth-clip",
+                    "--sport",
+                    "tennis",
+                    "--frames",
+                    "4",
+                    "--size",
+                    "160",
+                    "96",
+                    "-o",
+                    str(base / "clip.avi"),
+                    "--points",
+                    str(base / "clip_ref.json"),
+                ]
+            )
+            == 0
+        )
     shutil.copy(out / "r" / "f1" / "scene.json", base / "scene.json")
     shutil.copy(out / "r" / "f1" / "scene.h5", base / "scene.h5")
     shutil.copy(ROOT / "court_specs" / "tennis.json", base / "spec.json")
     _write_output_pt(base / "output.pt", base / "camera.json", proj / "meshes" / "f1")
     shutil.rmtree(out)
-    return {"points": points, "camera": base / "camera.json", "spec": base / "spec.json",
-            "scene": base / "scene.json", "scene_h5": base / "scene.h5",
-            "project_file": proj / "courtstudio_project.json",
-            "annotation": proj / "annotations" / "f1.json", "truth": proj / "truth" / "f1.json",
-            "cameras_jsonl": proj / "propagation" / "cameras.jsonl",
-            "mesh_npz": sorted((proj / "meshes" / "f1").glob("*.npz"))[0],
-            "image": proj / "frames" / "f1.png", "pt": base / "output.pt",
-            "video": base / "clip.avi", "clip_points": base / "clip_ref.json"}
+    return {
+        "points": points,
+        "camera": base / "camera.json",
+        "spec": base / "spec.json",
+        "scene": base / "scene.json",
+        "scene_h5": base / "scene.h5",
+        "project_file": proj / "courtstudio_project.json",
+        "annotation": proj / "annotations" / "f1.json",
+        "truth": proj / "truth" / "f1.json",
+        "cameras_jsonl": proj / "propagation" / "cameras.jsonl",
+        "mesh_npz": sorted((proj / "meshes" / "f1").glob("*.npz"))[0],
+        "image": proj / "frames" / "f1.png",
+        "pt": base / "output.pt",
+        "video": base / "clip.avi",
+        "clip_points": base / "clip_ref.json",
+    }
 
 
 def _write_output_pt(path: Path, camera_json: Path, mesh_dir: Path) -> None:
     """A two-person PromptHMR image-demo output.pt in the real layout (cam_int (2, 3, 3))."""
     import torch
+
     from hmr.person_mesh import PersonMesh
     from hmr.prompthmr import named_to_body25, padding
+
     cam = json.loads(camera_json.read_text())
     people = [PersonMesh.load_npz(p) for p in sorted(mesh_dir.glob("*.npz"))]
     s, off = padding(cam["image_size"])
@@ -101,10 +166,19 @@ def _write_output_pt(path: Path, camera_json: Path, mesh_dir: Path) -> None:
     Kp[:2] *= s
     Kp[:2, 2] += off
     B = len(people)
-    torch.save({"pose": torch.zeros(B, 132), "betas": torch.zeros(B, 10),
-                "transl": torch.zeros(B, 3), "rotmat": torch.eye(3).repeat(B, 22, 1, 1),
-                "vertices": torch.tensor(np.stack([p.vertices_cam for p in people])[:, :500],
-                                         dtype=torch.float32),
-                "body_joints": torch.tensor(np.stack([named_to_body25(p.joints_cam)
-                                                      for p in people]), dtype=torch.float32),
-                "cam_int": torch.tensor(Kp, dtype=torch.float32)[None].expand(B, 3, 3)}, path)
+    torch.save(
+        {
+            "pose": torch.zeros(B, 132),
+            "betas": torch.zeros(B, 10),
+            "transl": torch.zeros(B, 3),
+            "rotmat": torch.eye(3).repeat(B, 22, 1, 1),
+            "vertices": torch.tensor(
+                np.stack([p.vertices_cam for p in people])[:, :500], dtype=torch.float32
+            ),
+            "body_joints": torch.tensor(
+                np.stack([named_to_body25(p.joints_cam) for p in people]), dtype=torch.float32
+            ),
+            "cam_int": torch.tensor(Kp, dtype=torch.float32)[None].expand(B, 3, 3),
+        },
+        path,
+    )

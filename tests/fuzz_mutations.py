@@ -13,11 +13,33 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-
 HUGE_INT = "9" * 400
-SPECIAL = ["__NAN__", "__INF__", "__HUGEINT__", "__DEEP__", None, True, 0, -1, 7, 1e308,
-           -1e300, 1e5, "bogus", "", "../../x", "/tmp/x", "x" * 300, [], {}, [1, 2],
-           [[1, 2, 3]], {"a": 1}, [None], 0.5]
+SPECIAL = [
+    "__NAN__",
+    "__INF__",
+    "__HUGEINT__",
+    "__DEEP__",
+    None,
+    True,
+    0,
+    -1,
+    7,
+    1e308,
+    -1e300,
+    1e5,
+    "bogus",
+    "",
+    "../../x",
+    "/tmp/x",
+    "x" * 300,
+    [],
+    {},
+    [1, 2],
+    [[1, 2, 3]],
+    {"a": 1},
+    [None],
+    0.5,
+]
 
 
 def _paths(node, prefix=()):
@@ -69,10 +91,12 @@ def mutate_json_tree(data, rng: random.Random):
 def dump_json(data, rng: random.Random) -> str:
     text = json.dumps(data)
     depth = rng.choice([65, 3000, 100_000])
-    return (text.replace('"__NAN__"', "NaN").replace('"__INF__"', rng.choice(["Infinity",
-                                                                              "-Infinity"]))
-            .replace('"__HUGEINT__"', HUGE_INT)
-            .replace('"__DEEP__"', "[" * depth + "]" * depth))
+    return (
+        text.replace('"__NAN__"', "NaN")
+        .replace('"__INF__"', rng.choice(["Infinity", "-Infinity"]))
+        .replace('"__HUGEINT__"', HUGE_INT)
+        .replace('"__DEEP__"', "[" * depth + "]" * depth)
+    )
 
 
 def mutate_bytes(raw: bytes, rng: random.Random) -> bytes:
@@ -130,7 +154,7 @@ def mutate_npz(path: Path, rng: random.Random) -> str:
     elif op == "dtype":
         d[k] = np.full(d[k].shape, "x")
     elif op == "scalar":
-        d[k] = np.array(rng.choice([5, -1, 1e300, 2 ** 40]))
+        d[k] = np.array(rng.choice([5, -1, 1e300, 2**40]))
     elif op == "object":
         d[k] = np.array([{"a": 1}], dtype=object)
     elif op == "huge":  # a header declaring 400M rows with almost no data behind it
@@ -140,8 +164,9 @@ def mutate_npz(path: Path, rng: random.Random) -> str:
                 np.lib.format.write_array(buf, a)
                 zf.writestr(name + ".npy", buf.getvalue())
             hdr = io.BytesIO()
-            np.lib.format.write_array_header_1_0(hdr, {"descr": "<f4", "fortran_order": False,
-                                                       "shape": (400_000_000, 3)})
+            np.lib.format.write_array_header_1_0(
+                hdr, {"descr": "<f4", "fortran_order": False, "shape": (400_000_000, 3)}
+            )
             zf.writestr(k + ".npy", hdr.getvalue() + b"\0" * 64)
         return f"huge {k}"
     np.savez(path, **d)
@@ -168,8 +193,9 @@ def mutate_h5(path: Path, rng: random.Random) -> str:
         elif op == "text":
             f.create_dataset(n, data="hello")
         elif op == "big_index":
-            f.create_dataset(n, data=np.full(shape, 2 ** 31 - 1 if dtype.kind == "i" else 1e30,
-                                             dtype))
+            f.create_dataset(
+                n, data=np.full(shape, 2**31 - 1 if dtype.kind == "i" else 1e30, dtype)
+            )
         elif op == "scalar":
             f.create_dataset(n, data=3.0)
         return f"{op} {n}"
@@ -177,13 +203,13 @@ def mutate_h5(path: Path, rng: random.Random) -> str:
 
 def mutate_pt(path: Path, rng: random.Random) -> str:
     import torch
+
     if rng.random() < 0.3:
         path.write_bytes(mutate_bytes(path.read_bytes(), rng))
         return "bytes"
     d = torch.load(path, weights_only=True)
     k = rng.choice(sorted(d))
-    op = rng.choice(["delete", "intkey", "scalar", "nan", "shape", "list", "string", "cam",
-                     "half"])
+    op = rng.choice(["delete", "intkey", "scalar", "nan", "shape", "list", "string", "cam", "half"])
     if op == "delete":
         del d[k]
     elif op == "intkey":
@@ -199,9 +225,14 @@ def mutate_pt(path: Path, rng: random.Random) -> str:
     elif op == "string":
         d[k] = "text"
     elif op == "cam":
-        d["cam_int"] = rng.choice([torch.zeros(3, 3), torch.eye(3)[None].repeat(3, 1, 1) *
-                                   torch.tensor([1.0, 2.0, 3.0])[:, None, None],
-                                   torch.zeros(2, 4, 4), -torch.eye(3)])
+        d["cam_int"] = rng.choice(
+            [
+                torch.zeros(3, 3),
+                torch.eye(3)[None].repeat(3, 1, 1) * torch.tensor([1.0, 2.0, 3.0])[:, None, None],
+                torch.zeros(2, 4, 4),
+                -torch.eye(3),
+            ]
+        )
     else:
         d[k] = d[k].half() if d[k].is_floating_point() else d[k]
     torch.save(d if rng.random() < 0.9 else list(d.values()), path)
@@ -213,18 +244,28 @@ def _png_claiming(w: int, h: int) -> bytes:
     import zlib
 
     def chunk(t, data):
-        return (struct.pack(">I", len(data)) + t + data
-                + struct.pack(">I", zlib.crc32(t + data) & 0xFFFFFFFF))
+        return (
+            struct.pack(">I", len(data))
+            + t
+            + data
+            + struct.pack(">I", zlib.crc32(t + data) & 0xFFFFFFFF)
+        )
+
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-            + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
+        + chunk(b"IEND", b"")
+    )
 
 
 def mutate_image(path: Path, rng: random.Random) -> str:
     r = rng.random()
     if r < 0.35:
-        path.write_bytes(_png_claiming(rng.choice([20000, 100000, 1]),
-                                       rng.choice([20000, 100000, 1])))
+        path.write_bytes(
+            _png_claiming(rng.choice([20000, 100000, 1]), rng.choice([20000, 100000, 1]))
+        )
         return "png header claiming a huge size"
     path.write_bytes(mutate_bytes(path.read_bytes(), rng))
     return "bytes"
@@ -248,5 +289,12 @@ def make_special(path: Path, rng: random.Random) -> str:
     return op
 
 
-MUTATORS = {".json": mutate_text_file, ".jsonl": mutate_text_file, ".npz": mutate_npz,
-            ".h5": mutate_h5, ".pt": mutate_pt, ".png": mutate_image, ".avi": mutate_video}
+MUTATORS = {
+    ".json": mutate_text_file,
+    ".jsonl": mutate_text_file,
+    ".npz": mutate_npz,
+    ".h5": mutate_h5,
+    ".pt": mutate_pt,
+    ".png": mutate_image,
+    ".avi": mutate_video,
+}

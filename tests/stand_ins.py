@@ -18,16 +18,22 @@ def stand_in_player(camera, foot_xy, stature_m=1.8, lift_m=0.0, depth_scale=1.0)
     body = trimesh.creation.capsule(height=stature_m - 2 * r, radius=r, count=[12, 12])
     V = np.asarray(body.vertices) + [foot_xy[0], foot_xy[1], stature_m / 2 + lift_m]
     x, y = foot_xy
-    joints = {"pelvis": [x, y, lift_m + 0.53 * stature_m],
-              "head": [x, y, lift_m + 0.93 * stature_m],
-              "left_hand": [x, y - 0.3, lift_m + 0.5 * stature_m],
-              "right_hand": [x, y + 0.3, lift_m + 0.5 * stature_m],
-              "left_foot": [x, y - 0.1, lift_m + 0.05], "right_foot": [x, y + 0.1, lift_m + 0.05]}
+    joints = {
+        "pelvis": [x, y, lift_m + 0.53 * stature_m],
+        "head": [x, y, lift_m + 0.93 * stature_m],
+        "left_hand": [x, y - 0.3, lift_m + 0.5 * stature_m],
+        "right_hand": [x, y + 0.3, lift_m + 0.5 * stature_m],
+        "left_foot": [x, y - 0.1, lift_m + 0.05],
+        "right_foot": [x, y + 0.1, lift_m + 0.05],
+    }
     joints = {k: np.array(v, float) for k, v in joints.items()}
     C = camera.camera_centre_world
     Vw = scale_about_centre(V, C, depth_scale)
     Jw = {k: scale_about_centre(v[None], C, depth_scale)[0] for k, v in joints.items()}
-    mesh = PersonMesh(camera.world_to_cam(Vw), np.asarray(body.faces),
-                      {k: camera.world_to_cam(v[None])[0] for k, v in Jw.items()},
-                      source="stand-in capsule")
+    mesh = PersonMesh(
+        camera.world_to_cam(Vw),
+        np.asarray(body.faces),
+        {k: camera.world_to_cam(v[None])[0] for k, v in Jw.items()},
+        source="stand-in capsule",
+    )
     return mesh, V, joints

@@ -49,8 +49,11 @@ def test_unknown_pose_or_phenotype(body):
 def test_correction_recovers_an_anny_player(body, tennis_camera):
     s = body.sample("jump", {"height": 0.9, "muscle": 0.8})
     Vw, Jw = place_on_court(s, (19.0, 7.0), 2.5, lift_m=0.42)
-    mesh = PersonMesh(1.9 * tennis_camera.world_to_cam(Vw), s.faces,
-                      {k: 1.9 * tennis_camera.world_to_cam(v[None])[0] for k, v in Jw.items()})
+    mesh = PersonMesh(
+        1.9 * tennis_camera.world_to_cam(Vw),
+        s.faces,
+        {k: 1.9 * tennis_camera.world_to_cam(v[None])[0] for k, v in Jw.items()},
+    )
     w = world_player(tennis_camera, mesh, 0.42)
     assert np.allclose(w.vertices_world, Vw, atol=1e-6)
     assert all(np.allclose(w.joints_world[k], Jw[k], atol=1e-6) for k in Jw)

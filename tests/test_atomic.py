@@ -23,6 +23,7 @@ def umask():
 
     def set_(mask):
         os.umask(mask)
+
     yield set_
     os.umask(old)
 
@@ -50,8 +51,9 @@ def test_saved_files_follow_the_umask(tmp_path, umask, mask):
 def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     events = []
     real_replace = os.replace
-    monkeypatch.setattr(atomic.os, "replace",
-                        lambda a, b: (events.append(("replace", str(b))), real_replace(a, b)))
+    monkeypatch.setattr(
+        atomic.os, "replace", lambda a, b: (events.append(("replace", str(b))), real_replace(a, b))
+    )
     monkeypatch.setattr(atomic, "fsync_dir", lambda p: events.append(("fsync_dir", str(p))))
     atomic.write_json_atomic(tmp_path / "a.json", {"x": 1})
     assert events == [("replace", str(tmp_path / "a.json")), ("fsync_dir", str(tmp_path))]

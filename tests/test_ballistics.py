@@ -9,7 +9,7 @@ from geometry.errors import GeometryError
 
 def flight(t, p0=(20.0, 4.0, 1.0), v0=(-25.0, 2.0, 4.0), a=GRAVITY + [0.5, 0, 1.0]):
     t = np.asarray(t, float)[:, None]
-    return np.asarray(p0) + np.asarray(v0) * t + 0.5 * np.asarray(a) * t ** 2
+    return np.asarray(p0) + np.asarray(v0) * t + 0.5 * np.asarray(a) * t**2
 
 
 def test_three_points_determine_the_flight():

@@ -36,8 +36,14 @@ def test_noise_free_six_points_recover_the_camera_exactly(sport):
 def test_basketball_from_corners_and_rings(sport):
     spec = load_spec(sport)
     cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(3))
-    names = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner",
-             "far_ring_centre", "near_ring_centre"]
+    names = [
+        "far_left_corner",
+        "far_right_corner",
+        "near_left_corner",
+        "near_right_corner",
+        "far_ring_centre",
+        "near_ring_centre",
+    ]
     X, uv, names = arrays(spec, true_clicks(spec, cam, names))
     fit = solve_camera(X, uv, IMAGE_SIZE, names=names)
     assert abs(fit.camera.K[0, 0] / cam.K[0, 0] - 1) < 1e-7
@@ -55,8 +61,14 @@ def test_four_ground_points_alone_suffice():
 def test_without_a_plane_of_four_the_focal_sweep_initialises():
     spec = load_spec("tennis")
     cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(2))
-    names = ["far_left_corner", "far_right_corner", "near_left_corner", "net_post_left_top",
-             "net_post_right_top", "net_centre_top"]
+    names = [
+        "far_left_corner",
+        "far_right_corner",
+        "near_left_corner",
+        "net_post_left_top",
+        "net_post_right_top",
+        "net_centre_top",
+    ]
     X, uv, names = arrays(spec, true_clicks(spec, cam, names))
     fit = solve_camera(X, uv, IMAGE_SIZE, names=names)
     assert abs(fit.camera.K[0, 0] / cam.K[0, 0] - 1) < 1e-6
@@ -77,9 +89,14 @@ def test_noisy_clicks_reach_the_cramer_rao_bound():
     cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(11))
     X, uv0, names = arrays(spec, true_clicks(spec, cam))
     rng = np.random.default_rng(0)
-    f = np.array([solve_camera(X, uv0 + rng.normal(0, 1.0, uv0.shape), IMAGE_SIZE).camera.K[0, 0]
-                  for _ in range(300)])
+    f = np.array(
+        [
+            solve_camera(X, uv0 + rng.normal(0, 1.0, uv0.shape), IMAGE_SIZE).camera.K[0, 0]
+            for _ in range(300)
+        ]
+    )
     from geometry.camera_params import ParamModel
+
     model = ParamModel("simple")
     crb = cramer_rao_covariance(model, model.from_camera(cam), X, IMAGE_SIZE, 1.0)
     bound = np.sqrt(crb[6, 6])
@@ -97,8 +114,9 @@ def test_full_model_with_distortion_round_trip():
     K[0, 0] *= 1.01
     K[0, 2] += 12
     K[1, 2] -= 8
-    cam = Camera(K=K, R=base.R, t=base.t, image_size=IMAGE_SIZE,
-                 dist=np.array([-0.08, 0.02, 0, 0, 0]))
+    cam = Camera(
+        K=K, R=base.R, t=base.t, image_size=IMAGE_SIZE, dist=np.array([-0.08, 0.02, 0, 0, 0])
+    )
     clicks = {k: v for k, v in visible_keypoints(spec, cam).items()}
     X, uv, names = arrays(spec, clicks)
     fit = solve_camera(X, uv, IMAGE_SIZE, model="full", radial=True, names=names)
@@ -157,8 +175,9 @@ def test_duplicated_click(six):
     X, uv, names = six
     uv = uv.copy()
     uv[3] = uv[2] + 0.2
-    with pytest.raises(CalibrationError, match="duplicated click: 'near_left_corner' and "
-                                               "'near_right_corner'"):
+    with pytest.raises(
+        CalibrationError, match="duplicated click: 'near_left_corner' and 'near_right_corner'"
+    ):
         solve_camera(X, uv, IMAGE_SIZE, names=names)
 
 
@@ -170,8 +189,13 @@ def test_collinear_clicks(six):
 
 
 def test_collinear_world_points(tennis, tennis_camera):
-    names = ["far_left_corner", "far_baseline_left_singles", "far_baseline_centre",
-             "far_baseline_right_singles", "far_right_corner"]
+    names = [
+        "far_left_corner",
+        "far_baseline_left_singles",
+        "far_baseline_centre",
+        "far_baseline_right_singles",
+        "far_right_corner",
+    ]
     X = np.array([tennis.keypoints[n] for n in names])
     uv = np.array([[100, 100], [400, 130], [700, 100], [1000, 150], [1300, 90.0]])
     with pytest.raises(CalibrationError, match="collinear in the world"):

@@ -11,8 +11,9 @@ def make_camera(dist=None):
     C = np.array([40.0, 6.0, 10.0])
     R = rotation_look_at(C, np.array([12.0, 5.0, 0.0]), 0.01)
     K = np.array([[2000.0, 0, 959.5], [0, 2000.0, 539.5], [0, 0, 1]])
-    return Camera(K=K, R=R, t=-R @ C, image_size=(1920, 1080),
-                  dist=np.zeros(5) if dist is None else dist)
+    return Camera(
+        K=K, R=R, t=-R @ C, image_size=(1920, 1080), dist=np.zeros(5) if dist is None else dist
+    )
 
 
 def test_centre_and_frames_round_trip(rng):
@@ -69,6 +70,7 @@ def test_from_dict_round_trip_and_errors():
 
 def test_from_dict_round_trips_through_json_with_distortion():
     import json
+
     cam = make_camera(np.array([-0.12, 0.03, 1e-4, -2e-4, 0.01]))
     back = Camera.from_dict(json.loads(json.dumps(cam.to_dict())))
     for name in ("K", "R", "t", "dist"):
@@ -82,24 +84,30 @@ def test_from_dict_round_trips_through_json_with_distortion():
     assert np.allclose(Camera.from_dict(d).dist, [-0.1, 0.02, 0, 0, 0])
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("K", [[2000, 0, 959.5], [0, float("nan"), 539.5], [0, 0, 1]],
-     r"^frame 7\.K: non-finite value at index \(1, 1\)$"),
-    ("K", "2000", r"^frame 7\.K: expected shape \(3, 3\), got \(\)$"),
-    ("K", [[1, 2, 3], [4, 5]], r"^frame 7\.K: not a numeric array"),
-    ("K", [[-2000, 0, 959.5], [0, 2000, 539.5], [0, 0, 1]], r"^frame 7\.K: focal lengths"),
-    ("R", {"a": 1}, r"^frame 7\.R: "),
-    ("R", [[1, 0, 0], [0, 1, 0], [0, 0, -1]], r"^frame 7\.R: not a rotation"),
-    ("t", [0, 0, float("inf")], r"^frame 7\.t: non-finite value at index \(2,\)"),
-    ("t", [0, 0], r"^frame 7\.t: expected shape \(3\), got \(2,\)"),
-    ("dist", [0.1] * 6, r"^frame 7\.dist: at most 5 coefficients"),
-    ("dist", [[0.1]], r"^frame 7\.dist: expected shape \(N\), got \(1, 1\)"),
-    ("image_size", [1920.5, 1080], r"^frame 7\.image_size: expected \[width, height\]"),
-    ("image_size", [True, 1080], r"^frame 7\.image_size: expected \[width, height\]"),
-    ("image_size", "1920x1080", r"^frame 7\.image_size: expected \[width, height\]"),
-    ("image_size", [1920, 1080, 3], r"^frame 7\.image_size: expected \[width, height\]"),
-    ("image_size", [0, 1080], r"^frame 7\.image_size: must be positive"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        (
+            "K",
+            [[2000, 0, 959.5], [0, float("nan"), 539.5], [0, 0, 1]],
+            r"^frame 7\.K: non-finite value at index \(1, 1\)$",
+        ),
+        ("K", "2000", r"^frame 7\.K: expected shape \(3, 3\), got \(\)$"),
+        ("K", [[1, 2, 3], [4, 5]], r"^frame 7\.K: not a numeric array"),
+        ("K", [[-2000, 0, 959.5], [0, 2000, 539.5], [0, 0, 1]], r"^frame 7\.K: focal lengths"),
+        ("R", {"a": 1}, r"^frame 7\.R: "),
+        ("R", [[1, 0, 0], [0, 1, 0], [0, 0, -1]], r"^frame 7\.R: not a rotation"),
+        ("t", [0, 0, float("inf")], r"^frame 7\.t: non-finite value at index \(2,\)"),
+        ("t", [0, 0], r"^frame 7\.t: expected shape \(3\), got \(2,\)"),
+        ("dist", [0.1] * 6, r"^frame 7\.dist: at most 5 coefficients"),
+        ("dist", [[0.1]], r"^frame 7\.dist: expected shape \(N\), got \(1, 1\)"),
+        ("image_size", [1920.5, 1080], r"^frame 7\.image_size: expected \[width, height\]"),
+        ("image_size", [True, 1080], r"^frame 7\.image_size: expected \[width, height\]"),
+        ("image_size", "1920x1080", r"^frame 7\.image_size: expected \[width, height\]"),
+        ("image_size", [1920, 1080, 3], r"^frame 7\.image_size: expected \[width, height\]"),
+        ("image_size", [0, 1080], r"^frame 7\.image_size: must be positive"),
+    ],
+)
 def test_from_dict_refuses_untrusted_fields_naming_them(field, value, message):
     d = make_camera().to_dict()
     d[field] = value

@@ -34,13 +34,33 @@ def test_specs_list_and_json(capsys):
 
 def test_calibrate_writes_the_camera_contract(capsys, tmp_path):
     cam = tmp_path / "camera.json"
-    code, out, err = run(capsys, "calibrate", "--sport", "tennis", "--points", ANN, "--json",
-                         "-o", cam, "--opencv-yaml", tmp_path / "cam.yaml")
+    code, out, err = run(
+        capsys,
+        "calibrate",
+        "--sport",
+        "tennis",
+        "--points",
+        ANN,
+        "--json",
+        "-o",
+        cam,
+        "--opencv-yaml",
+        tmp_path / "cam.yaml",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert d == json.loads(cam.read_text())
-    for k in ("K", "R", "t", "image_size", "dist", "rms_px", "residuals_px",
-              "focal_sigma_pct", "camera_centre_world"):
+    for k in (
+        "K",
+        "R",
+        "t",
+        "image_size",
+        "dist",
+        "rms_px",
+        "residuals_px",
+        "focal_sigma_pct",
+        "camera_centre_world",
+    ):
         assert k in d
     assert (tmp_path / "cam.yaml").exists()
     code, out, _ = run(capsys, "calibrate", "--sport", "tennis", "--points", ANN)
@@ -52,8 +72,17 @@ def test_lift_ball_with_a_minimal_foreign_camera(capsys, tmp_path):
     cam = {k: truth["camera"][k] for k in ("K", "R", "t", "image_size", "dist")}
     (tmp_path / "cam.json").write_text(json.dumps(cam))
     b, g = truth["ball"]["uv"], truth["ball"]["ground_uv"]
-    code, out, err = run(capsys, "lift-ball", "--camera", tmp_path / "cam.json", "--ball", *b,
-                         "--ground", *g, "--json")
+    code, out, err = run(
+        capsys,
+        "lift-ball",
+        "--camera",
+        tmp_path / "cam.json",
+        "--ball",
+        *b,
+        "--ground",
+        *g,
+        "--json",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert np.allclose(d["world"], truth["ball"]["world"], atol=1e-4)
@@ -63,9 +92,25 @@ def test_lift_ball_with_a_minimal_foreign_camera(capsys, tmp_path):
 def test_overlay_writes_an_image(capsys, tmp_path):
     run(capsys, "calibrate", "--sport", "tennis", "--points", ANN, "-o", tmp_path / "c.json")
     out_png = tmp_path / "o.png"
-    code, _, err = run(capsys, "overlay", "--camera", tmp_path / "c.json", "--sport", "tennis",
-                       IMG, "--points", ANN, "--ball", 900, 300, "--ground", 900, 500, "-o",
-                       out_png)
+    code, _, err = run(
+        capsys,
+        "overlay",
+        "--camera",
+        tmp_path / "c.json",
+        "--sport",
+        "tennis",
+        IMG,
+        "--points",
+        ANN,
+        "--ball",
+        900,
+        300,
+        "--ground",
+        900,
+        500,
+        "-o",
+        out_png,
+    )
     assert code == 0, err
     a, b = cv2.imread(str(out_png)), cv2.imread(str(IMG))
     assert a.shape == b.shape and np.mean(np.any(a != b, axis=2)) > 0.005
@@ -85,13 +130,16 @@ def test_reconstruct_sample_and_export(capsys, tmp_path):
         # the sample's players: meshes with simulated HMR depth error, corrected by height
         assert fr["player_pelvis_error_cm"] and max(fr["player_pelvis_error_cm"].values()) < 20
     from exporters.scene import load_scene
+
     scene = load_scene(tmp_path / "out" / "tennis_0001" / "scene.json")
     assert scene.players[0].vertices_world.shape[1] == 3 and scene.players[0].joints_world
-    code, out, err = run(capsys, "export", tmp_path / "out" / "tennis_0001" / "scene.json",
-                         "-o", tmp_path / "t.glb")
+    code, out, err = run(
+        capsys, "export", tmp_path / "out" / "tennis_0001" / "scene.json", "-o", tmp_path / "t.glb"
+    )
     assert code == 0 and (tmp_path / "t.glb").stat().st_size > 1000
-    code, out, err = run(capsys, "export", SAMPLE_PROJECT, "--format", "coco", "-o",
-                         tmp_path / "coco")
+    code, out, err = run(
+        capsys, "export", SAMPLE_PROJECT, "--format", "coco", "-o", tmp_path / "coco"
+    )
     assert code == 0 and (tmp_path / "coco" / "court_keypoints_tennis.coco.json").exists()
 
 
@@ -100,12 +148,18 @@ def test_zone(capsys):
     assert json.loads(out)["label"] == "Restricted Area"
 
 
-@pytest.mark.parametrize("argv,msg", [
-    (["calibrate", "--sport", "squash", "--points", ANN], "unknown sport 'squash'"),
-    (["calibrate", "--sport", "tennis", "--points", "/nonexistent.json"], "no such points file"),
-    (["lift-ball", "--camera", ANN, "--ball", "1", "2", "--ground", "3", "4"], "K: missing"),
-    (["zone", "--sport", "tennis", "1", "2", "--json"], None),
-])
+@pytest.mark.parametrize(
+    "argv,msg",
+    [
+        (["calibrate", "--sport", "squash", "--points", ANN], "unknown sport 'squash'"),
+        (
+            ["calibrate", "--sport", "tennis", "--points", "/nonexistent.json"],
+            "no such points file",
+        ),
+        (["lift-ball", "--camera", ANN, "--ball", "1", "2", "--ground", "3", "4"], "K: missing"),
+        (["zone", "--sport", "tennis", "1", "2", "--json"], None),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
     if msg is None:
@@ -137,11 +191,32 @@ def test_console_script_help():
 
 
 def test_synth_clip_then_propagate(capsys, tmp_path):
-    code, out, err = run(capsys, "synth-clip", "--sport", "badminton", "--frames", "12",
-                         "--size", "640", "360", "-o", tmp_path / "c.avi", "--points",
-                         tmp_path / "p.json")
+    code, out, err = run(
+        capsys,
+        "synth-clip",
+        "--sport",
+        "badminton",
+        "--frames",
+        "12",
+        "--size",
+        "640",
+        "360",
+        "-o",
+        tmp_path / "c.avi",
+        "--points",
+        tmp_path / "p.json",
+    )
     assert code == 0, err
-    code, out, err = run(capsys, "batch-propagate", tmp_path / "c.avi", "--sport", "badminton",
-                         "--reference", f"0:{tmp_path / 'p.json'}", "--out", tmp_path / "o",
-                         "--quiet")
+    code, out, err = run(
+        capsys,
+        "batch-propagate",
+        tmp_path / "c.avi",
+        "--sport",
+        "badminton",
+        "--reference",
+        f"0:{tmp_path / 'p.json'}",
+        "--out",
+        tmp_path / "o",
+        "--quiet",
+    )
     assert code == 0 and "12 frames" in out

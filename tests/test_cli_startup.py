@@ -20,8 +20,12 @@ print("HEAVY:", *sorted(m for m in {heavy!r} if m in sys.modules))
 
 
 def _heavy_modules_after(*argv: str) -> list[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("HEAVY:")]
     return line.split()[1:]

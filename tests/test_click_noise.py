@@ -88,6 +88,7 @@ def test_export_marks_a_badly_clicked_frame_poor(tmp_path):
     from courtstudio.export.export_scenes import export_frame
     from courtstudio.io.project import load_project
     from courtstudio.synth.synthetic_project import write_synthetic_project
+
     write_synthetic_project(tmp_path / "p", ["tennis"], per_sport=2, seed=1, all_points=True)
     doc = AnnotationDocument(load_project(tmp_path / "p"))
     good, bad = doc.project.frames

@@ -7,8 +7,15 @@ import pytest
 
 from court_specs import SpecError, available_specs, load_spec, load_spec_file
 
-ALL = ["badminton", "basketball_fiba", "basketball_nba", "pickleball", "table_tennis",
-       "tennis", "volleyball"]
+ALL = [
+    "badminton",
+    "basketball_fiba",
+    "basketball_nba",
+    "pickleball",
+    "table_tennis",
+    "tennis",
+    "volleyball",
+]
 TOL = 1e-4
 
 
@@ -24,11 +31,18 @@ def test_all_sports_bundled_and_load():
         assert spec.plane_z() == 0.0
 
 
-@pytest.mark.parametrize("sport,L,W", [("tennis", 23.77, 10.97), ("badminton", 13.40, 6.10),
-                                       ("table_tennis", 2.74, 1.525), ("pickleball", 13.41, 6.10),
-                                       ("volleyball", 18.0, 9.0),
-                                       ("basketball_fiba", 28.0, 15.0),
-                                       ("basketball_nba", 28.65, 15.24)])
+@pytest.mark.parametrize(
+    "sport,L,W",
+    [
+        ("tennis", 23.77, 10.97),
+        ("badminton", 13.40, 6.10),
+        ("table_tennis", 2.74, 1.525),
+        ("pickleball", 13.41, 6.10),
+        ("volleyball", 18.0, 9.0),
+        ("basketball_fiba", 28.0, 15.0),
+        ("basketball_nba", 28.65, 15.24),
+    ],
+)
 def test_outer_corners_define_the_world_frame(sport, L, W):
     s = load_spec(sport)
     assert np.allclose(kp(s, "far_left_corner"), [0, 0, 0])
@@ -39,8 +53,10 @@ def test_outer_corners_define_the_world_frame(sport, L, W):
 
 def test_tennis_dimensions():
     s = load_spec("tennis")
-    assert abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1]
-               - 8.23) < TOL
+    assert (
+        abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1] - 8.23)
+        < TOL
+    )
     assert abs(kp(s, "net_line_centre")[0] - kp(s, "far_service_centre")[0] - 6.40) < TOL
     assert abs(kp(s, "near_service_centre")[0] - kp(s, "net_line_centre")[0] - 6.40) < TOL
     assert abs(kp(s, "net_post_left_top")[1] + 0.914) < TOL
@@ -51,11 +67,14 @@ def test_tennis_dimensions():
 
 def test_badminton_dimensions():
     s = load_spec("badminton")
-    assert abs(kp(s, "net_line_left_doubles")[0] - kp(s, "far_short_service_centre")[0]
-               - 1.98) < TOL
+    assert (
+        abs(kp(s, "net_line_left_doubles")[0] - kp(s, "far_short_service_centre")[0] - 1.98) < TOL
+    )
     assert abs(kp(s, "far_long_service_centre")[0] - 0.76) < TOL
-    assert abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1]
-               - 5.18) < TOL
+    assert (
+        abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1] - 5.18)
+        < TOL
+    )
     assert abs(kp(s, "net_post_left_top")[1]) < TOL  # posts on the doubles sidelines
     assert abs(kp(s, "net_post_left_top")[2] - 1.55) < TOL
     assert abs(kp(s, "net_centre_top")[2] - 1.524) < TOL
@@ -80,8 +99,10 @@ def test_pickleball_volleyball_basketball_dimensions():
     v = load_spec("volleyball")
     assert abs(kp(v, "far_attack_left")[0] - 6.0) < TOL
     assert abs(kp(v, "net_centre_top")[2] - 2.43) < TOL
-    for sid, ring_x, r3, corner in (("basketball_fiba", 1.575, 6.75, 0.90),
-                                    ("basketball_nba", 1.60, 7.24, 0.91)):
+    for sid, ring_x, r3, corner in (
+        ("basketball_fiba", 1.575, 6.75, 0.90),
+        ("basketball_nba", 1.60, 7.24, 0.91),
+    ):
         b = load_spec(sid)
         ring = kp(b, "far_ring_centre")
         assert abs(ring[0] - ring_x) < TOL and abs(ring[2] - 3.05) < TOL
@@ -107,9 +128,17 @@ def test_keypoints_distinct_and_symmetries_are_involutions(sport):
     assert s.symmetry_maps()["near_far"]["far_left_corner"] == "near_left_corner"
 
 
-@pytest.mark.parametrize("point,label", [((11.0, 5.0), "forecourt"), ((3.0, 5.0), "midcourt"),
-                                         ((-2.0, 5.0), "backcourt"), ((13.0, 1.0), "forecourt"),
-                                         ((20.0, 9.0), "midcourt"), ((25.0, -1.0), "backcourt")])
+@pytest.mark.parametrize(
+    "point,label",
+    [
+        ((11.0, 5.0), "forecourt"),
+        ((3.0, 5.0), "midcourt"),
+        ((-2.0, 5.0), "backcourt"),
+        ((13.0, 1.0), "forecourt"),
+        ((20.0, 9.0), "midcourt"),
+        ((25.0, -1.0), "backcourt"),
+    ],
+)
 def test_tennis_zones(point, label):
     z = load_spec("tennis").zone_at(point)
     assert z is not None and z.label == label
@@ -123,10 +152,16 @@ def test_badminton_and_basketball_zones():
     assert b.zone_at((0.3, 3.0)).label == "rear court"
     assert b.zone_at((-1.0, 3.0)).label == "out of bounds"
     nba = load_spec("basketball_nba")
-    cases = {(1.6, 7.62): "Restricted Area", (4.5, 7.62): "In The Paint (Non-RA)",
-             (7.0, 7.62): "Mid-Range", (9.5, 7.62): "Above the Break 3",
-             (1.0, 0.3): "Left Corner 3", (1.0, 15.0): "Right Corner 3",
-             (27.0, 7.62): "Restricted Area", (27.6, 15.0): "Right Corner 3"}
+    cases = {
+        (1.6, 7.62): "Restricted Area",
+        (4.5, 7.62): "In The Paint (Non-RA)",
+        (7.0, 7.62): "Mid-Range",
+        (9.5, 7.62): "Above the Break 3",
+        (1.0, 0.3): "Left Corner 3",
+        (1.0, 15.0): "Right Corner 3",
+        (27.0, 7.62): "Restricted Area",
+        (27.6, 15.0): "Right Corner 3",
+    }
     for p, label in cases.items():
         assert nba.zone_at(p).label == label, p
     assert nba.zone_at((50.0, 50.0)) is None
@@ -148,17 +183,25 @@ def _write(tmp_path, data, name="custom.json"):
     return p
 
 
-@pytest.mark.parametrize("mutate,field", [
-    (lambda d: d.pop("length_m"), "length_m"),
-    (lambda d: d["keypoints"].__setitem__("far_left_corner", [0, 0]), "keypoints.far_left_corner"),
-    (lambda d: d.__setitem__("default_plane", "floor"), "default_plane"),
-    (lambda d: d["keypoints"].pop("near_right_corner"), "keypoints.near_right_corner"),
-    (lambda d: d["keypoints"].__setitem__("near_right_corner", [23.0, 10.97, 0]),
-     "keypoints.near_right_corner"),
-    (lambda d: d["zones"][0].__setitem__("polygon", [[0, 0]]), "zones[0].polygon"),
-    (lambda d: d["net"].__setitem__("height_at_posts_m", "high"), "net"),
-    (lambda d: d.__setitem__("format_version", 2), "format_version"),
-])
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda d: d.pop("length_m"), "length_m"),
+        (
+            lambda d: d["keypoints"].__setitem__("far_left_corner", [0, 0]),
+            "keypoints.far_left_corner",
+        ),
+        (lambda d: d.__setitem__("default_plane", "floor"), "default_plane"),
+        (lambda d: d["keypoints"].pop("near_right_corner"), "keypoints.near_right_corner"),
+        (
+            lambda d: d["keypoints"].__setitem__("near_right_corner", [23.0, 10.97, 0]),
+            "keypoints.near_right_corner",
+        ),
+        (lambda d: d["zones"][0].__setitem__("polygon", [[0, 0]]), "zones[0].polygon"),
+        (lambda d: d["net"].__setitem__("height_at_posts_m", "high"), "net"),
+        (lambda d: d.__setitem__("format_version", 2), "format_version"),
+    ],
+)
 def test_malformed_spec_names_file_and_field(tmp_path, mutate, field):
     data = json.loads(json.dumps(load_spec("tennis").to_dict()))
     mutate(data)

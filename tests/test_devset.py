@@ -45,8 +45,9 @@ def test_annotation_validates_against_its_spec(path):
     assert re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", src["repo"])
     assert re.fullmatch(r"[0-9a-f]{40}", src["commit"])
     assert src["path"] and src["licence"]
-    assert src["frame_index"] is None or (isinstance(src["frame_index"], int)
-                                          and src["frame_index"] >= 0)
+    assert src["frame_index"] is None or (
+        isinstance(src["frame_index"], int) and src["frame_index"] >= 0
+    )
 
 
 def test_manifest_lists_exactly_the_annotated_frames():
@@ -61,8 +62,9 @@ def test_manifest_lists_exactly_the_annotated_frames():
 
 
 def _git(git_dir, *args, cwd=None):
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True,
-                          text=True, cwd=cwd).stdout.strip()
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, text=True, cwd=cwd
+    ).stdout.strip()
 
 
 @pytest.fixture()
@@ -81,19 +83,26 @@ def mirror(tmp_path):
     subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
     env_args = ["-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={work}", "add", "."], check=True)
-    subprocess.run(["git", *env_args, f"--git-dir={git_dir}", f"--work-tree={work}", "commit",
-                    "-qm", "clips"], check=True)
+    subprocess.run(
+        ["git", *env_args, f"--git-dir={git_dir}", f"--work-tree={work}", "commit", "-qm", "clips"],
+        check=True,
+    )
     commit = _git(git_dir, "rev-parse", "HEAD")
     return git_dir, commit, work
 
 
 def _entry(id_, commit, path, frame_index, work, image):
-    return {"id": id_, "repo": "someone/clips", "commit": commit, "path": path,
-            "frame_index": frame_index,
-            "file": id_ + (".png" if frame_index is not None else ".png"),
-            "image_size": [image.shape[1], image.shape[0]],
-            "source_sha256": hashlib.sha256((work / path).read_bytes()).hexdigest(),
-            "frame_sha256": devset_extract.pixels_sha256(image)}
+    return {
+        "id": id_,
+        "repo": "someone/clips",
+        "commit": commit,
+        "path": path,
+        "frame_index": frame_index,
+        "file": id_ + (".png" if frame_index is not None else ".png"),
+        "image_size": [image.shape[1], image.shape[0]],
+        "source_sha256": hashlib.sha256((work / path).read_bytes()).hexdigest(),
+        "frame_sha256": devset_extract.pixels_sha256(image),
+    }
 
 
 def test_extract_rebuilds_images_and_video_frames(mirror, tmp_path):
@@ -101,12 +110,17 @@ def test_extract_rebuilds_images_and_video_frames(mirror, tmp_path):
     still = cv2.imread(str(work / "still.png"))
     capture = cv2.VideoCapture(str(work / "clip.avi"))
     frames = [capture.read()[1] for _ in range(5)]
-    manifest = {"frames": [_entry("a_still", commit, "still.png", None, work, still),
-                           _entry("b_clip3", commit, "clip.avi", 3, work, frames[3])]}
+    manifest = {
+        "frames": [
+            _entry("a_still", commit, "still.png", None, work, still),
+            _entry("b_clip3", commit, "clip.avi", 3, work, frames[3]),
+        ]
+    }
     (tmp_path / "m.json").write_text(json.dumps(manifest))
     out = tmp_path / "out"
-    code = devset_extract.main(["--manifest", str(tmp_path / "m.json"), "--out", str(out),
-                                str(git_dir)])
+    code = devset_extract.main(
+        ["--manifest", str(tmp_path / "m.json"), "--out", str(out), str(git_dir)]
+    )
     assert code == 0
     assert (out / "a_still.png").read_bytes() == (work / "still.png").read_bytes()
     rebuilt = cv2.imread(str(out / "b_clip3.png"))
@@ -114,17 +128,20 @@ def test_extract_rebuilds_images_and_video_frames(mirror, tmp_path):
     assert not np.array_equal(rebuilt, frames[2])
 
 
-def test_extract_refuses_a_changed_blob_a_missing_mirror_and_a_missing_frame(mirror, tmp_path,
-                                                                              capsys):
+def test_extract_refuses_a_changed_blob_a_missing_mirror_and_a_missing_frame(
+    mirror, tmp_path, capsys
+):
     git_dir, commit, work = mirror
     still = cv2.imread(str(work / "still.png"))
-    bad_digest = dict(_entry("digest", commit, "still.png", None, work, still),
-                      source_sha256="0" * 64)
+    bad_digest = dict(
+        _entry("digest", commit, "still.png", None, work, still), source_sha256="0" * 64
+    )
     other_repo = dict(_entry("norepo", commit, "still.png", None, work, still), repo="nobody/else")
     past_end = dict(_entry("late", commit, "clip.avi", None, work, still), frame_index=99)
     (tmp_path / "m.json").write_text(json.dumps({"frames": [bad_digest, other_repo, past_end]}))
-    code = devset_extract.main(["--manifest", str(tmp_path / "m.json"), "--out",
-                                str(tmp_path / "out"), str(git_dir)])
+    code = devset_extract.main(
+        ["--manifest", str(tmp_path / "m.json"), "--out", str(tmp_path / "out"), str(git_dir)]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "digest differs" in err and "no mirror given for nobody/else" in err

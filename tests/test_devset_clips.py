@@ -31,8 +31,9 @@ def test_every_clip_has_annotated_frames_and_the_folders_match_the_manifest():
         assert len(list((CLIPS / "annotations" / cid).glob("*.json"))) >= 2
 
 
-@pytest.mark.parametrize("path", ANNOTATIONS, ids=[f"{p.parent.name}/{p.stem}"
-                                                   for p in ANNOTATIONS])
+@pytest.mark.parametrize(
+    "path", ANNOTATIONS, ids=[f"{p.parent.name}/{p.stem}" for p in ANNOTATIONS]
+)
 def test_annotation_validates_against_its_spec_and_clip(path):
     clip = {c["id"]: c for c in MANIFEST["clips"]}[path.parent.name]
     ann = json.loads(path.read_text())
@@ -56,8 +57,7 @@ def mirror(tmp_path):
     """A bare mirror `someone+clips/repo` holding one 6-frame MJPG video."""
     work = tmp_path / "work"
     work.mkdir()
-    writer = cv2.VideoWriter(str(work / "clip.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10,
-                             (32, 24))
+    writer = cv2.VideoWriter(str(work / "clip.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 24))
     for k in range(6):
         writer.write(np.full((24, 32, 3), 30 * k, np.uint8))
     writer.release()
@@ -65,10 +65,16 @@ def mirror(tmp_path):
     subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
     env = ["-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={work}", "add", "."], check=True)
-    subprocess.run(["git", *env, f"--git-dir={git_dir}", f"--work-tree={work}", "commit",
-                    "-qm", "clips"], check=True)
-    commit = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        ["git", *env, f"--git-dir={git_dir}", f"--work-tree={work}", "commit", "-qm", "clips"],
+        check=True,
+    )
+    commit = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return git_dir, commit, work
 
 
@@ -80,17 +86,42 @@ def _manifest(tmp_path, entry):
 
 def test_extract_rebuilds_a_clip_and_refuses_a_changed_one(mirror, tmp_path, capsys):
     git_dir, commit, work = mirror
-    entry = {"id": "c", "repo": "someone/clips", "commit": commit, "path": "clip.avi",
-             "file": "c.avi", "frame_count": 6, "image_size": [32, 24],
-             "source_sha256": hashlib.sha256((work / "clip.avi").read_bytes()).hexdigest()}
+    entry = {
+        "id": "c",
+        "repo": "someone/clips",
+        "commit": commit,
+        "path": "clip.avi",
+        "file": "c.avi",
+        "frame_count": 6,
+        "image_size": [32, 24],
+        "source_sha256": hashlib.sha256((work / "clip.avi").read_bytes()).hexdigest(),
+    }
     out = tmp_path / "out"
-    assert devset_clips_extract.main(["--manifest", str(_manifest(tmp_path, entry)), "--out",
-                                      str(out), str(git_dir)]) == 0
+    assert (
+        devset_clips_extract.main(
+            ["--manifest", str(_manifest(tmp_path, entry)), "--out", str(out), str(git_dir)]
+        )
+        == 0
+    )
     assert (out / "c.avi").read_bytes() == (work / "clip.avi").read_bytes()
-    for bad in ({"source_sha256": "0" * 64}, {"frame_count": 7}, {"repo": "other/clips"},
-                {"path": "missing.avi"}):
+    for bad in (
+        {"source_sha256": "0" * 64},
+        {"frame_count": 7},
+        {"repo": "other/clips"},
+        {"path": "missing.avi"},
+    ):
         capsys.readouterr()
-        assert devset_clips_extract.main(["--manifest", str(_manifest(tmp_path, entry | bad)),
-                                          "--out", str(out), str(git_dir)]) == 2
+        assert (
+            devset_clips_extract.main(
+                [
+                    "--manifest",
+                    str(_manifest(tmp_path, entry | bad)),
+                    "--out",
+                    str(out),
+                    str(git_dir),
+                ]
+            )
+            == 2
+        )
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("devset_clips_extract: c:")

@@ -7,8 +7,16 @@ from courtstudio.pipeline.calibration import calibrate_court
 from geometry.errors import CalibrationError
 from tests.conftest import IMAGE_SIZE, true_clicks
 
-NAMES = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner",
-         "net_post_left_top", "net_post_right_top", "far_service_centre", "near_service_centre"]
+NAMES = [
+    "far_left_corner",
+    "far_right_corner",
+    "near_left_corner",
+    "near_right_corner",
+    "net_post_left_top",
+    "net_post_right_top",
+    "far_service_centre",
+    "near_service_centre",
+]
 
 
 @pytest.fixture
@@ -43,9 +51,13 @@ def test_left_right_swap_is_refused_with_the_fix(tennis, clicks):
     assert fx.rms_px < 1.5
 
 
-@pytest.mark.parametrize("kind,why", [
-    ("near_far", "mirrored.*Suggested fix: near and far look swapped"),
-    ("rotate_180", "far side of the court.*Suggested fix")])
+@pytest.mark.parametrize(
+    "kind,why",
+    [
+        ("near_far", "mirrored.*Suggested fix: near and far look swapped"),
+        ("rotate_180", "far side of the court.*Suggested fix"),
+    ],
+)
 def test_far_side_camera_is_refused_with_the_fix(tennis, clicks, kind, why):
     m = tennis.symmetry_maps()[kind]
     with pytest.raises(CalibrationError, match=why) as e:
@@ -56,15 +68,18 @@ def test_far_side_camera_is_refused_with_the_fix(tennis, clicks, kind, why):
 def test_transposed_pair_is_found(tennis, clicks):
     c = dict(clicks)
     c["near_left_corner"], c["near_right_corner"] = c["near_right_corner"], c["near_left_corner"]
-    with pytest.raises(CalibrationError, match="'near_left_corner' and 'near_right_corner' look "
-                                               "transposed"):
+    with pytest.raises(
+        CalibrationError, match="'near_left_corner' and 'near_right_corner' look transposed"
+    ):
         calibrate_court(tennis, IMAGE_SIZE, c)
 
 
 def test_transposed_pair_that_still_solves_is_suggested(tennis, clicks):
     c = dict(clicks)
-    c["far_service_centre"], c["near_service_centre"] = (c["near_service_centre"],
-                                                         c["far_service_centre"])
+    c["far_service_centre"], c["near_service_centre"] = (
+        c["near_service_centre"],
+        c["far_service_centre"],
+    )
     try:
         cal = calibrate_court(tennis, IMAGE_SIZE, c)
         fixes = cal.fixes
@@ -86,19 +101,34 @@ def test_wrong_name_is_relabelled(tennis, clicks):
 def test_unknown_name_suggests_close_names(tennis, clicks):
     c = dict(clicks)
     c["far_left_corne"] = c.pop("far_left_corner")
-    with pytest.raises(CalibrationError, match="no keypoint 'far_left_corne'; did you mean "
-                                               "far_left_corner"):
+    with pytest.raises(
+        CalibrationError, match="no keypoint 'far_left_corne'; did you mean far_left_corner"
+    ):
         calibrate_court(tennis, IMAGE_SIZE, c)
 
 
 def test_camera_json_contract(tennis, clicks):
     doc = calibrate_court(tennis, IMAGE_SIZE, clicks).to_json()
-    for key in ("K", "R", "t", "image_size", "dist", "rms_px", "residuals_px",
-                "focal_sigma_pct", "camera_centre_world", "loo_residuals_px",
-                "camera_centre_sigma_m", "covariance", "suspects", "suggestions"):
+    for key in (
+        "K",
+        "R",
+        "t",
+        "image_size",
+        "dist",
+        "rms_px",
+        "residuals_px",
+        "focal_sigma_pct",
+        "camera_centre_world",
+        "loo_residuals_px",
+        "camera_centre_sigma_m",
+        "covariance",
+        "suspects",
+        "suggestions",
+    ):
         assert key in doc
     assert np.array(doc["K"]).shape == (3, 3) and np.array(doc["R"]).shape == (3, 3)
     assert len(doc["t"]) == 3 and len(doc["camera_centre_world"]) == 3
     assert set(doc["residuals_px"]) == set(NAMES)
     import json
+
     json.dumps(doc, allow_nan=False)

@@ -7,8 +7,8 @@ import pytest
 
 from courtstudio.editing.autosave import Autosave, discard_recovery, pending_recovery
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.io.project import ProjectError, load_project
 from courtstudio.editing.undo import Command, UndoStack
+from courtstudio.io.project import ProjectError, load_project
 
 
 @pytest.fixture
@@ -24,6 +24,7 @@ def test_undo_stack_merges_and_tracks_clean():
 
     def setv(v):
         state["v"] = v
+
     s.push(Command("a", setv, 0, 1))
     s.set_clean()
     s.push(Command("drag", setv, 1, 2, merge_key="k"))
@@ -105,6 +106,7 @@ def test_ball_players_flags_and_ranges(doc):
 
 def test_static_range_inherits_the_source_camera(tmp_path):
     from courtstudio.synth.synthetic_project import write_synthetic_project
+
     p = write_synthetic_project(tmp_path / "s", ["tennis"], per_sport=2, seed=4)
     d = AnnotationDocument(p)
     a, b = p.frames[0].id, p.frames[1].id
@@ -153,6 +155,7 @@ def test_autosave_recovers_every_click_after_a_kill(project):
 
 def test_unreadable_journal_is_set_aside(project):
     from courtstudio.editing.autosave import autosave_path
+
     p = autosave_path(project)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text("{garbage")
@@ -164,8 +167,9 @@ def test_unreadable_journal_is_set_aside(project):
 def test_relabelling_is_one_undo_step(doc):
     fid = doc.current_frame.id
     before = dict(doc.annotation(fid).points)
-    doc.apply_relabelling(fid, {"far_left_corner": "far_right_corner",
-                                "far_right_corner": "far_left_corner"})
+    doc.apply_relabelling(
+        fid, {"far_left_corner": "far_right_corner", "far_right_corner": "far_left_corner"}
+    )
     pts = doc.annotation(fid).points
     assert pts["far_left_corner"] == before["far_right_corner"]
     doc.undo()

@@ -15,8 +15,12 @@ import pytest
 
 from courtstudio.cli import main
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.export.export_scenes import (MANIFEST_NAME, ExportFolderError, export_frames,
-                                       read_previous_export)
+from courtstudio.export.export_scenes import (
+    MANIFEST_NAME,
+    ExportFolderError,
+    export_frames,
+    read_previous_export,
+)
 from courtstudio.io.project import load_project
 
 
@@ -40,7 +44,8 @@ def test_manifest_lists_every_file_with_size_and_digest(project, tmp_path):
     for f in frames:
         files = man["frames"][f.id]["files"]
         assert {"camera.json", "camera.yaml", "scene.json", "scene.glb", "overlay.png"} <= set(
-            files)
+            files
+        )
         assert sorted(files) == sorted(p.name for p in (tmp_path / "out" / f.id).iterdir())
         for name, rec in files.items():
             data = (tmp_path / "out" / f.id / name).read_bytes()
@@ -126,12 +131,14 @@ def test_killed_exports_leave_nothing_behind_at_the_next_export(project, tmp_pat
     export_frames(doc, [project.frames[1]], out_dir)
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(
         [MANIFEST_NAME, "summary.json", frame.id, other]
-        + [p.name for p in out_dir.glob("court_keypoints_*")])
+        + [p.name for p in out_dir.glob("court_keypoints_*")]
+    )
     assert (out_dir / frame.id / "scene.json").exists()
 
 
 def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path, project):
     from annotation_ui.main_window import MainWindow
+
     win = MainWindow()
     qtbot.addWidget(win)
     asked = []
@@ -151,6 +158,7 @@ def test_the_app_asks_before_writing_into_a_foreign_folder(qtbot, tmp_path, proj
 
 def test_a_killed_first_export_is_still_an_export(project, tmp_path, monkeypatch):
     import courtstudio.export.export_scenes as ex
+
     doc = AnnotationDocument(project)
     frames = project.frames[:2]
     real = ex.export_frame
@@ -161,6 +169,7 @@ def test_a_killed_first_export_is_still_an_export(project, tmp_path, monkeypatch
         if len(calls) == 2:
             raise KeyboardInterrupt  # the run dies here: no summary, no final manifest
         return real(*a, **k)
+
     monkeypatch.setattr(ex, "export_frame", killed_on_the_second_frame)
     with pytest.raises(KeyboardInterrupt):
         export_frames(doc, frames, tmp_path / "out")

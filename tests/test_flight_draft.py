@@ -92,10 +92,17 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 def test_a_draft_edit_survives_a_kill_and_recovery_restores_it(tmp_path):
     project = _project(tmp_path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT),
-                                                        os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", KILLED_SESSION, str(project.root)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_SESSION, str(project.root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == -9, proc.stderr
     journal = pending_recovery(load_project(project.root))
     assert journal is not None and journal["flight_draft"] == {"start": "f1", "middle": "f3"}
@@ -109,10 +116,14 @@ def test_a_draft_edit_survives_a_kill_and_recovery_restores_it(tmp_path):
     assert doc.flight_draft == {}
 
 
-@pytest.mark.parametrize("draft, field", [
-    ({"apex": "f1"}, r"flight_draft: 'apex' is not one of \['start', 'middle', 'end'\]"),
-                                          ({"start": "nope"}, "flight_draft.start"),
-                                          (["f1"], "flight_draft")])
+@pytest.mark.parametrize(
+    "draft, field",
+    [
+        ({"apex": "f1"}, r"flight_draft: 'apex' is not one of \['start', 'middle', 'end'\]"),
+        ({"start": "nope"}, "flight_draft.start"),
+        (["f1"], "flight_draft"),
+    ],
+)
 def test_a_tampered_draft_in_the_journal_is_refused(tmp_path, draft, field):
     project = _project(tmp_path)
     with pytest.raises(ProjectError, match=field):

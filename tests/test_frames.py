@@ -69,6 +69,7 @@ def test_a_seek_that_misses_falls_back_to_reading_on(clip, wrapper):
 
 def test_a_truncated_video_is_an_error_not_a_wrong_frame(clip, monkeypatch):
     from courtstudio.io.project import ProjectError
+
     r = VideoReader(clip)
     r._cap = _SeekRefused(r._cap)
     real_capture = cv2.VideoCapture

@@ -18,9 +18,8 @@ import json
 import math
 import os
 import random
-from datetime import timedelta
-
 import tempfile
+from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,9 +35,13 @@ set_hypothesis_home_dir(tempfile.mkdtemp(prefix="courtstudio_hypothesis_"))
 
 FUZZ_EXAMPLES = int(os.environ.get("COURTSTUDIO_FUZZ_EXAMPLES", "4"))
 CASE_TIMEOUT_S = 30.0
-FUZZ_SETTINGS = settings(max_examples=FUZZ_EXAMPLES, deadline=timedelta(seconds=45),
-                         database=None, derandomize=True,
-                         suppress_health_check=[HealthCheck.too_slow])
+FUZZ_SETTINGS = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=timedelta(seconds=45),
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +54,12 @@ def test_cli_keeps_its_contract_on_mutated_inputs(kind, corpus, tmp_path_factory
     work = tmp_path_factory.mktemp(f"case_{kind}")
 
     @FUZZ_SETTINGS
-    @given(seed=st.integers(0, 2 ** 63))
+    @given(seed=st.integers(0, 2**63))
     def check(seed):
         o = run_case(corpus, work / "case", random.Random(seed), kind, CASE_TIMEOUT_S)
-        assert o.problem is None, (f"{o.kind} [{o.mutation}] {' '.join(o.argv)}: {o.problem}"
-                                   f"\nstderr: {o.stderr}")
+        assert o.problem is None, (
+            f"{o.kind} [{o.mutation}] {' '.join(o.argv)}: {o.problem}\nstderr: {o.stderr}"
+        )
 
     check()
 
@@ -66,11 +70,16 @@ class Refused(ValueError):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8), children, max_size=5),
-    max_leaves=30)
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=30,
+)
 
 
 def _acceptable(v) -> bool:
@@ -98,8 +107,7 @@ def test_strict_reader_accepts_exactly_finite_bounded_documents(value):
 
 
 @settings(max_examples=300, database=None, derandomize=True, deadline=timedelta(seconds=10))
-@given(st.text(alphabet=st.sampled_from('[]{}",:0123456789.eE-+ntrufalsNIiy\\ x'),
-               max_size=200))
+@given(st.text(alphabet=st.sampled_from('[]{}",:0123456789.eE-+ntrufalsNIiy\\ x'), max_size=200))
 def test_strict_reader_never_raises_anything_but_its_error(text):
     try:
         parse_json_text(text, "doc", Refused)

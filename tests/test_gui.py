@@ -16,8 +16,8 @@ from PySide6.QtTest import QTest
 from annotation_ui.coords import scene_to_uv, uv_to_scene
 from annotation_ui.main_window import MainWindow
 from court_specs.model import PAPER_SIX
-from courtstudio.io.project import load_project
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project import load_project
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 from courtstudio.synth.synthetic_clip import write_video
@@ -43,20 +43,23 @@ def view_point(win, u, v):
 
 
 def click(win, u, v, modifier=Qt.KeyboardModifier.NoModifier):
-    QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, modifier,
-                     view_point(win, u, v))
+    QTest.mouseClick(
+        win.view.viewport(), Qt.MouseButton.LeftButton, modifier, view_point(win, u, v)
+    )
 
 
 def drag(win, a, b, steps=5):
     vp = win.view.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     view_point(win, *a))
+    QTest.mousePress(
+        vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(win, *a)
+    )
     for k in range(1, steps + 1):
         t = k / steps
         p = view_point(win, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
         QTest.mouseMove(vp, p)
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       view_point(win, *b))
+    QTest.mouseRelease(
+        vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(win, *b)
+    )
 
 
 def test_qt_bindings_keep_none_alive(qtbot):
@@ -64,6 +67,7 @@ def test_qt_bindings_keep_none_alive(qtbot):
     app then dies after a few thousand redraws. The pinned bindings must not."""
     from PySide6.QtGui import QColor, QPen
     from PySide6.QtWidgets import QGraphicsPathItem
+
     item = QGraphicsPathItem()
     before = sys.getrefcount(None)
     for _ in range(2000):
@@ -112,8 +116,11 @@ def test_clicks_calibrate_live_and_undo(window, blank_project):
     assert "f = " in window.court_panel.summary.text()
     QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert PAPER_SIX[-1] not in window.doc.annotation(fid).points
-    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClick(
+        window,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert PAPER_SIX[-1] in window.doc.annotation(fid).points
 
 
@@ -208,8 +215,12 @@ def test_timeline_click_goes_to_frame(window, sample_root):
     window.open_project(sample_root, recover=False)
     w = window.timeline.width()
     n = window.doc.frame_count
-    QTest.mouseClick(window.timeline, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     window.timeline.rect().center().__class__(int(w * (n - 0.5) / n), 10))
+    QTest.mouseClick(
+        window.timeline,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+        window.timeline.rect().center().__class__(int(w * (n - 0.5) / n), 10),
+    )
     assert window.doc.current_index == n - 1
 
 
@@ -234,8 +245,9 @@ def test_crash_recovery_restores_every_click(qtbot, blank_project):
     assert asked == ["Recover unsaved work?"]
     assert win2.doc.annotation(fid).points == clicks
     win2.save()
-    assert json.loads(blank_project.annotation_path(fid).read_text())["points"].keys() == \
-        clicks.keys()
+    assert (
+        json.loads(blank_project.annotation_path(fid).read_text())["points"].keys() == clicks.keys()
+    )
 
 
 def test_malformed_project_is_reported_and_left_alone(window, tmp_path):
@@ -275,6 +287,7 @@ def test_end_to_end_calibrate_ball_export(window, blank_project, tmp_path):
 def test_video_project_frames_are_frame_accurate(window, tmp_path):
     from courtstudio.io.frames import VideoReader
     from courtstudio.io.project_new import new_project_from_video
+
     video = tmp_path / "clip.avi"
     write_video(video, [np.full((180, 320, 3), 8 * i, np.uint8) for i in range(30)])
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
@@ -292,6 +305,7 @@ def test_tracking_through_a_video_clip(window, tmp_path):
     """A tracker with the SAM3 video adapter's interface fills boxes on every frame, ids kept."""
     from courtstudio.io.project_new import new_project_from_video
     from hmr.sam3_boxes import TrackedBox
+
     video = tmp_path / "clip.avi"
     write_video(video, [np.full((180, 320, 3), 30 * i, np.uint8) for i in range(6)])
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
@@ -301,10 +315,17 @@ def test_tracking_through_a_video_clip(window, tmp_path):
     class Tracker:
         def track(self, path, size, prompt_frame):
             # the project holds its media: the video was brought into frames/
-            assert (Path(path), size, prompt_frame) == (p.root / "frames" / "clip.avi",
-                                                        (320, 180), 2)
-            return [TrackedBox(f, tid, (10.0 + f + 50 * tid, 20, 40 + f + 50 * tid, 90), 0.9)
-                    for f in range(6) for tid in (0, 3)]
+            assert (Path(path), size, prompt_frame) == (
+                p.root / "frames" / "clip.avi",
+                (320, 180),
+                2,
+            )
+            return [
+                TrackedBox(f, tid, (10.0 + f + 50 * tid, 20, 40 + f + 50 * tid, 90), 0.9)
+                for f in range(6)
+                for tid in (0, 3)
+            ]
+
     assert window.track_players(Tracker()) == 12
     for f in p.frames:
         ann = window.doc.annotation(f.id)
@@ -321,10 +342,26 @@ def test_tracking_through_a_video_clip(window, tmp_path):
 def test_screenshot_command(tmp_path):
     out = tmp_path / "shot.png"
     exe = Path(sys.executable).parent / "courtstudio"
-    proc = subprocess.run([str(exe), "gui", "--sample", "--screenshot", str(out), "--panel",
-                           "ball", "--view", "3d", "--size", "1200", "700"],
-                          capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    proc = subprocess.run(
+        [
+            str(exe),
+            "gui",
+            "--sample",
+            "--screenshot",
+            str(out),
+            "--panel",
+            "ball",
+            "--view",
+            "3d",
+            "--size",
+            "1200",
+            "700",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert proc.returncode == 0, proc.stderr
     img = cv2.imread(str(out))
     assert img.shape[:2] == (700, 1200)
@@ -335,6 +372,7 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
     """A player with a mesh (depth wrong by 1.6x, as HMR returns it): drawn over the frame,
     rescaled by a typed height and by Alt+clicking its ground point, exported with joints."""
     from tests.stand_ins import stand_in_player
+
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
@@ -358,14 +396,16 @@ def test_player_mesh_is_drawn_rescaled_and_exported(window, tmp_path):
     window.doc.undo()
     window.set_tool("players")
     low = Vw[np.argmin(Vw[:, 2])]
-    click(window, *cam.project(np.array([[low[0], low[1], 0.0]]))[0],
-          Qt.KeyboardModifier.AltModifier)
+    click(
+        window, *cam.project(np.array([[low[0], low[1], 0.0]]))[0], Qt.KeyboardModifier.AltModifier
+    )
     h = window.doc.annotation(fid).player(pid).lowest_vertex_height_m
     assert abs(h - 0.2) < 0.03  # one screen pixel of click error
     window.doc.set_player_height(fid, pid, 0.2)
     out = window.export_to(tmp_path / "out", all_frames=False)
     assert out[0].status == "ok"
     from exporters.scene import load_scene
+
     scene = load_scene(tmp_path / "out" / fid / "scene.json")
     p = next(pl for pl in scene.players if pl.id == pid)
     assert np.allclose(p.vertices_world, Vw, atol=2e-4)  # float32 in HDF5
@@ -394,8 +434,9 @@ def test_end_to_end_on_the_bundled_sample(window, tmp_path):
 
 
 def test_new_project_from_images_and_recent_list(window, tmp_path):
-    from courtstudio.io.project_new import new_project_from_images
     from courtstudio.io.project import ProjectError
+    from courtstudio.io.project_new import new_project_from_images
+
     frames = tmp_path / "frames"
     frames.mkdir()
     for i in range(3):
@@ -414,6 +455,7 @@ def test_import_prompthmr_result_matches_players(window, tmp_path):
     from courtstudio.pipeline.players import projected_box
     from tests.stand_ins import stand_in_player
     from tests.test_prompthmr import write_output_pt
+
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
@@ -437,6 +479,7 @@ def test_import_prompthmr_result_matches_players(window, tmp_path):
 def test_box_proposer_fills_in_new_players(window, tmp_path):
     """Any proposer with the SAM3 adapter's interface (name, propose(image) -> proposals)."""
     from hmr.sam3_boxes import Proposal
+
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p", ignore=IGNORE)
     window.open_project(tmp_path / "p", recover=False)
     fid = window.doc.current_frame.id
@@ -448,6 +491,7 @@ def test_box_proposer_fills_in_new_players(window, tmp_path):
         def propose(self, image):
             assert image.shape == (1080, 1920, 3)
             return [Proposal(existing, 0.95), Proposal((100.0, 100, 160, 260), 0.8)]
+
     before = len(window.doc.annotation(fid).players)
     ids = window.propose_boxes(Proposer())
     assert len(ids) == 1 and len(window.doc.annotation(fid).players) == before + 1
@@ -471,6 +515,7 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     # preferences: a stored path reaches the player workflow in the one Settings object
     # (not through the environment); a set environment variable wins over the file
     import os
+
     for env in ("COURTSTUDIO_SMPLX_DIR", "COURTSTUDIO_PROMPTHMR_DIR"):
         monkeypatch.delenv(env, raising=False)
     window.settings.setValue("paths/smplx_dir", str(tmp_path / "models"))
@@ -485,6 +530,7 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     assert settings.prompthmr_dir == str(tmp_path / "phmr")
     window.settings.sync()
     from courtstudio.io.settings import Settings  # the same file read without Qt
+
     assert Settings.load(stored=None).prompthmr_dir == str(tmp_path / "phmr")
     with pytest.raises(ValueError, match="PromptHMR is not installed"):
         window.run_prompthmr()  # not installed here: a clear message
@@ -493,9 +539,10 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
 def test_ball_flight_marked_drawn_and_exported(window, tmp_path):
     """Three frames with lifted balls on one parabola: the fit covers the frames between,
     draws the arc, and export fills their balls from it."""
-    from courtstudio.synth.synthetic_clip import make_clip
-    from courtstudio.io.project_new import new_project_from_video
     from court_specs import load_spec
+    from courtstudio.io.project_new import new_project_from_video
+    from courtstudio.synth.synthetic_clip import make_clip
+
     spec = load_spec("tennis")
     clip = make_clip(spec, 11, (640, 360), seed=9, pan_deg=0, tilt_deg=0, zoom=0)
     video = tmp_path / "clip.avi"
@@ -508,6 +555,7 @@ def test_ball_flight_marked_drawn_and_exported(window, tmp_path):
     def ball(i):
         t = i / fps
         return np.array([20 - 20 * t, 5 + 1 * t, 1.0 + 3 * t - 4.9 * t * t])
+
     for i in range(11):  # a static camera: every frame gets the clicks
         fid = p.frames[i].id
         for n in PAPER_SIX:

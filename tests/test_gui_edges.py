@@ -22,9 +22,16 @@ IGNORE = shutil.ignore_patterns(".courtstudio")
 def wheel(view, pos: QPoint, notches: int = 1):
     """One wheel event per notch at viewport position pos (what a mouse wheel sends)."""
     for _ in range(abs(notches)):
-        ev = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
-                         QPoint(0, 120 if notches > 0 else -120), Qt.MouseButton.NoButton,
-                         Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        ev = QWheelEvent(
+            QPointF(pos),
+            QPointF(view.viewport().mapToGlobal(pos)),
+            QPoint(0, 0),
+            QPoint(0, 120 if notches > 0 else -120),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
         QApplication.sendEvent(view.viewport(), ev)
 
 
@@ -41,7 +48,7 @@ def test_wheel_zoom_keeps_the_pixel_under_the_cursor(window, sample_root, where)
     before = uv_under(view, pos)
     fit_scale = view.transform().m11()
     wheel(view, pos, 6)
-    assert view.transform().m11() == pytest.approx(fit_scale * 1.25 ** 6)
+    assert view.transform().m11() == pytest.approx(fit_scale * 1.25**6)
     after = uv_under(view, pos)
     # one screen pixel is under 1/3 image pixel at this zoom: the same image pixel stays
     assert np.all(np.abs(after - before) < 1.0), (before, after)
@@ -56,6 +63,7 @@ def test_a_drag_flushes_the_journal_once_when_it_ends(sample_root, monkeypatch):
     from courtstudio.editing.autosave import Autosave, pending_recovery
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.io.project import load_project
+
     syncs = []
     real = autosave_mod._datasync
     monkeypatch.setattr(autosave_mod, "_datasync", lambda fd: (syncs.append(fd), real(fd)))
@@ -79,6 +87,7 @@ def test_a_drag_flushes_the_journal_once_when_it_ends(sample_root, monkeypatch):
 
 def label_items(win):
     from PySide6.QtWidgets import QGraphicsSimpleTextItem
+
     return [it for it in win.overlay.items if isinstance(it, QGraphicsSimpleTextItem)]
 
 
@@ -98,9 +107,11 @@ def test_labels_declutter_current_hovered_and_suspects(window, sample_root):
     window._hover_kp = "far_baseline_left_singles"
     window.refresh()
     spec = doc.spec()
-    items = [it for it in label_items(window)
-             if it.text().replace("? ", "").replace("next: ", "").split(" (")[0]
-             in spec.keypoints]
+    items = [
+        it
+        for it in label_items(window)
+        if it.text().replace("? ", "").replace("next: ", "").split(" (")[0] in spec.keypoints
+    ]
     texts = [it.text() for it in items]
     labelled = {t.replace("? ", "").split(" (")[0] for t in texts}
     cal = doc.camera_state(fid).calibration
@@ -114,6 +125,7 @@ def test_labels_declutter_current_hovered_and_suspects(window, sample_root):
 
 def test_hovering_a_click_labels_it(window, sample_root):
     from PySide6.QtTest import QTest
+
     window.open_project(sample_root, recover=False)
     window.set_tool("court")
     fid = window.doc.current_frame.id
@@ -124,13 +136,15 @@ def test_hovering_a_click_labels_it(window, sample_root):
     assert any(name in it.text() for it in label_items(window))
 
 
-@pytest.mark.parametrize("sport", ["tennis", "badminton", "pickleball", "volleyball",
-                                   "basketball_nba", "table_tennis"])
+@pytest.mark.parametrize(
+    "sport", ["tennis", "badminton", "pickleball", "volleyball", "basketball_nba", "table_tennis"]
+)
 def test_court_diagram_every_keypoint_clickable(qtbot, sport):
     from PySide6.QtTest import QTest
 
     from annotation_ui.court_panel import MIN_DIAGRAM_PX, CourtDiagram
     from court_specs import available_specs, load_spec
+
     if sport not in available_specs():
         pytest.skip(f"no {sport} spec")
     d = CourtDiagram()
@@ -141,8 +155,9 @@ def test_court_diagram_every_keypoint_clickable(qtbot, sport):
     got = []
     d.keypoint_clicked.connect(got.append)
     for name, pos in d._keypoint_positions().items():
-        QTest.mouseClick(d, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                         pos.toPoint())
+        QTest.mouseClick(
+            d, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos.toPoint()
+        )
         assert got[-1] == name, (name, got[-1])
 
 
@@ -166,29 +181,42 @@ def test_laptop_layout(qtbot, sample_root):
 
 def test_new_project_defaults_to_images_and_cleans_up_a_failure(window, tmp_path):
     from annotation_ui.dialogs import NewProjectDialog
+
     assert NewProjectDialog(window).values()["kind"] == "images"
     empty = tmp_path / "no_images"
     empty.mkdir()
     messages = []
     window.ask = lambda title, text, buttons: messages.append(text) or buttons[-1]
     target = tmp_path / "new_project"
-    assert not window.create_project({"kind": "images", "source": str(empty),
-                                      "sport": "tennis", "folder": str(target)})
+    assert not window.create_project(
+        {"kind": "images", "source": str(empty), "sport": "tennis", "folder": str(target)}
+    )
     assert messages and "no images" in messages[0]
     assert not target.exists()  # the folder it made is gone
     existing = tmp_path / "existing"
     existing.mkdir()
     (existing / "keep.txt").write_text("mine")
-    assert not window.create_project({"kind": "video", "source": str(tmp_path / "nope.mp4"),
-                                      "sport": "tennis", "folder": str(existing)})
+    assert not window.create_project(
+        {
+            "kind": "video",
+            "source": str(tmp_path / "nope.mp4"),
+            "sport": "tennis",
+            "folder": str(existing),
+        }
+    )
     assert sorted(p.name for p in existing.iterdir()) == ["keep.txt"]
     # the last choice is remembered
-    assert NewProjectDialog(window, window.settings.value("new_project/kind", "images",
-                                                          str)).values()["kind"] == "video"
+    assert (
+        NewProjectDialog(window, window.settings.value("new_project/kind", "images", str)).values()[
+            "kind"
+        ]
+        == "video"
+    )
     images = tmp_path / "imgs"
     shutil.copytree(SAMPLE_PROJECT / "frames", images)
-    assert window.create_project({"kind": "images", "source": str(images), "sport": "tennis",
-                                  "folder": str(tmp_path / "ok")})
+    assert window.create_project(
+        {"kind": "images", "source": str(images), "sport": "tennis", "folder": str(tmp_path / "ok")}
+    )
     assert window.doc is not None and window.doc.frame_count >= 1
 
 
@@ -196,6 +224,7 @@ def test_view_adjust_changes_the_view_not_the_file(window, sample_root):
     import hashlib
 
     from annotation_ui.view_adjust import ViewAdjust
+
     assert np.array_equal(ViewAdjust().lut(), np.arange(256))
     lut = ViewAdjust(gamma=2.0).lut()
     assert lut[0] == 0 and lut[255] == 255 and lut[64] > 100  # shadows lifted
@@ -263,9 +292,15 @@ def test_go_to_frame_copy_previous_hide_overlays_and_point_flags(window, sample_
 
 def test_point_flags_round_trip_and_are_validated(tmp_path):
     from courtstudio.io.project import ProjectError, parse_annotation
-    rec = {"format": "courtstudio.annotation", "format_version": 1, "frame_id": "a",
-           "image_size": [100, 80], "points": {"p": [1, 2], "q": [3, 4]},
-           "point_flags": {"p": "estimated"}}
+
+    rec = {
+        "format": "courtstudio.annotation",
+        "format_version": 1,
+        "frame_id": "a",
+        "image_size": [100, 80],
+        "points": {"p": [1, 2], "q": [3, 4]},
+        "point_flags": {"p": "estimated"},
+    }
     ann = parse_annotation(rec, "x.json")
     assert ann.point_flags == {"p": "estimated"} and set(ann.calibration_points) == {"q"}
     assert parse_annotation(ann.to_json(), "y.json").point_flags == {"p": "estimated"}
@@ -278,8 +313,13 @@ def test_every_shortcut_is_in_the_one_table_once(window):
     keys = [k.strip() for _, ks in window.shortcut_table for k in ks.split(",")]
     assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
     names = {n for n, _ in window.shortcut_table}
-    for n in ("Go to frame...", "Copy previous frame's keypoints", "Hide overlays",
-              "Keypoint occluded / estimated", "Brightness / contrast / gamma..."):
+    for n in (
+        "Go to frame...",
+        "Copy previous frame's keypoints",
+        "Hide overlays",
+        "Keypoint occluded / estimated",
+        "Brightness / contrast / gamma...",
+    ):
         assert n in names
 
 
@@ -289,6 +329,7 @@ def test_flight_marks_are_undone_recovered_and_dropped_on_a_clean_close(qtbot, s
     from courtstudio.editing.autosave import autosave_path, pending_recovery
     from courtstudio.io.project import load_project
     from tests.conftest import open_main_window
+
     win = open_main_window(qtbot, "Recover")
     win.open_project(sample_root, recover=False)
     win.go_to(1)

@@ -26,9 +26,12 @@ def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):
     for name in PAPER_SIX:  # every keypoint clicked where its mirror image is
         window.tools.set_keypoint(name)
         u, v = truth["keypoints_uv"][lr[name]]
-        QTest.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
-                         Qt.KeyboardModifier.NoModifier,
-                         window.view.mapFromScene(uv_to_scene(u, v)))
+        QTest.mouseClick(
+            window.view.viewport(),
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            window.view.mapFromScene(uv_to_scene(u, v)),
+        )
     window.refresh()
     assert window.doc.camera_state(fid).calibration is None  # no camera under the court
     panel = window.court_panel
@@ -38,8 +41,10 @@ def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):
     window.refresh()
     cal = window.doc.camera_state(fid).calibration
     assert cal is not None and cal.camera.camera_centre_world[2] > 0
-    assert np.linalg.norm(cal.camera.camera_centre_world
-                          - truth["camera"]["camera_centre_world"]) < 0.5
+    assert (
+        np.linalg.norm(cal.camera.camera_centre_world - truth["camera"]["camera_centre_world"])
+        < 0.5
+    )
 
 
 def test_side_view_diagram_has_the_near_sideline_at_the_bottom(window, tmp_path):

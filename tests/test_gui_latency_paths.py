@@ -40,8 +40,11 @@ def test_overlay_items_are_kept_and_only_changed_ones_touched(qtbot):
     assert [id(a) for a in first] == [id(b) for b in second]  # no item re-created
     changed = [k != it._overlay_key for k, it in zip(keys, second)]
     assert sum(changed) == 2
-    path = next(it for it in second if type(it).__name__ == "QGraphicsPathItem"
-                and it.path().elementCount() == 2)
+    path = next(
+        it
+        for it in second
+        if type(it).__name__ == "QGraphicsPathItem" and it.path().elementCount() == 2
+    )
     assert path.path().elementAt(1).x == pytest.approx(103.0 + 0.5)  # pixel centre shift
     more = draw(layer, with_extra=True)
     assert len(more) == 6 and len(scene.items()) == 6
@@ -78,6 +81,7 @@ def test_stepping_shows_the_frame_then_runs_the_doctor(window, sample_root):
     if state.calibration is not None:  # the frame's first drawing: no leave-one-out yet
         assert np.all(np.isnan(state.calibration.loo.residual_px))
     from PySide6.QtCore import QCoreApplication
+
     deadline = 200
     while window._diagnosis_pending and deadline:
         QCoreApplication.processEvents()
@@ -103,7 +107,8 @@ def test_opening_shows_the_frame_then_the_silhouettes_and_doctor(window, sample_
     oi._LAST_SILHOUETTE.clear()
     first = []
     window.view.painted.connect(
-        lambda: first.append((window._diagnosis_pending, len(pixmap_items(window)))))
+        lambda: first.append((window._diagnosis_pending, len(pixmap_items(window))))
+    )
     window.open_project(sample_root, recover=False)
     assert window._diagnosis_pending and not pixmap_items(window)
     qtbot.waitUntil(lambda: not window._diagnosis_pending, timeout=5000)
@@ -116,8 +121,9 @@ def test_opening_shows_the_frame_then_the_silhouettes_and_doctor(window, sample_
     assert len(pixmap_items(window)) == 2
 
 
-def test_stepping_on_skips_the_doctor_of_a_frame_left_at_once(window, sample_root, qtbot,
-                                                             monkeypatch):
+def test_stepping_on_skips_the_doctor_of_a_frame_left_at_once(
+    window, sample_root, qtbot, monkeypatch
+):
     """Holding the arrow key: frames passed over before their first repaint never run the
     doctor (the token of the frame shown must match)."""
     window.open_project(sample_root, recover=False)
@@ -129,6 +135,7 @@ def test_stepping_on_skips_the_doctor_of_a_frame_left_at_once(window, sample_roo
         if diagnose:
             diagnosed.append(fid)
         return real(fid, diagnose)
+
     monkeypatch.setattr(window.doc, "camera_state", spy)
     window.step(1)
     window.step(1)  # no event processed in between
@@ -142,6 +149,7 @@ def test_uv_polyline_matches_point_by_point(n):
     from PySide6.QtGui import QPolygonF
 
     from annotation_ui.coords import PIXEL_CENTRE, uv_polyline
+
     uv = np.random.default_rng(n).uniform(-50.0, 2000.0, (n, 2))
     ref = QPolygonF([QPointF(x + PIXEL_CENTRE, y + PIXEL_CENTRE) for x, y in uv.tolist()])
     assert uv_polyline(uv) == ref

@@ -12,8 +12,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from annotation_ui.coords import uv_to_scene
-from courtstudio.editing.autosave import autosave_path
 from courtstudio.cli import main
+from courtstudio.editing.autosave import autosave_path
 from courtstudio.io.masks_file import masks_path
 from courtstudio.io.project import load_project
 from courtstudio.pipeline.propagate import project_masks
@@ -73,8 +73,9 @@ def test_drag_draws_a_mask_in_image_pixels_at_zoom_and_undo_redo(qtbot, vproj):
     assert win.doc.undo_stack.undo_text == "Draw mask"  # the whole drag: one step
     QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert m.boxes == [] and win.tools.mask is None
-    QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClick(
+        win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert m.boxes == [box]
     assert win.isWindowModified()
 
@@ -102,15 +103,17 @@ def test_esc_cancels_a_drag_and_detect_can_be_cancelled(qtbot, vproj):
     m = win.doc.masks
     m.add((100, 60, 220, 140))
     vp = win.view.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     view_point(win, 160, 100))
+    QTest.mousePress(
+        vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(win, 160, 100)
+    )
     for k in range(1, 5):
         QTest.mouseMove(vp, view_point(win, 160 + 5 * k, 100 + 3 * k))
     assert m.boxes[0] == pytest.approx((120, 72, 240, 152), abs=TOL_PX)
     QTest.keyClick(win.view, Qt.Key.Key_Escape)
     assert m.boxes == [(100, 60, 220, 140)]
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       view_point(win, 180, 112))
+    QTest.mouseRelease(
+        vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(win, 180, 112)
+    )
     assert m.boxes == [(100, 60, 220, 140)]
     assert win.doc.undo_stack.undo_text == "Draw mask"  # the move left nothing behind
     assert win.masks_tool.detect_graphics(cancel_after=2) == 0
@@ -184,8 +187,9 @@ def test_bad_masks_json_is_reported_and_nothing_crashes(qtbot, vproj):
 def test_detect_graphics_proposes_and_enter_accepts(qtbot, tmp_path):
     p = video_project(tmp_path / "g", n=30, graphics=True, reference=False, seed=3)
     win = masks_window(qtbot, p.root, zoom=0)
-    QTest.keyClick(win, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClick(
+        win, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     m = win.doc.masks
     assert len(m.proposals) >= 4 and m.boxes == []
     assert "screen-fixed graphic" in win.statusBar().currentMessage()
@@ -212,6 +216,7 @@ def test_detect_graphics_on_too_few_frames_says_so(qtbot, sample_root):
 def test_unsaved_masks_of_a_killed_session_are_offered_for_recovery(qtbot, vproj):
     from courtstudio.editing.autosave import Autosave
     from courtstudio.editing.document import AnnotationDocument
+
     doc = AnnotationDocument(load_project(vproj.root))
     auto = Autosave(doc)
     doc.masks.add((20, 15, 130, 60))
@@ -234,6 +239,7 @@ def test_screenshot_of_the_masks_panel_shows_the_saved_masks(qtbot, vproj, tmp_p
     import numpy as np
 
     from annotation_ui.app import run
+
     plain, masked = tmp_path / "plain.png", tmp_path / "masked.png"
     assert run(str(vproj.root), screenshot=str(plain), panel="masks") == 0
     write(masks_path(vproj.root), {"masks": [[400, 40, 600, 120]]})

@@ -10,8 +10,9 @@ from courtstudio.synth.synthetic_project import write_synthetic_project
 @pytest.fixture
 def lens_project(tmp_path):
     """A pickleball frame shot through a barrel lens (k1 = -0.2), the paper's six clicked."""
-    p = write_synthetic_project(tmp_path / "lens", ["pickleball"], per_sport=1, seed=5,
-                                click_sigma_px=2.0, k1=-0.2)
+    p = write_synthetic_project(
+        tmp_path / "lens", ["pickleball"], per_sport=1, seed=5, click_sigma_px=2.0, k1=-0.2
+    )
     return load_project(p.root)
 
 

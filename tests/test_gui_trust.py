@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import open_main_window
 from PySide6.QtWidgets import QMessageBox
 
 from annotation_ui.main_window import WRITING_ACTIONS
 from courtstudio.editing.autosave import Autosave, autosave_path
-from courtstudio.io.project_lock import lock_path, read_lock
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project_lock import lock_path, read_lock
+from tests.conftest import open_main_window
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 from courtstudio.editing.undo import ReadOnlyError
@@ -40,8 +39,11 @@ def new_window(qtbot, answer="Discard"):
 def critical(monkeypatch):
     """QMessageBox.critical, auto-dismissed: records (title, text)."""
     shown = []
-    monkeypatch.setattr(QMessageBox, "critical",
-                        staticmethod(lambda parent, title, text, *a: shown.append((title, text))))
+    monkeypatch.setattr(
+        QMessageBox,
+        "critical",
+        staticmethod(lambda parent, title, text, *a: shown.append((title, text))),
+    )
     return shown
 
 
@@ -85,10 +87,20 @@ def test_stale_lock_is_taken_over_silently(qtbot, proj, capsys):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     lock_path(proj).parent.mkdir()
-    lock_path(proj).write_text(json.dumps({
-        "format": "courtstudio.lock", "format_version": 1, "pid": dead.pid,
-        "host": __import__("socket").gethostname(), "started": "2026-11-30T10:00:00+00:00",
-        "tool": "courtstudio gui", "version": "0", "token": "old"}))
+    lock_path(proj).write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.lock",
+                "format_version": 1,
+                "pid": dead.pid,
+                "host": __import__("socket").gethostname(),
+                "started": "2026-11-30T10:00:00+00:00",
+                "tool": "courtstudio gui",
+                "version": "0",
+                "token": "old",
+            }
+        )
+    )
     win = new_window(qtbot)
     assert win.open_project(proj, recover=False)
     assert win.read_only_reason is None and not win.banner.isVisible()
@@ -96,11 +108,16 @@ def test_stale_lock_is_taken_over_silently(qtbot, proj, capsys):
     assert "read-only" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("error", [OSError(28, "No space left on device"),
-                                   ValueError("Out of range float values are not JSON "
-                                              "compliant")])
-def test_failed_journal_write_is_said_and_the_edit_not_kept(qtbot, proj, monkeypatch,
-                                                            critical, error):
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(28, "No space left on device"),
+        ValueError("Out of range float values are not JSON compliant"),
+    ],
+)
+def test_failed_journal_write_is_said_and_the_edit_not_kept(
+    qtbot, proj, monkeypatch, critical, error
+):
     win = new_window(qtbot)
     win.open_project(proj, recover=False)
     fid = win.doc.current_frame.id
@@ -109,6 +126,7 @@ def test_failed_journal_write_is_said_and_the_edit_not_kept(qtbot, proj, monkeyp
 
     def broken(*a, **k):
         raise error
+
     monkeypatch.setattr(Autosave, "write", broken)  # whatever the journal's format
     win._edit(win.doc.set_ball_not_visible, fid, True)
     assert [t for t, _ in critical] == ["Edit not kept"]
@@ -131,6 +149,7 @@ def test_failed_save_is_said_and_nothing_marked_saved(qtbot, proj, monkeypatch, 
 
     def broken(*a, **k):
         raise OSError(30, "Read-only file system")
+
     monkeypatch.setattr("courtstudio.io.project.write_json_atomic", broken)
     win.actions_by_name["Save"].trigger()
     assert [t for t, _ in critical] == ["Save failed"]
@@ -149,9 +168,15 @@ def test_crafted_journal_fails_the_open_with_a_dialog(qtbot, proj):
     ann = json.loads((proj / "annotations" / "tennis_0001.json").read_text())
     ann["frame_id"] = "../../outside/x"
     autosave_path_ = proj / ".courtstudio" / "autosave.json"
-    autosave_path_.write_text(json.dumps({"format": "courtstudio.autosave",
-                                          "format_version": 1,
-                                          "annotations": {"tennis_0001": ann}}))
+    autosave_path_.write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.autosave",
+                "format_version": 1,
+                "annotations": {"tennis_0001": ann},
+            }
+        )
+    )
     before = {k: v[0] for k, v in snapshot(proj.parent).items()}  # contents
     win = new_window(qtbot)
     said = []
@@ -164,10 +189,15 @@ def test_crafted_journal_fails_the_open_with_a_dialog(qtbot, proj):
 
 
 def run_gui(*args, env_extra=None, timeout=90):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),
-           **(env_extra or {})}
-    return subprocess.run([str(EXE), "gui", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": str(ROOT),
+        **(env_extra or {}),
+    }
+    return subprocess.run(
+        [str(EXE), "gui", *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_headless_bad_project_exits_2_with_one_line(proj, tmp_path):
@@ -182,9 +212,13 @@ def test_headless_bad_project_exits_2_with_one_line(proj, tmp_path):
 
 def test_no_display_exits_2_with_one_line(proj):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    proc = subprocess.run([str(EXE), "gui", str(proj)], capture_output=True, text=True,
-                          timeout=60, env={**env, "QT_QPA_PLATFORM": "xcb",
-                                           "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [str(EXE), "gui", str(proj)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "QT_QPA_PLATFORM": "xcb", "PYTHONPATH": str(ROOT)},
+    )
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "no display" in lines[0], proc.stderr
     assert not lock_path(proj).exists()
@@ -195,9 +229,15 @@ def test_screenshot_changes_no_file_of_the_project(proj, tmp_path):
     (proj / ".courtstudio").mkdir()
     ann = json.loads((proj / "annotations" / "tennis_0001.json").read_text())
     ann["flags"] = ["review"]
-    (proj / ".courtstudio" / "autosave.json").write_text(json.dumps({
-        "format": "courtstudio.autosave", "format_version": 1,
-        "annotations": {"tennis_0001": ann}}))
+    (proj / ".courtstudio" / "autosave.json").write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.autosave",
+                "format_version": 1,
+                "annotations": {"tennis_0001": ann},
+            }
+        )
+    )
     before = snapshot(proj)
     proc = run_gui(proj, "--screenshot", tmp_path / "shot.png", "--size", "800", "500")
     assert proc.returncode == 0, proc.stderr
@@ -213,8 +253,9 @@ def test_read_only_banner_screenshot(qtbot, proj, tmp_path):
     path = tmp_path / "read_only.png"
     assert second.grab().save(str(path))
     assert second.banner.isVisible() and second.banner.geometry().height() > 10
-    assert second.banner.geometry().top() < second.view.mapTo(second, second.view.rect()
-                                                              .topLeft()).y()
+    assert (
+        second.banner.geometry().top() < second.view.mapTo(second, second.view.rect().topLeft()).y()
+    )
 
 
 def test_crafted_project_is_named_in_a_dialog_and_nothing_written(qtbot, proj):
@@ -235,6 +276,7 @@ def test_crafted_project_is_named_in_a_dialog_and_nothing_written(qtbot, proj):
 def test_unwritable_project_folder_opens_read_only(qtbot, proj, monkeypatch, capsys):
     def refuse(*a):
         raise PermissionError(13, "Permission denied")
+
     monkeypatch.setattr("courtstudio.io.project_lock._create", refuse)
     win = new_window(qtbot)
     assert win.open_project(proj, recover=False)

@@ -23,12 +23,17 @@ MISSING = [b for b in ("Xvfb", "xdotool") if shutil.which(b) is None]
 @pytest.fixture(scope="module")
 def x_display():
     if MISSING:
-        pytest.skip(f"needs a real X server: {', '.join(MISSING)} not installed "
-                    "(apt-get install -y xvfb xdotool libxcb-icccm4 libxcb-keysyms1)")
+        pytest.skip(
+            f"needs a real X server: {', '.join(MISSING)} not installed "
+            "(apt-get install -y xvfb xdotool libxcb-icccm4 libxcb-keysyms1)"
+        )
     read, write = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24",
-                             "-nolisten", "tcp"], pass_fds=(write,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write)
     with os.fdopen(read) as f:
         number = f.readline().strip()
@@ -42,21 +47,32 @@ def x_display():
 
 @pytest.mark.parametrize("fx, fy", [(0.3, 0.35), (0.8, 0.75)])
 def test_wheel_zoom_stays_at_the_cursor_under_x(x_display, tmp_path, fx, fy):
-    project = shutil.copytree(SAMPLE_PROJECT, tmp_path / "p",
-                              ignore=shutil.ignore_patterns(".courtstudio"))
-    env = {**os.environ, "DISPLAY": x_display, "QT_QPA_PLATFORM": "xcb",
-           "COURTSTUDIO_HOME": str(tmp_path / "home"),
-           "PYTHONPATH": os.pathsep.join([str(PROBE.parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, str(PROBE), str(project), str(fx), str(fy), "6"],
-                          env=env, capture_output=True, text=True, timeout=120)
+    project = shutil.copytree(
+        SAMPLE_PROJECT, tmp_path / "p", ignore=shutil.ignore_patterns(".courtstudio")
+    )
+    env = {
+        **os.environ,
+        "DISPLAY": x_display,
+        "QT_QPA_PLATFORM": "xcb",
+        "COURTSTUDIO_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": os.pathsep.join([str(PROBE.parents[1]), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(PROBE), str(project), str(fx), str(fy), "6"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if "could not load the qt platform plugin" in proc.stderr.lower():
-        pytest.skip("Qt's xcb plugin cannot load (apt-get install -y libxcb-icccm4 "
-                    "libxcb-keysyms1 libxcb-cursor0)")
+        pytest.skip(
+            "Qt's xcb plugin cannot load (apt-get install -y libxcb-icccm4 "
+            "libxcb-keysyms1 libxcb-cursor0)"
+        )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["platform"] == "xcb"
-    assert out["scale_after"] / out["scale_before"] == pytest.approx(1.25 ** 6, rel=1e-6)
+    assert out["scale_after"] / out["scale_before"] == pytest.approx(1.25**6, rel=1e-6)
     # one screen pixel is 0.7 image pixels at the final zoom: the same pixel stays under it
     du, dv = (a - b for a, b in zip(out["after"], out["before"]))
     assert abs(du) < 1.0 and abs(dv) < 1.0, out

@@ -12,11 +12,16 @@ import sys
 import pytest
 
 from courtstudio.editing import autosave as autosave_mod
-from courtstudio.editing.autosave import (Autosave, autosave_path, discard_recovery,
-                                          pending_recovery, read_journal)
+from courtstudio.editing.autosave import (
+    Autosave,
+    autosave_path,
+    discard_recovery,
+    pending_recovery,
+    read_journal,
+)
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.io.project import FrameAnnotation, load_project
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project import FrameAnnotation, load_project
 
 
 def _many_frames(tmp_path, n):
@@ -47,6 +52,7 @@ def test_an_edit_journals_only_the_frame_it_changed(tmp_path, monkeypatch):
         calls.clear()
         doc.toggle_flag(project.frames[0].id)
         return len(calls)
+
     doc.toggle_flag(project.frames[1].id)  # a session's first edit writes the journal anew
     cost_few = cost_of_one_edit(0)
     for f in project.frames[1:]:
@@ -140,9 +146,17 @@ def test_version_1_snapshot_is_still_recovered(project):
     ann["points"]["far_left_corner"] = [1.0, 2.0]
     legacy = project.root / ".courtstudio" / "autosave.json"
     legacy.parent.mkdir(exist_ok=True)
-    legacy.write_text(json.dumps({"format": "courtstudio.autosave", "format_version": 1,
-                                  "annotations": {fid: ann}, "camera_ranges": None,
-                                  "ball_flights": None}))
+    legacy.write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.autosave",
+                "format_version": 1,
+                "annotations": {fid: ann},
+                "camera_ranges": None,
+                "ball_flights": None,
+            }
+        )
+    )
     rec = pending_recovery(project)
     assert rec["annotations"][fid]["points"]["far_left_corner"] == [1.0, 2.0]
     doc = AnnotationDocument(project)
@@ -158,8 +172,10 @@ def test_temp_files_of_killed_writers_are_cleaned_at_start_and_save(project):
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()
     ann_dir = project.root / "annotations"
-    left = [ann_dir / f".tennis_0001.json.courtstudio-tmp-{p.pid}-0badc0de.json",
-            project.root / ".courtstudio" / f".autosave.jsonl.courtstudio-tmp-{p.pid}-1.jsonl"]
+    left = [
+        ann_dir / f".tennis_0001.json.courtstudio-tmp-{p.pid}-0badc0de.json",
+        project.root / ".courtstudio" / f".autosave.jsonl.courtstudio-tmp-{p.pid}-1.jsonl",
+    ]
     left[1].parent.mkdir(exist_ok=True)
     for f in left:
         f.write_text("{")
@@ -210,8 +226,9 @@ def test_a_failed_append_is_followed_by_a_whole_rewrite(project, monkeypatch):
     real_write = autosave_mod.os.write
 
     def disk_full(fd, data):  # half the record reaches the disk, then ENOSPC
-        real_write(fd, bytes(data[:len(data) // 2]))
+        real_write(fd, bytes(data[: len(data) // 2]))
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(autosave_mod.os, "write", disk_full)
     with pytest.raises(OSError):
         doc.toggle_flag(b)

@@ -34,8 +34,10 @@ def camera_at(spec, centre, margin=0.06):
     P = np.array(list(spec.keypoints.values()))
     Xc = P @ R.T + t
     c = np.array([(SIZE[0] - 1) / 2, (SIZE[1] - 1) / 2])
-    f = min(np.min(c[0] * (1 - margin) / np.maximum(np.abs(Xc[:, 0] / Xc[:, 2]), 1e-9)),
-            np.min(c[1] * (1 - margin) / np.maximum(np.abs(Xc[:, 1] / Xc[:, 2]), 1e-9)))
+    f = min(
+        np.min(c[0] * (1 - margin) / np.maximum(np.abs(Xc[:, 0] / Xc[:, 2]), 1e-9)),
+        np.min(c[1] * (1 - margin) / np.maximum(np.abs(Xc[:, 1] / Xc[:, 2]), 1e-9)),
+    )
     K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1.0]])
     return Camera(K=K, R=R, t=t, image_size=SIZE)
 
@@ -89,13 +91,11 @@ def test_mirrored_labelling_is_refused_with_the_left_right_fix(sport, points):
         assert "\n" not in msg and "left" in msg and "right" in msg, msg
         fx = e.value.fixes[0]
         assert fx.kind == "left_right", (sport, points, centre, msg)
-        fixed = {fx.mapping.get(n, n): uv for n, uv in mirrored(spec, clicks,
-                                                                "left_right").items()}
+        fixed = {fx.mapping.get(n, n): uv for n, uv in mirrored(spec, clicks, "left_right").items()}
         assert fixed.keys() == clicks.keys()
         again = calibrate_court(spec, SIZE, fixed)
         assert again.camera.camera_centre_world[2] > 0
-        assert np.linalg.norm(again.camera.camera_centre_world - centre) < \
-            0.05 * spec.length_m
+        assert np.linalg.norm(again.camera.camera_centre_world - centre) < 0.05 * spec.length_m
 
 
 @pytest.mark.parametrize("sport", ALL_SPORTS)
@@ -124,8 +124,7 @@ def test_side_on_cameras_along_the_whole_sideline(sport):
         cam = camera_at(spec, centre)
         clicks = clicks_for(spec, cam, names, seed=k)
         cal = calibrate_court(spec, SIZE, clicks)
-        assert cal.world_convention == "side_on" and cal.to_json()["world_convention"] == \
-            "side_on"
+        assert cal.world_convention == "side_on" and cal.to_json()["world_convention"] == "side_on"
         assert np.linalg.norm(cal.camera.camera_centre_world - centre) < 0.03 * L, x
         assert cal.fixes == [], (x, [f.message for f in cal.fixes])
         assert not any("side" in w or "end view" in w for w in cal.warnings), cal.warnings
@@ -163,9 +162,12 @@ def test_volleyball_takes_its_view_from_the_camera():
         with pytest.raises(CalibrationError, match="far side") as e:
             calibrate_court(spec, SIZE, {rot[n]: uv for n, uv in clicks.items()})
         assert e.value.fixes[0].kind == "rotate_180"
-    forced = calibrate_court(spec, SIZE, clicks_for(
-        spec, camera_at(spec, [spec.length_m + 10.0, 4.0, 8.0]), ground_names(spec)),
-        view="side")
+    forced = calibrate_court(
+        spec,
+        SIZE,
+        clicks_for(spec, camera_at(spec, [spec.length_m + 10.0, 4.0, 8.0]), ground_names(spec)),
+        view="side",
+    )
     assert forced.world_convention == "side_on"
     assert any("--view end" in w for w in forced.warnings)
 
@@ -193,8 +195,9 @@ def test_full_model_on_correct_clicks_suggests_no_relabelling(sport):
     for k, centre in enumerate(positions(spec)):
         cam = camera_at(spec, centre)
         try:
-            cal = calibrate_court(spec, SIZE, clicks_for(spec, cam, names, seed=10 + k),
-                                  model="full")
+            cal = calibrate_court(
+                spec, SIZE, clicks_for(spec, cam, names, seed=10 + k), model="full"
+            )
         except CalibrationError as exc:
             assert "look swapped" not in str(exc) and not getattr(exc, "fixes", []), str(exc)
             continue
@@ -234,11 +237,30 @@ def test_cli_refuses_a_mirrored_labelling_in_one_line(tmp_path):
     cam = camera_at(spec, positions(spec)[0])
     clicks = mirrored(spec, clicks_for(spec, cam, ground_names(spec)), "left_right")
     pts = tmp_path / "pts.json"
-    pts.write_text(json.dumps({"image_size": list(SIZE),
-                               "points": {n: [float(a) for a in uv] for n, uv in clicks.items()}}))
-    r = subprocess.run([sys.executable, "-m", "courtstudio", "calibrate", "--sport", "tennis",
-                        "--points", str(pts)], capture_output=True, text=True, cwd=ROOT,
-                       timeout=300)
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": list(SIZE),
+                "points": {n: [float(a) for a in uv] for n, uv in clicks.items()},
+            }
+        )
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "courtstudio",
+            "calibrate",
+            "--sport",
+            "tennis",
+            "--points",
+            str(pts),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "left" in lines[0] and "right" in lines[0], r.stderr
@@ -250,8 +272,8 @@ def test_exported_scenes_say_which_convention(tmp_path):
     from courtstudio.export.export_scenes import export_frames
     from courtstudio.io.project import load_project
     from courtstudio.synth.synthetic_project import write_synthetic_project
-    p = write_synthetic_project(tmp_path / "p", ["basketball_fiba", "tennis"], per_sport=1,
-                                seed=4)
+
+    p = write_synthetic_project(tmp_path / "p", ["basketball_fiba", "tennis"], per_sport=1, seed=4)
     doc = AnnotationDocument(load_project(p.root))
     out = export_frames(doc, doc.project.frames, tmp_path / "out")
     assert all(s.status != "error" for s in out), [vars(s) for s in out]
@@ -265,16 +287,24 @@ def test_exported_scenes_say_which_convention(tmp_path):
 
 def test_real_frames_labelling_bench_runs_on_a_folder(tmp_path, capsys):
     import importlib.util
+
     ann = tmp_path / "annotations"
     ann.mkdir()
     for sport in ("basketball_nba", "volleyball"):
         spec = load_spec(sport)
         clicks = clicks_for(spec, camera_at(spec, positions(spec)[1]), ground_names(spec))
-        (ann / f"{sport}.json").write_text(json.dumps(
-            {"image_size": list(SIZE), "sport": sport,
-             "points": {n: [float(a) for a in uv] for n, uv in clicks.items()}}))
-    mod_spec = importlib.util.spec_from_file_location("labelling_real",
-                                                      ROOT / "bench" / "labelling_real.py")
+        (ann / f"{sport}.json").write_text(
+            json.dumps(
+                {
+                    "image_size": list(SIZE),
+                    "sport": sport,
+                    "points": {n: [float(a) for a in uv] for n, uv in clicks.items()},
+                }
+            )
+        )
+    mod_spec = importlib.util.spec_from_file_location(
+        "labelling_real", ROOT / "bench" / "labelling_real.py"
+    )
     mod = importlib.util.module_from_spec(mod_spec)
     mod_spec.loader.exec_module(mod)
     assert mod.main([str(tmp_path)]) == 0

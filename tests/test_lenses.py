@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.cli import main
+from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints
 from exporters.opencv_yaml import read_opencv_yaml, write_opencv_yaml
 from geometry.calibration import solve_camera
@@ -41,7 +41,7 @@ def clicks_of(spec, cam, rng=None, sigma=0.0, ground_only=False):
 @pytest.mark.parametrize("name", ["simple_k1", "simple_k1k2"])
 def test_param_model_round_trip_and_jacobian(name):
     m = ParamModel(name)
-    theta = np.array([0.1, -0.2, 0.05, 1.0, 2.0, 30.0, 1500.0, -0.2, 0.05][:m.size])
+    theta = np.array([0.1, -0.2, 0.05, 1.0, 2.0, 30.0, 1500.0, -0.2, 0.05][: m.size])
     cam = m.to_camera(theta, SIZE)
     np.testing.assert_allclose(m.from_camera(cam), theta, atol=1e-12)
     X = np.random.default_rng(0).uniform(-5, 5, (6, 3))
@@ -52,8 +52,9 @@ def test_param_model_round_trip_and_jacobian(name):
         tp, tm = theta.copy(), theta.copy()
         tp[k] += h
         tm[k] -= h
-        num[:, k] = (m.project_with_jacobian(tp, X, SIZE)[0]
-                     - m.project_with_jacobian(tm, X, SIZE)[0]).ravel() / (2 * h)
+        num[:, k] = (
+            m.project_with_jacobian(tp, X, SIZE)[0] - m.project_with_jacobian(tm, X, SIZE)[0]
+        ).ravel() / (2 * h)
     np.testing.assert_allclose(J, num, rtol=1e-4, atol=1e-3)
 
 
@@ -66,8 +67,7 @@ def test_simple_k1_recovers_the_lens_from_noise_free_clicks(k1):
     assert fit.rms_px < 1e-3
     assert fit.camera.dist[0] == pytest.approx(k1, abs=1e-4)
     assert fit.camera.K[0, 0] == pytest.approx(cam.K[0, 0], rel=1e-5)
-    np.testing.assert_allclose(fit.camera.camera_centre_world, cam.camera_centre_world,
-                               atol=1e-4)
+    np.testing.assert_allclose(fit.camera.camera_centre_world, cam.camera_centre_world, atol=1e-4)
 
 
 def test_simple_k1_reaches_the_opencv_optimum():
@@ -78,14 +78,25 @@ def test_simple_k1_reaches_the_opencv_optimum():
     rng = np.random.default_rng(1)
     names, X, uv = clicks_of(spec, cam, rng, sigma=1.5, ground_only=True)
     fit = solve_camera(X, uv, SIZE, model="simple_k1", names=names)
-    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
-             | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K2
-             | cv2.CALIB_FIX_K3)
+    flags = (
+        cv2.CALIB_USE_INTRINSIC_GUESS
+        | cv2.CALIB_FIX_PRINCIPAL_POINT
+        | cv2.CALIB_FIX_ASPECT_RATIO
+        | cv2.CALIB_ZERO_TANGENT_DIST
+        | cv2.CALIB_FIX_K2
+        | cv2.CALIB_FIX_K3
+    )
     K0 = fit.camera.K.copy()
     K0[0, 0] = K0[1, 1] = 0.9 * K0[0, 0]
     rms, K, dist, _, _ = cv2.calibrateCamera(
-        [X.astype(np.float32)], [uv.astype(np.float32)], SIZE, K0, np.zeros(5), flags=flags,
-        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 200, 1e-12))
+        [X.astype(np.float32)],
+        [uv.astype(np.float32)],
+        SIZE,
+        K0,
+        np.zeros(5),
+        flags=flags,
+        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 200, 1e-12),
+    )
     assert fit.rms_px == pytest.approx(rms, abs=0.01)
     assert fit.camera.K[0, 0] == pytest.approx(K[0, 0], rel=1e-3)
     assert fit.camera.dist[0] == pytest.approx(dist.ravel()[0], abs=2e-3)
@@ -113,12 +124,15 @@ def test_auto_keeps_the_pinhole_on_undistorted_frames_and_frees_the_lens_where_i
             fit = solve_camera(X, uv, SIZE, model="auto", names=names)
             assert fit.model.name != "simple", fit.selection
             pin = solve_camera(X, uv, SIZE, model="simple", names=names)
-            g = np.stack(np.meshgrid(np.linspace(0, spec.length_m, 9),
-                                     np.linspace(0, spec.width_m, 5)), -1).reshape(-1, 2)
+            g = np.stack(
+                np.meshgrid(np.linspace(0, spec.length_m, 9), np.linspace(0, spec.width_m, 5)), -1
+            ).reshape(-1, 2)
             G = np.column_stack([g, np.zeros(len(g))])
             truth = cam.project(G)
-            err = [np.median(np.linalg.norm(c.project(G) - truth, axis=1))
-                   for c in (fit.camera, pin.camera)]
+            err = [
+                np.median(np.linalg.norm(c.project(G) - truth, axis=1))
+                for c in (fit.camera, pin.camera)
+            ]
             assert err[0] < 0.75 * err[1], err
     assert chose.count("simple") >= 10, chose
     assert mattered >= 2
@@ -127,36 +141,55 @@ def test_auto_keeps_the_pinhole_on_undistorted_frames_and_frees_the_lens_where_i
 def test_auto_falls_back_to_the_pinhole_with_too_few_clicks_and_says_why():
     spec = load_spec("tennis")
     cam = wide_camera(spec, -0.25, seed=2)
-    names = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner",
-             "net_post_left_top"]
+    names = [
+        "far_left_corner",
+        "far_right_corner",
+        "near_left_corner",
+        "near_right_corner",
+        "net_post_left_top",
+    ]
     kp = visible_keypoints(spec, cam)
     cal = calibrate_court(spec, SIZE, {n: kp[n] for n in names}, model="auto")
     doc = cal.to_json()
     assert doc["model"] == "simple"
     assert "needs at least 6 clicks, got 5" in doc["model_selection"]["reason"]
     with pytest.raises(CalibrationError, match="simple_k1k2 model needs at least 7"):
-        solve_camera(np.array([spec.keypoints[n] for n in names]),
-                     np.array([kp[n] for n in names]), SIZE, model="simple_k1k2")
+        solve_camera(
+            np.array([spec.keypoints[n] for n in names]),
+            np.array([kp[n] for n in names]),
+            SIZE,
+            model="simple_k1k2",
+        )
 
 
 def test_a_lens_the_clicks_cannot_determine_is_refused():
     spec = load_spec("tennis")
     cam = sample_broadcast_camera(spec, SIZE, np.random.default_rng(4))  # narrow, pinhole
-    names = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner",
-             "net_post_left_top", "net_post_right_top"]
+    names = [
+        "far_left_corner",
+        "far_right_corner",
+        "near_left_corner",
+        "near_right_corner",
+        "net_post_left_top",
+        "net_post_right_top",
+    ]
     kp = visible_keypoints(spec, cam)
     uv = np.array([kp[n] for n in names]) + np.random.default_rng(0).normal(0, 2.0, (6, 2))
     with pytest.raises(CalibrationError, match="cannot determine the simple_k1 lens"):
-        solve_camera(np.array([spec.keypoints[n] for n in names]), uv, SIZE,
-                     model="simple_k1")
+        solve_camera(np.array([spec.keypoints[n] for n in names]), uv, SIZE, model="simple_k1")
 
 
 def test_projection_stops_at_the_lens_fold():
     dist = np.array([-0.4, 0, 0, 0, 0])
     r_max = max_radius(dist)
     assert r_max == pytest.approx(np.sqrt(1 / 1.2))  # 1 + 3 k1 r^2 = 0
-    cam = Camera(np.array([[500.0, 0, 959.5], [0, 500, 539.5], [0, 0, 1]]), np.eye(3),
-                 np.zeros(3), SIZE, dist)
+    cam = Camera(
+        np.array([[500.0, 0, 959.5], [0, 500, 539.5], [0, 0, 1]]),
+        np.eye(3),
+        np.zeros(3),
+        SIZE,
+        dist,
+    )
     inside = np.array([[0.8 * r_max, 0, 1.0]])
     beyond = np.array([[1.5 * r_max, 0, 1.0]])
     assert np.all(np.isfinite(cam.project(inside)))
@@ -169,8 +202,9 @@ def test_rays_and_ball_lifting_round_trip_through_the_lens(k1):
     spec = load_spec("tennis")
     cam = wide_camera(spec, k1, seed=1)
     rng = np.random.default_rng(2)
-    P = np.column_stack([rng.uniform(0, spec.length_m, 20), rng.uniform(0, spec.width_m, 20),
-                         np.zeros(20)])
+    P = np.column_stack(
+        [rng.uniform(0, spec.length_m, 20), rng.uniform(0, spec.width_m, 20), np.zeros(20)]
+    )
     uv = cam.project(P)
     ok = cam.in_image(uv)
     C, d = pixel_rays_world(cam, uv[ok])
@@ -203,6 +237,7 @@ def test_distortion_survives_the_camera_file_and_opencv_yaml(tmp_path):
 
 def test_glb_frustum_widens_with_barrel_distortion():
     from exporters.glb import camera_frustum
+
     spec = load_spec("tennis")
     pin = wide_camera(spec, 0.0, seed=1)
     barrel = Camera(pin.K, pin.R, pin.t, SIZE, [-0.3, 0, 0, 0, 0])
@@ -217,29 +252,55 @@ def test_cli_calibrate_reports_the_model(capsys, tmp_path):
     cam = wide_camera(spec, -0.25, seed=8)
     names, X, uv = clicks_of(spec, cam, np.random.default_rng(0), sigma=1.0)
     pts = tmp_path / "p.json"
-    pts.write_text(json.dumps({"image_size": list(SIZE),
-                               "points": {n: list(map(float, p)) for n, p in zip(names, uv)}}))
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": list(SIZE),
+                "points": {n: list(map(float, p)) for n, p in zip(names, uv)},
+            }
+        )
+    )
     assert main(["calibrate", "--sport", "pickleball", "--points", str(pts), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["model"] in ("simple_k1", "simple_k1k2")
     assert doc["dist"][0] == pytest.approx(-0.25, abs=0.05)
     assert doc["click_sigma_source"] == "estimated"
-    assert main(["calibrate", "--sport", "pickleball", "--points", str(pts), "--model",
-                 "pinhole", "--json"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--sport",
+                "pickleball",
+                "--points",
+                str(pts),
+                "--model",
+                "pinhole",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["model"] == "simple"
-    assert main(["calibrate", "--sport", "pickleball", "--points", str(pts),
-                 "--refine-lines"]) == 2
+    assert main(["calibrate", "--sport", "pickleball", "--points", str(pts), "--refine-lines"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--image" in err[0]
 
 
 def test_distortion_survives_the_scene_file(tmp_path):
     from exporters.scene import BallRecord, Scene, load_scene, save_scene
+
     spec = load_spec("tennis")
     cam = wide_camera(spec, -0.18, seed=2)
-    scene = Scene(frame_id="f1", image="f1.png", image_size=SIZE, spec_id="tennis", camera=cam,
-                  camera_info={"model": "simple_k1"}, ball=BallRecord(visible=False),
-                  players=[])
+    scene = Scene(
+        frame_id="f1",
+        image="f1.png",
+        image_size=SIZE,
+        spec_id="tennis",
+        camera=cam,
+        camera_info={"model": "simple_k1"},
+        ball=BallRecord(visible=False),
+        players=[],
+    )
     save_scene(scene, tmp_path / "scene.json")
     back = load_scene(tmp_path / "scene.json")
     np.testing.assert_allclose(back.camera.dist, cam.dist)
@@ -248,8 +309,9 @@ def test_distortion_survives_the_scene_file(tmp_path):
 
 
 def test_live_cache_keeps_the_lens_while_dragging_and_follows_the_settings():
-    from courtstudio.pipeline.live_calibration import CalibrationCache
     from courtstudio.io.project import FrameAnnotation
+    from courtstudio.pipeline.live_calibration import CalibrationCache
+
     spec = load_spec("pickleball")
     cam = wide_camera(spec, -0.25, seed=8)
     names, X, uv = clicks_of(spec, cam, np.random.default_rng(0), sigma=0.5)

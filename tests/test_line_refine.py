@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.cli import main
+from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.line_refinement import refine_calibration, refine_on_lines
 from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera, visible_keypoints
 from geometry.calibration import solve_camera
@@ -34,8 +34,9 @@ def scene(sport, seed, k1=0.0, sigma=2.0, zoom=(0.8, 0.97)):
 
 def error_at(spec, camera, truth):
     X = np.array([spec.keypoints[n] for n in truth])
-    return float(np.median(np.linalg.norm(camera.project(X) - np.array(list(truth.values())),
-                                          axis=1)))
+    return float(
+        np.median(np.linalg.norm(camera.project(X) - np.array(list(truth.values())), axis=1))
+    )
 
 
 def corners_camera(spec, clicks):
@@ -43,8 +44,7 @@ def corners_camera(spec, clicks):
     return solve_camera(X, np.array(list(clicks.values())), SIZE, model="simple").camera
 
 
-@pytest.mark.parametrize("sport,k1", [("tennis", 0.0), ("pickleball", -0.15),
-                                      ("badminton", 0.1)])
+@pytest.mark.parametrize("sport,k1", [("tennis", 0.0), ("pickleball", -0.15), ("badminton", 0.1)])
 def test_four_corners_plus_lines_beat_the_clicks(sport, k1):
     spec, cam, img, clicks, others = scene(sport, 11, k1, zoom=(0.6, 0.7))
     start = corners_camera(spec, clicks)
@@ -62,18 +62,20 @@ def clutter(img, cam, spec, rng):
     """Players in white over the lines, a hard shadow, a logo painted beside a line."""
     out = img.copy()
     h, w = out.shape[:2]
-    for P in ([spec.length_m * 0.95, spec.width_m * 0.3, 0], [spec.length_m * 0.1,
-                                                               spec.width_m * 0.7, 0],
-              [spec.length_m, spec.width_m * 0.5, 0]):
+    for P in (
+        [spec.length_m * 0.95, spec.width_m * 0.3, 0],
+        [spec.length_m * 0.1, spec.width_m * 0.7, 0],
+        [spec.length_m, spec.width_m * 0.5, 0],
+    ):
         u, v = cam.project(np.array([P], float))[0]
-        cv2.rectangle(out, (int(u - 12), int(v - 60)), (int(u + 12), int(v + 4)),
-                      (235, 235, 240), -1)
+        cv2.rectangle(
+            out, (int(u - 12), int(v - 60)), (int(u + 12), int(v + 4)), (235, 235, 240), -1
+        )
     shadow = np.zeros((h, w), bool)
     shadow[:, : w // 3] = True
     out[shadow] = (out[shadow] * 0.5).astype(np.uint8)
     u, v = cam.project(np.array([[spec.length_m * 0.75, spec.width_m * 0.15, 0.0]]))[0]
-    cv2.putText(out, "LOGO", (int(u), int(v)), cv2.FONT_HERSHEY_SIMPLEX, 1.0,
-                (240, 240, 240), 3)
+    cv2.putText(out, "LOGO", (int(u), int(v)), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (240, 240, 240), 3)
     return out
 
 
@@ -107,7 +109,7 @@ def test_lines_that_contradict_the_clicks_never_make_it_worse():
     new, rep = refine_on_lines(start, spec, img, kp, click_sigma_px=1.0)
     X = np.array([spec.keypoints[n] for n in kp])
     err = np.linalg.norm(new.project(X) - np.array(list(kp.values())), axis=1)
-    assert np.sqrt(np.mean(err ** 2)) < 2.0
+    assert np.sqrt(np.mean(err**2)) < 2.0
     if not rep.accepted:
         assert new is start and rep.reason
 
@@ -130,11 +132,32 @@ def test_refined_calibration_and_cli(tmp_path, capsys):
     frame_path = tmp_path / "f.png"
     cv2.imwrite(str(frame_path), img)
     pts = tmp_path / "p.json"
-    pts.write_text(json.dumps({"image_size": list(SIZE), "points": {
-        n: [float(a) for a in uv] for n, uv in clicks.items()}}))
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": list(SIZE),
+                "points": {n: [float(a) for a in uv] for n, uv in clicks.items()},
+            }
+        )
+    )
     out = tmp_path / "cam.json"
-    assert main(["calibrate", "--sport", "pickleball", "--points", str(pts), "--image",
-                 str(frame_path), "--refine-lines", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--sport",
+                "pickleball",
+                "--points",
+                str(pts),
+                "--image",
+                str(frame_path),
+                "--refine-lines",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "lines      refined" in printed
     saved = json.loads(out.read_text())
@@ -148,14 +171,33 @@ def test_cli_refine_lines_bad_image_exits_2_with_one_line(tmp_path, capfd, conte
     (capfd: OpenCV's own warnings go to the file descriptor, not sys.stderr)."""
     spec, cam, img, clicks, _ = scene("tennis", 2)
     pts = tmp_path / "p.json"
-    pts.write_text(json.dumps({"image_size": list(SIZE), "points": {
-        n: [float(a) for a in uv] for n, uv in clicks.items()}}))
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": list(SIZE),
+                "points": {n: [float(a) for a in uv] for n, uv in clicks.items()},
+            }
+        )
+    )
     frame = tmp_path / "f.png"
     if content == "small":
         cv2.imwrite(str(frame), img[:100, :100])
     elif content is not None:
         frame.write_bytes(content)
-    assert main(["calibrate", "--sport", "tennis", "--points", str(pts), "--image", str(frame),
-                 "--refine-lines"]) == 2
+    assert (
+        main(
+            [
+                "calibrate",
+                "--sport",
+                "tennis",
+                "--points",
+                str(pts),
+                "--image",
+                str(frame),
+                "--refine-lines",
+            ]
+        )
+        == 2
+    )
     err = capfd.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(frame) in err[0], err

@@ -9,16 +9,15 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.editing.autosave import Autosave, autosave_path, pending_recovery, read_journal
 from courtstudio.cli import main
+from courtstudio.editing.autosave import Autosave, autosave_path, pending_recovery, read_journal
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.pipeline.graphics_proposals import detect_graphics
 from courtstudio.editing.mask_layer import clamp_box, drag_box, hit_box, move_inside
-from courtstudio.io.masks_file import (MAX_MASKS, masks_path, read_masks_file,
-                                    write_masks_file)
-from courtstudio.io.project import ProjectError, load_project
-from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, graphics_boxes, make_clip
 from courtstudio.editing.undo import ReadOnlyError
+from courtstudio.io.masks_file import MAX_MASKS, masks_path, read_masks_file, write_masks_file
+from courtstudio.io.project import ProjectError, load_project
+from courtstudio.pipeline.graphics_proposals import detect_graphics
+from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, graphics_boxes, make_clip
 
 SIZE = (1920, 1080)  # the sample project's frames
 
@@ -30,16 +29,30 @@ def video_project(root, n=12, size=(640, 360), graphics=False, reference=True, s
     from courtstudio.io.project import FrameAnnotation
     from courtstudio.io.project_new import new_project_from_video
     from courtstudio.synth.synthetic_clip import write_video
+
     spec = load_spec("tennis")
-    clip = make_clip(spec, n, size, seed=seed, pan_deg=1, tilt_deg=0.5, zoom=0.03,
-                     hazards=Hazards(graphics=graphics))
+    clip = make_clip(
+        spec,
+        n,
+        size,
+        seed=seed,
+        pan_deg=1,
+        tilt_deg=0.5,
+        zoom=0.03,
+        hazards=Hazards(graphics=graphics),
+    )
     root.mkdir(parents=True, exist_ok=True)
     write_video(root / "clip.avi", clip.frames)
     p = new_project_from_video(root / "project", root / "clip.avi", "tennis")
     if reference:
         cam = clip.cameras[0]
-        p.save_annotation(FrameAnnotation(p.frames[0].id, size, points={
-            k: tuple(cam.project(spec.keypoints[k][None])[0]) for k in PAPER_SIX}))
+        p.save_annotation(
+            FrameAnnotation(
+                p.frames[0].id,
+                size,
+                points={k: tuple(cam.project(spec.keypoints[k][None])[0]) for k in PAPER_SIX},
+            )
+        )
     return p
 
 
@@ -51,8 +64,10 @@ def write(path, obj):
 
 # ------------------------------------------------------------------------------ the file
 def test_hand_written_file_is_read_and_rewritten_with_its_unknown_keys(tmp_path):
-    p = write(tmp_path / "masks.json", {"masks": [[0, 0, 60, 40], [10.5, 20, 1920, 1080]],
-                                        "note": "score bug"})
+    p = write(
+        tmp_path / "masks.json",
+        {"masks": [[0, 0, 60, 40], [10.5, 20, 1920, 1080]], "note": "score bug"},
+    )
     boxes, raw = read_masks_file(p, SIZE)
     assert boxes == [[0.0, 0.0, 60.0, 40.0], [10.5, 20.0, 1920.0, 1080.0]]
     write_masks_file(p, boxes[:1], SIZE, raw)
@@ -63,22 +78,25 @@ def test_hand_written_file_is_read_and_rewritten_with_its_unknown_keys(tmp_path)
     assert read_masks_file(tmp_path / "missing.json", SIZE) == ([], {})
 
 
-@pytest.mark.parametrize("content, field", [
-    ('{"masks": [[0, 0, NaN, 40]]}', "masks[0][2]"),
-    ('{"masks": [[0, 0, 1e400, 40]]}', "masks[0][2]"),
-    ({"masks": [[0, 0, 60]]}, "masks[0]"),
-    ({"masks": [[0, 0, 60, "40"]]}, "masks[0][3]"),
-    ({"masks": [[0, 0, 60, 40], [50, 10, 40, 20]]}, "masks[1]"),
-    ({"masks": [[0, 0, 60, 40], [0, 0, 2500, 40]]}, "masks[1][2]"),
-    ({"masks": [[-3, 0, 60, 40]]}, "masks[0][0]"),
-    ({"masks": [[0, 0, 1, 1]] * (MAX_MASKS + 1)}, "masks"),
-    ({"masks": {"a": 1}}, "masks"),
-    ({"boxes": []}, "masks"),
-    ([1, 2], "expected an object"),
-    ({"format": "courtstudio.masks", "format_version": 9, "masks": []}, "format_version"),
-    ({"image_size": [1280, 720], "masks": []}, "image_size"),
-    ("{not json", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "content, field",
+    [
+        ('{"masks": [[0, 0, NaN, 40]]}', "masks[0][2]"),
+        ('{"masks": [[0, 0, 1e400, 40]]}', "masks[0][2]"),
+        ({"masks": [[0, 0, 60]]}, "masks[0]"),
+        ({"masks": [[0, 0, 60, "40"]]}, "masks[0][3]"),
+        ({"masks": [[0, 0, 60, 40], [50, 10, 40, 20]]}, "masks[1]"),
+        ({"masks": [[0, 0, 60, 40], [0, 0, 2500, 40]]}, "masks[1][2]"),
+        ({"masks": [[-3, 0, 60, 40]]}, "masks[0][0]"),
+        ({"masks": [[0, 0, 1, 1]] * (MAX_MASKS + 1)}, "masks"),
+        ({"masks": {"a": 1}}, "masks"),
+        ({"boxes": []}, "masks"),
+        ([1, 2], "expected an object"),
+        ({"format": "courtstudio.masks", "format_version": 9, "masks": []}, "format_version"),
+        ({"image_size": [1280, 720], "masks": []}, "image_size"),
+        ("{not json", "not valid JSON"),
+    ],
+)
 def test_bad_file_is_refused_naming_the_file_and_field(tmp_path, content, field):
     p = write(tmp_path / "propagation" / "masks.json", content)
     with pytest.raises(ProjectError) as err:
@@ -97,8 +115,10 @@ def test_batch_propagate_refuses_a_bad_project_masks_file_in_one_line(tmp_path, 
 @pytest.mark.parametrize("text", ["nan,0,10,10", "0,0,inf,10", "1,2,3", "5,5,1,1"])
 def test_cli_mask_option_uses_the_same_rules(tmp_path, capsys, text):
     project = video_project(tmp_path, n=3)
-    assert main(["batch-propagate", str(project.root), "--sport", "tennis", "--quiet",
-                 "--mask", text]) == 2
+    assert (
+        main(["batch-propagate", str(project.root), "--sport", "tennis", "--quiet", "--mask", text])
+        == 2
+    )
     assert "--mask" in capsys.readouterr().err
 
 
@@ -185,12 +205,15 @@ def test_proposals_accept_reject_and_undo_brings_them_back(doc):
 
 def test_save_writes_what_the_cli_reads(doc, project):
     from courtstudio.pipeline.propagate import project_masks
+
     doc.masks.add((10, 20, 300, 90))
     doc.masks.add((1500.25, 900, 1919.5, 1079.5))
     written = doc.save()
     assert masks_path(project.root) in written and not doc.is_dirty
     assert project_masks(load_project(project.root), SIZE) == [
-        [10, 20, 300, 90], [1500.25, 900, 1919.5, 1079.5]]
+        [10, 20, 300, 90],
+        [1500.25, 900, 1919.5, 1079.5],
+    ]
     # a fresh document reads them back; an unchanged layer writes nothing
     again = AnnotationDocument(load_project(project.root))
     assert again.masks.boxes == doc.masks.boxes
@@ -213,9 +236,10 @@ def test_masks_are_journaled_and_recovered(doc, project):
     fresh.restore_unsaved_state(journal)
     assert fresh.masks.boxes == [(10, 20, 300, 90)] and fresh.is_dirty
     fresh.save()
-    assert pending_recovery(load_project(project.root)) is None or \
-        pending_recovery(load_project(project.root))["propagation_masks"] is None
-
+    assert (
+        pending_recovery(load_project(project.root)) is None
+        or pending_recovery(load_project(project.root))["propagation_masks"] is None
+    )
 
 
 def test_unsaved_masks_are_journal_state_beside_a_flight_draft(doc, project):
@@ -242,8 +266,10 @@ def test_unsaved_masks_are_journal_state_beside_a_flight_draft(doc, project):
     assert pending_recovery(load_project(project.root))["propagation_masks"] == []
     auto.close()
 
+
 def test_a_recovered_journal_is_checked_and_clipped_to_the_frame(doc, project):
     from courtstudio.io.project import check_recovered_state
+
     for bad in ([[0, 0, float("nan"), 10]], [[0, 0, 10]], [[5, 5, 1, 1]], "x"):
         with pytest.raises(ProjectError, match="propagation_masks"):
             check_recovered_state(project, {"propagation_masks": bad}, "journal")
@@ -298,8 +324,17 @@ def test_detector_says_when_it_cannot_tell():
     few = make_clip(spec, 6, (320, 180), seed=3, hazards=Hazards(graphics=True))
     res = detect_graphics(ClipFrames(few))
     assert res.boxes == [] and "too few frames" in res.message
-    still = make_clip(spec, 20, (320, 180), seed=3, pan_deg=0, tilt_deg=0, zoom=0,
-                      occluders=0, hazards=Hazards(graphics=True))
+    still = make_clip(
+        spec,
+        20,
+        (320, 180),
+        seed=3,
+        pan_deg=0,
+        tilt_deg=0,
+        zoom=0,
+        occluders=0,
+        hazards=Hazards(graphics=True),
+    )
     res = detect_graphics(ClipFrames(still))
     assert res.boxes == [] and "camera moved in 0" in res.message
 
@@ -314,6 +349,7 @@ def _paint(shape, rects):
 
 def test_tiles_cover_random_unions_of_rectangles_exactly():
     from geometry.mask_rectangles import tile_rectangles
+
     rng = np.random.default_rng(0)
     for _ in range(50):
         rects = []
@@ -338,6 +374,7 @@ def test_a_score_bug_touching_the_ticker_stays_two_boxes():
     """The grown boxes of a score bug and a ticker touch: their bounding box would also mask
     the court beside the score bug; the proposals are the two boxes."""
     from geometry.mask_rectangles import box_rectangles
+
     bug, ticker, logo = (10, 242, 220, 315), (0, 315, 640, 360), (522, 5, 630, 74)
     m = _paint((360, 640), [bug, ticker, logo])
     assert box_rectangles(m) == [logo, bug, ticker]

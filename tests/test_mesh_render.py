@@ -26,8 +26,10 @@ def test_sphere_lands_where_the_camera_projects_it(tennis_camera, prefer):
     # the reference is the projected mesh's outline: an off-axis sphere images as an
     # ellipse whose centroid is not the image of its centre
     import cv2
-    hull = cv2.convexHull(tennis_camera.project(sphere_at(centre).vertices_world)
-                          .astype(np.float32))
+
+    hull = cv2.convexHull(
+        tennis_camera.project(sphere_at(centre).vertices_world).astype(np.float32)
+    )
     m = cv2.moments(hull)
     ref = np.array([m["m10"], m["m01"]]) / m["m00"]
     # a half-pixel convention error (OpenCV vs OpenGL pixel centres, MSAA sample offsets)
@@ -41,8 +43,10 @@ def test_auto_prefers_pyrender_when_it_loads():
     """`auto` picks pyrender (EGL) when it loads and the CPU fallback otherwise; whether this
     machine has EGL is the machine's business, not the code's: skip, saying why."""
     if mesh_render._pyrender() is None:
-        pytest.skip(f"pyrender/EGL does not load on this machine ({mesh_render._backend_error}); "
-                    "the CPU fallback is tested instead")
+        pytest.skip(
+            f"pyrender/EGL does not load on this machine ({mesh_render._backend_error}); "
+            "the CPU fallback is tested instead"
+        )
     assert backend() == "pyrender" and backend("cpu") == "cpu"
 
 
@@ -65,8 +69,9 @@ def test_near_mesh_hides_far_mesh(tennis_camera):
 def test_cpu_fallback_when_pyrender_is_missing(tennis_camera, monkeypatch):
     monkeypatch.setattr(mesh_render, "_backend_error", "ImportError: no pyrender")
     assert backend() == "cpu"
-    out = render_meshes(np.zeros((1080, 1920, 3), np.uint8), tennis_camera,
-                        [sphere_at(np.array([15.0, 4.0, 1.0]))])
+    out = render_meshes(
+        np.zeros((1080, 1920, 3), np.uint8), tennis_camera, [sphere_at(np.array([15.0, 4.0, 1.0]))]
+    )
     assert out.max() > 100
 
 
@@ -76,8 +81,9 @@ def test_occluders_let_the_image_show_through(tennis_camera, prefer):
     target = np.array([15.0, 4.0, 1.0])
     near = target + 0.4 * (C - target) / np.linalg.norm(C - target)
     img = np.full((1080, 1920, 3), 40, np.uint8)
-    out = render_meshes(img, tennis_camera, [sphere_at(target)], prefer=prefer,
-                        occluders=[sphere_at(near, 0.1)])
+    out = render_meshes(
+        img, tennis_camera, [sphere_at(target)], prefer=prefer, occluders=[sphere_at(near, 0.1)]
+    )
     u, v = np.round(tennis_camera.project(near[None])[0]).astype(int)
     assert np.all(out[v, u] == 40)  # hidden: the image shows
     u2, v2 = np.round(tennis_camera.project((target + [0, 0.2, 0])[None])[0]).astype(int)

@@ -14,19 +14,40 @@ ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-4
 # sport -> {keypoint: (y, z)}: official heights (conventions.md), tape over the sidelines
 EXPECTED = {
-    "tennis": {"net_top_left_doubles": (0.0, None), "net_top_left_singles": (1.37, None),
-               "net_top_right_singles": (9.60, None), "net_top_right_doubles": (10.97, None),
-               "net_centre_top": (5.485, 0.914), "net_line_centre": (5.485, 0.0)},
-    "badminton": {"net_post_left_top": (0.0, 1.55), "net_post_right_top": (6.10, 1.55),
-                  "net_top_left_singles": (0.46, None), "net_top_right_singles": (5.64, None),
-                  "net_centre_top": (3.05, 1.524), "net_line_centre": (3.05, 0.0)},
-    "pickleball": {"net_top_left_sideline": (0.0, 0.914), "net_top_right_sideline": (6.10, 0.914),
-                   "net_centre_top": (3.05, 0.864), "net_line_centre": (3.05, 0.0)},
-    "volleyball": {"net_top_left_sideline": (0.0, 2.43), "net_top_right_sideline": (9.0, 2.43),
-                   "net_centre_top": (4.5, 2.43), "net_line_centre": (4.5, 0.0)},
-    "table_tennis": {"net_top_left_sideline": (0.0, 0.1525),
-                     "net_top_right_sideline": (1.525, 0.1525),
-                     "net_centre_top": (0.7625, 0.1525), "net_line_centre": (0.7625, 0.0)},
+    "tennis": {
+        "net_top_left_doubles": (0.0, None),
+        "net_top_left_singles": (1.37, None),
+        "net_top_right_singles": (9.60, None),
+        "net_top_right_doubles": (10.97, None),
+        "net_centre_top": (5.485, 0.914),
+        "net_line_centre": (5.485, 0.0),
+    },
+    "badminton": {
+        "net_post_left_top": (0.0, 1.55),
+        "net_post_right_top": (6.10, 1.55),
+        "net_top_left_singles": (0.46, None),
+        "net_top_right_singles": (5.64, None),
+        "net_centre_top": (3.05, 1.524),
+        "net_line_centre": (3.05, 0.0),
+    },
+    "pickleball": {
+        "net_top_left_sideline": (0.0, 0.914),
+        "net_top_right_sideline": (6.10, 0.914),
+        "net_centre_top": (3.05, 0.864),
+        "net_line_centre": (3.05, 0.0),
+    },
+    "volleyball": {
+        "net_top_left_sideline": (0.0, 2.43),
+        "net_top_right_sideline": (9.0, 2.43),
+        "net_centre_top": (4.5, 2.43),
+        "net_line_centre": (4.5, 0.0),
+    },
+    "table_tennis": {
+        "net_top_left_sideline": (0.0, 0.1525),
+        "net_top_right_sideline": (1.525, 0.1525),
+        "net_centre_top": (0.7625, 0.1525),
+        "net_line_centre": (0.7625, 0.0),
+    },
 }
 
 
@@ -66,13 +87,13 @@ def test_badminton_tape_is_the_parabola_through_posts_and_centre():
     assert abs(s.keypoints["net_top_left_singles"][2] - (1.524 + 0.026 * u * u)) < TOL
     top = s.net_box_world()[2]  # the drawn tape follows the same curve
     assert len(top) > 3 and abs(top[len(top) // 2][2] - 1.524) < TOL
-    assert abs(np.interp(y, top[:, 1], top[:, 2]) - s.keypoints["net_top_left_singles"][2]) \
-        < 2e-3
+    assert abs(np.interp(y, top[:, 1], top[:, 2]) - s.keypoints["net_top_left_singles"][2]) < 2e-3
 
 
 def test_bundled_json_is_what_the_generator_writes():
-    spec = importlib.util.spec_from_file_location("make_court_specs",
-                                                  ROOT / "tools" / "make_court_specs.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_court_specs", ROOT / "tools" / "make_court_specs.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     for d in mod.build_specs():
@@ -90,8 +111,15 @@ def test_side_view_specs():
 
 
 def test_every_spec_has_a_phrase_per_convention():
-    for sport in ("tennis", "badminton", "table_tennis", "pickleball", "volleyball",
-                  "basketball_fiba", "basketball_nba"):
+    for sport in (
+        "tennis",
+        "badminton",
+        "table_tennis",
+        "pickleball",
+        "volleyball",
+        "basketball_fiba",
+        "basketball_nba",
+    ):
         s = load_spec(sport)
         end, side = s.frame_phrase_for("end_on"), s.frame_phrase_for("side_on")
         assert "towards the camera" in end and "near side" in side and end != side

@@ -1,4 +1,5 @@
 """geometry.pixel_lens: round trips against synthetic ground truth."""
+
 import cv2
 import numpy as np
 import pytest
@@ -9,8 +10,7 @@ from geometry.pixel_lens import PixelLens
 K = np.array([[1800.0, 0, 959.5], [0, 1800.0, 539.5], [0, 0, 1]])
 
 
-@pytest.mark.parametrize("dist", [[0.2, 0, 0, 0, 0], [-0.15, 0.03, 0, 0, 0],
-                                  [1.2, -0.5, 0, 0, 0]])
+@pytest.mark.parametrize("dist", [[0.2, 0, 0, 0, 0], [-0.15, 0.03, 0, 0, 0], [1.2, -0.5, 0, 0, 0]])
 def test_distort_undistort_round_trip(dist):
     rng = np.random.default_rng(0)
     uv = rng.uniform([0, 0], [1919, 1079], (200, 2))
@@ -26,8 +26,7 @@ def test_distort_undistort_round_trip(dist):
 
 
 def test_no_distortion_is_no_lens_and_empty_input():
-    assert PixelLens.of_camera(Camera(K, np.eye(3), np.array([0.0, 0, 10]), (1920, 1080))
-                               ) is None
+    assert PixelLens.of_camera(Camera(K, np.eye(3), np.array([0.0, 0, 10]), (1920, 1080))) is None
     lens = PixelLens(K, [0.2], (1920, 1080))
     assert lens.undistort(np.zeros((0, 2))).shape == (0, 2)
     assert lens.distort(np.zeros((0, 2))).shape == (0, 2)

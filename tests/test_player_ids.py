@@ -28,6 +28,7 @@ def test_new_ids_stay_within_what_the_annotation_file_accepts():
 
 def test_the_canvas_and_the_bulk_paths_share_the_rule(project):
     from courtstudio.editing.document import AnnotationDocument
+
     doc = AnnotationDocument(project)
     fid = doc.current_frame.id
     for p in list(doc.annotation(fid).players):

@@ -51,8 +51,7 @@ def test_mesh_files_in_camera_or_world_frame(tmp_path, tennis_camera):
 @pytest.mark.parametrize("depth_scale", [0.5, 0.9, 1.3, 2.5])
 @pytest.mark.parametrize("lift", [0.0, 0.35])
 def test_height_correction_recovers_the_true_mesh(tennis_camera, depth_scale, lift):
-    mesh, Vw, Jw = stand_in_player(tennis_camera, (17.0, 3.0), lift_m=lift,
-                                   depth_scale=depth_scale)
+    mesh, Vw, Jw = stand_in_player(tennis_camera, (17.0, 3.0), lift_m=lift, depth_scale=depth_scale)
     w = world_player(tennis_camera, mesh, lift)
     assert np.allclose(w.vertices_world, Vw, atol=1e-6)
     assert abs(w.scale - 1 / depth_scale) < 1e-9

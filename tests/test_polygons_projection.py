@@ -11,14 +11,21 @@ def test_points_in_polygon_including_edges_and_concave():
     assert points_in_polygon(pts, square).tolist() == [True, False, True, True, False]
     L = np.array([[0, 0], [0, 3], [1, 3], [1, 1], [3, 1], [3, 0.0]])
     assert points_in_polygon(np.array([[2, 2], [0.5, 2], [2, 0.5]]), L).tolist() == [
-        False, True, True]
+        False,
+        True,
+        True,
+    ]
 
 
 def test_polyline_passing_behind_the_camera_is_split():
     C = np.array([0.0, 0.0, 2.0])
     R = rotation_look_at(C, np.array([-10.0, 0.0, 0.0]))
-    cam = Camera(K=np.array([[500, 0, 319.5], [0, 500, 239.5], [0, 0, 1.0]]), R=R, t=-R @ C,
-                 image_size=(640, 480))
+    cam = Camera(
+        K=np.array([[500, 0, 319.5], [0, 500, 239.5], [0, 0, 1.0]]),
+        R=R,
+        t=-R @ C,
+        image_size=(640, 480),
+    )
     runs = project_polyline(cam, np.array([[-20.0, 1, 0], [20.0, 1, 0]]))
     assert len(runs) == 1  # only the part in front survives
     assert np.all(np.isfinite(runs[0]))
@@ -33,6 +40,7 @@ def test_clip_polygon_to_front():
 
 def test_batch_projection_matches_per_line(tennis, tennis_camera):
     from geometry.projection import densify_all, project_polylines
+
     lines = list(tennis.lines.values())
     batch = project_polylines(tennis_camera, *densify_all(lines))
     single = [r for pl in lines for r in project_polyline(tennis_camera, pl)]

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.io.project import ProjectError, load_annotation, load_project
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
-from courtstudio.synth.synthetic import (make_synthetic_frame,
-                                   sample_broadcast_camera)
+from courtstudio.io.project import ProjectError, load_annotation, load_project
+from courtstudio.synth.synthetic import make_synthetic_frame, sample_broadcast_camera
 from courtstudio.synth.synthetic_project import write_synthetic_project
 from tests.conftest import IMAGE_SIZE
 
@@ -29,19 +28,38 @@ def _project(tmp_path, data):
     return tmp_path
 
 
-@pytest.mark.parametrize("data,msg", [
-    ({"format": "courtstudio.project", "format_version": 1, "sport": "squash", "frames": []},
-     "field sport: unknown sport 'squash'"),
-    ({"format": "courtstudio.project", "format_version": 3, "sport": "tennis", "frames": []},
-     "newer than this CourtStudio reads"),
-    ({"format": "other", "format_version": 1, "sport": "tennis", "frames": []},
-     "field format"),
-    ({"format": "courtstudio.project", "format_version": 1, "sport": "tennis",
-      "frames": [{"id": "a", "image": "a.jpg"}, {"id": "a", "image": "b.jpg"}]},
-     r"frames\[1\].id: duplicate"),
-    ({"format": "courtstudio.project", "format_version": 1, "sport": "tennis",
-      "frames": [{"id": "a"}]}, r"frames\[0\].image"),
-])
+@pytest.mark.parametrize(
+    "data,msg",
+    [
+        (
+            {"format": "courtstudio.project", "format_version": 1, "sport": "squash", "frames": []},
+            "field sport: unknown sport 'squash'",
+        ),
+        (
+            {"format": "courtstudio.project", "format_version": 3, "sport": "tennis", "frames": []},
+            "newer than this CourtStudio reads",
+        ),
+        ({"format": "other", "format_version": 1, "sport": "tennis", "frames": []}, "field format"),
+        (
+            {
+                "format": "courtstudio.project",
+                "format_version": 1,
+                "sport": "tennis",
+                "frames": [{"id": "a", "image": "a.jpg"}, {"id": "a", "image": "b.jpg"}],
+            },
+            r"frames\[1\].id: duplicate",
+        ),
+        (
+            {
+                "format": "courtstudio.project",
+                "format_version": 1,
+                "sport": "tennis",
+                "frames": [{"id": "a"}],
+            },
+            r"frames\[0\].image",
+        ),
+    ],
+)
 def test_malformed_project_is_named_and_untouched(tmp_path, data, msg):
     root = _project(tmp_path, data)
     before = (root / "courtstudio_project.json").read_bytes()
@@ -52,11 +70,22 @@ def test_malformed_project_is_named_and_untouched(tmp_path, data, msg):
 
 def test_malformed_annotation(tmp_path):
     p = tmp_path / "a.json"
-    p.write_text(json.dumps({"format": "courtstudio.annotation", "format_version": 1,
-                             "frame_id": "a", "image_size": [1920, 1080],
-                             "points": {"far_left_corner": [1, "x"]}}))
-    with pytest.raises(ProjectError, match=r"points.far_left_corner\[1\]: 'x' is not of type "
-                                           "'number'"):
+    p.write_text(
+        json.dumps(
+            {
+                "format": "courtstudio.annotation",
+                "format_version": 1,
+                "frame_id": "a",
+                "image_size": [1920, 1080],
+                "points": {"far_left_corner": [1, "x"]},
+            }
+        )
+    )
+    with pytest.raises(
+        ProjectError,
+        match=r"points.far_left_corner\[1\]: 'x' is not of type "
+        "'number'",
+    ):
         load_annotation(p)
 
 
@@ -71,8 +100,18 @@ def test_synthetic_project_round_trip(tmp_path):
     assert p.path.exists()
 
 
-@pytest.mark.parametrize("sport", ["tennis", "badminton", "table_tennis", "pickleball",
-                                   "volleyball", "basketball_fiba", "basketball_nba"])
+@pytest.mark.parametrize(
+    "sport",
+    [
+        "tennis",
+        "badminton",
+        "table_tennis",
+        "pickleball",
+        "volleyball",
+        "basketball_fiba",
+        "basketball_nba",
+    ],
+)
 def test_broadcast_cameras_frame_the_court_from_the_near_side(sport):
     spec = load_spec(sport)
     for seed in range(10):
@@ -92,7 +131,7 @@ def test_rendered_lines_are_where_the_camera_puts_them():
     img = fr.image.astype(float).mean(axis=2)
     for name in ("far_left_corner", "near_right_corner", "far_service_centre"):
         u, v = np.round(fr.keypoints_uv[name]).astype(int)
-        assert img[v - 1:v + 2, u - 1:u + 2].max() > 180, name  # white paint at the corner
+        assert img[v - 1 : v + 2, u - 1 : u + 2].max() > 180, name  # white paint at the corner
     # a point in the middle of a service box is not paint
     mid = fr.camera.project(np.array([[8.0, 3.5, 0.0]]))[0].round().astype(int)
     assert img[mid[1], mid[0]] < 150
@@ -100,12 +139,14 @@ def test_rendered_lines_are_where_the_camera_puts_them():
 
 def test_sample_copy_is_reused_and_follows_the_bundled_sample(tmp_path):
     from courtstudio.export.sample import sample_digest, sample_project_copy
+
     a = sample_project_copy()
     (a / "marker.txt").write_text("an annotator's work")
     assert sample_project_copy() == a and (a / "marker.txt").exists()  # reused
     assert a.name == f"sample_project_{sample_digest()}"
     changed = tmp_path / "sample"
     import shutil
+
     shutil.copytree(SAMPLE_PROJECT, changed)
     (changed / "annotations" / "tennis_0001.json").write_text("{}")
     assert sample_digest(changed) != sample_digest()  # a new sample: a new copy

@@ -12,9 +12,16 @@ import time
 import pytest
 
 from courtstudio.cli import main
-from courtstudio.io.project_lock import (ProjectLockedError, acquire, check_not_locked,
-                                      enclosing_project, holder_state, lock_path, read_lock)
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project_lock import (
+    ProjectLockedError,
+    acquire,
+    check_not_locked,
+    enclosing_project,
+    holder_state,
+    lock_path,
+    read_lock,
+)
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 
@@ -29,9 +36,16 @@ def proj(tmp_path):
 
 
 def write_lock(root, **fields):
-    data = {"format": "courtstudio.lock", "format_version": 1, "pid": os.getpid(),
-            "host": socket.gethostname(), "started": "2026-01-01T00:00:00+00:00",
-            "tool": "test", "version": "0", "token": "theirs"}
+    data = {
+        "format": "courtstudio.lock",
+        "format_version": 1,
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": "2026-01-01T00:00:00+00:00",
+        "tool": "test",
+        "version": "0",
+        "token": "theirs",
+    }
     data.update(fields)
     lock_path(root).parent.mkdir(exist_ok=True)
     lock_path(root).write_text(json.dumps(data))
@@ -108,25 +122,39 @@ def test_enclosing_project(proj, tmp_path):
 
 
 def hold_in_subprocess(root):
-    code = ("import sys, time; from courtstudio.io.project_lock import acquire; "
-            f"lock = acquire({str(root)!r}, 'courtstudio gui'); print('held', flush=True); "
-            "time.sleep(60)")
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                         env={**os.environ, "PYTHONPATH": ROOT})
+    code = (
+        "import sys, time; from courtstudio.io.project_lock import acquire; "
+        f"lock = acquire({str(root)!r}, 'courtstudio gui'); print('held', flush=True); "
+        "time.sleep(60)"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
     assert p.stdout.readline().strip() == "held"
     return p
 
 
-def test_cli_writers_refuse_a_locked_project_then_take_over_after_kill(proj, tmp_path,
-                                                                       capsys):
+def test_cli_writers_refuse_a_locked_project_then_take_over_after_kill(proj, tmp_path, capsys):
     holder = hold_in_subprocess(proj)
     try:
         before = sorted(p.name for p in proj.rglob("*"))
-        for argv in (["batch-propagate", str(proj), "--sport", "tennis", "--out",
-                      str(tmp_path / "prop"), "--quiet"],
-                     ["export", str(proj), "--format", "coco", "-o", str(proj / "coco")],
-                     ["reconstruct", "--sample", "-o", str(proj / "out")],
-                     ["synth", "--sports", "tennis", "-o", str(proj)]):
+        for argv in (
+            [
+                "batch-propagate",
+                str(proj),
+                "--sport",
+                "tennis",
+                "--out",
+                str(tmp_path / "prop"),
+                "--quiet",
+            ],
+            ["export", str(proj), "--format", "coco", "-o", str(proj / "coco")],
+            ["reconstruct", "--sample", "-o", str(proj / "out")],
+            ["synth", "--sports", "tennis", "-o", str(proj)],
+        ):
             assert main(argv) == 2
             err = capsys.readouterr().err.strip().splitlines()
             assert len(err) == 1 and "open in courtstudio gui" in err[0], err

@@ -10,10 +10,14 @@ import pytest
 
 from courtstudio.cli import main
 from courtstudio.editing.document import AnnotationDocument
-from courtstudio.io.project import (FrameAnnotation, ProjectError, check_recovered_state,
-                                 load_project)
-from courtstudio.io.project_paths import frame_id_problem, safe_frame_id
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
+from courtstudio.io.project import (
+    FrameAnnotation,
+    ProjectError,
+    check_recovered_state,
+    load_project,
+)
+from courtstudio.io.project_paths import frame_id_problem, safe_frame_id
 
 IGNORE = shutil.ignore_patterns(".courtstudio")  # a session's lock/journal, if any
 
@@ -58,18 +62,21 @@ def ann_file(root, fid="tennis_0001"):
 def set_key(key, value):
     def fn(d):
         d[key] = value
+
     return fn
 
 
 def set_frame(i, key, value):
     def fn(d):
         d["frames"][i][key] = value
+
     return fn
 
 
 def set_player(key, value):
     def fn(d):
         d["players"] = [{"id": 1, "box_xyxy": [10, 10, 50, 90], key: value}]
+
     return fn
 
 
@@ -110,13 +117,14 @@ ANNOTATION_CASES = [
     (set_player("mesh", "../../x.npz"), r"players\[0\]\.mesh: .*leaves the project"),
     (set_player("mesh", "/tmp/x.npz"), r"players\[0\]\.mesh: .*absolute"),
     (set_player("lowest_vertex_height_m", 1e300), r"players\[0\]\.lowest_vertex_height_m"),
-    (set_player("lowest_vertex_height_m", float("inf")),
-     r"players\[0\]\.lowest_vertex_height_m"),
+    (set_player("lowest_vertex_height_m", float("inf")), r"players\[0\]\.lowest_vertex_height_m"),
     (set_player("lowest_vertex_height_m", True), r"players\[0\]\.lowest_vertex_height_m"),
-    (lambda d: d.update(players=[{"id": 1, "box_xyxy": [0, 0, 1e30, 5]}]),
-     r"players\[0\]\.box_xyxy"),
+    (
+        lambda d: d.update(players=[{"id": 1, "box_xyxy": [0, 0, 1e30, 5]}]),
+        r"players\[0\]\.box_xyxy",
+    ),
     (lambda d: d.update(players=[{"id": True, "box_xyxy": [0, 0, 4, 5]}]), r"players\[0\]\.id"),
-    (lambda d: d.update(image_size=[10 ** 7, 10]), "field image_size"),
+    (lambda d: d.update(image_size=[10**7, 10]), "field image_size"),
     (lambda d: d["points"].update(far_left_corner=[1e12, 3]), "field points.far_left_corner"),
     (lambda d: d.update(players={"id": 1}), "field players: .* is not of type 'array'"),
 ]
@@ -188,21 +196,38 @@ def good_journal(p):
     return {"annotations": {"tennis_0001": ann}, "camera_ranges": None, "ball_flights": None}
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda j: j["annotations"]["tennis_0001"].update(frame_id="../../outside/x"), "frame_id"),
-    (lambda j: j["annotations"]["tennis_0001"].update(frame_id="badminton_0001"),
-     "is not this file's frame"),
-    (lambda j: j["annotations"].update({"../../x": j["annotations"]["tennis_0001"]}),
-     "not a frame of this project"),
-    (lambda j: j["annotations"]["tennis_0001"].update(
-        players=[{"id": 1, "box_xyxy": [1, 1, 9, 9], "mesh": "../../outside/m.npz"}]), "mesh"),
-    (lambda j: j.update(camera_ranges=[{"first": 0, "last": 99, "source": "tennis_0001"}]),
-     r"camera_ranges\[0\]\.last"),
-    (lambda j: j.update(ball_flights=[["tennis_0001", "x", "y"]]),
-     r"ball_flights\[0\]: no frame 'x'"),
-    (lambda j: j.update(camera_ranges=[{"first": 0, "last": 1, "source": "../x"}]),
-     r"camera_ranges\[0\]\.source: no frame"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda j: j["annotations"]["tennis_0001"].update(frame_id="../../outside/x"), "frame_id"),
+        (
+            lambda j: j["annotations"]["tennis_0001"].update(frame_id="badminton_0001"),
+            "is not this file's frame",
+        ),
+        (
+            lambda j: j["annotations"].update({"../../x": j["annotations"]["tennis_0001"]}),
+            "not a frame of this project",
+        ),
+        (
+            lambda j: j["annotations"]["tennis_0001"].update(
+                players=[{"id": 1, "box_xyxy": [1, 1, 9, 9], "mesh": "../../outside/m.npz"}]
+            ),
+            "mesh",
+        ),
+        (
+            lambda j: j.update(camera_ranges=[{"first": 0, "last": 99, "source": "tennis_0001"}]),
+            r"camera_ranges\[0\]\.last",
+        ),
+        (
+            lambda j: j.update(ball_flights=[["tennis_0001", "x", "y"]]),
+            r"ball_flights\[0\]: no frame 'x'",
+        ),
+        (
+            lambda j: j.update(camera_ranges=[{"first": 0, "last": 1, "source": "../x"}]),
+            r"camera_ranges\[0\]\.source: no frame",
+        ),
+    ],
+)
 def test_crafted_recovery_journal_is_refused(proj, tmp_path, mutate, msg):
     p = load_project(proj)
     journal = good_journal(p)
@@ -226,10 +251,22 @@ def test_cli_refuses_a_crafted_project_with_one_line(proj, tmp_path, capsys):
     assert snapshot(tmp_path) == before
 
 
-@pytest.mark.parametrize("fid,ok", [("tennis_0001", True), ("a.b-c_D9", True), ("a..b", False),
-                                    ("", False), ("a/b", False), ("a\\b", False),
-                                    ("-a", False), ("a b", False), ("é", False),
-                                    ("x" * 128, True), ("x" * 129, False)])
+@pytest.mark.parametrize(
+    "fid,ok",
+    [
+        ("tennis_0001", True),
+        ("a.b-c_D9", True),
+        ("a..b", False),
+        ("", False),
+        ("a/b", False),
+        ("a\\b", False),
+        ("-a", False),
+        ("a b", False),
+        ("é", False),
+        ("x" * 128, True),
+        ("x" * 129, False),
+    ],
+)
 def test_frame_id_rule(fid, ok):
     assert (frame_id_problem(fid) is None) == ok
     assert frame_id_problem(safe_frame_id(fid or "x")) is None
@@ -240,14 +277,16 @@ def test_new_project_brings_outside_media_inside(tmp_path):
     import numpy as np
 
     from courtstudio.io.project_new import new_project_from_images
+
     src = tmp_path / "My Photos"
     src.mkdir()
     for name in ("a shot.png", "..b.png"):
         cv2.imwrite(str(src / name), np.zeros((20, 30, 3), np.uint8))
     p = load_project(new_project_from_images(tmp_path / "proj", src, "tennis").root)
     assert all(frame_id_problem(f.id) is None for f in p.frames)
-    assert all(p.image_path(f).resolve().is_relative_to((tmp_path / "proj").resolve())
-               for f in p.frames)
+    assert all(
+        p.image_path(f).resolve().is_relative_to((tmp_path / "proj").resolve()) for f in p.frames
+    )
 
 
 def test_journal_guard_reverts_to_the_journaled_state(proj, monkeypatch):
@@ -255,6 +294,7 @@ def test_journal_guard_reverts_to_the_journaled_state(proj, monkeypatch):
     reverted to what the journal holds, and reported once."""
     from courtstudio.editing.autosave import Autosave
     from courtstudio.editing.journal_guard import GuardedAutosave
+
     doc = AnnotationDocument(load_project(proj))
     errors = []
     guard = GuardedAutosave(doc, errors.append)
@@ -266,6 +306,7 @@ def test_journal_guard_reverts_to_the_journaled_state(proj, monkeypatch):
 
     def broken(self):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(Autosave, "write", broken)
     doc.set_keypoint(fid, name, (120, 120), drag=True)  # merges into the journaled command
     assert len(errors) == 1 and doc.annotation(fid).points[name] == pts[name]

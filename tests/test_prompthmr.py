@@ -9,8 +9,16 @@ import torch  # the Makefile installs torch==2.13.0 (CPU) before the project
 
 from courtstudio.cli import main
 from hmr.person_mesh import MeshError
-from hmr.prompthmr import (NET_INPUT_PX, body25_to_named, load_image_output, named_to_body25,
-                           original_boxes, original_intrinsics, padding, smplx_faces)
+from hmr.prompthmr import (
+    NET_INPUT_PX,
+    body25_to_named,
+    load_image_output,
+    named_to_body25,
+    original_boxes,
+    original_intrinsics,
+    padding,
+    smplx_faces,
+)
 from tests.conftest import IMAGE_SIZE
 from tests.stand_ins import stand_in_player
 
@@ -26,12 +34,14 @@ def pad_like_prompthmr(K, image_size):
 
 def write_output_pt(path, camera, people, with_vertices=True):
     """people: [(PersonMesh, ...)] -> the image demo's output.pt."""
-    d = {"body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam)
-                                               for m in people])),
-         "betas": torch.zeros(len(people), 10), "transl": torch.zeros(len(people), 3),
-         "rotmat": torch.eye(3).repeat(len(people), 22, 1, 1),
-         "pose": torch.zeros(len(people), 22, 6),
-         "cam_int": torch.tensor(pad_like_prompthmr(camera.K, camera.image_size))[None]}
+    d = {
+        "body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam) for m in people])),
+        "betas": torch.zeros(len(people), 10),
+        "transl": torch.zeros(len(people), 3),
+        "rotmat": torch.eye(3).repeat(len(people), 22, 1, 1),
+        "pose": torch.zeros(len(people), 22, 6),
+        "cam_int": torch.tensor(pad_like_prompthmr(camera.K, camera.image_size))[None],
+    }
     if with_vertices:
         d["vertices"] = torch.tensor(np.stack([m.vertices_cam for m in people]))
     torch.save(d, path)
@@ -83,12 +93,15 @@ def test_smplx_faces_from_the_users_model(tmp_path):
         smplx_faces(tmp_path / "nowhere")
 
 
-@pytest.mark.parametrize("content,msg", [
-    ({"betas": torch.zeros(1, 10)}, "neither 'vertices' nor 'body_joints'"),
-    ({"vertices": torch.zeros(2, 5)}, r"vertices: expected \(B, V, 3\)"),
-    ({"body_joints": torch.zeros(1, 24, 3)}, r"body_joints: expected \(B, 25, 3\)"),
-    ({"vertices": torch.ones(2, 5, 3), "body_joints": torch.ones(3, 25, 3)}, "2 people"),
-])
+@pytest.mark.parametrize(
+    "content,msg",
+    [
+        ({"betas": torch.zeros(1, 10)}, "neither 'vertices' nor 'body_joints'"),
+        ({"vertices": torch.zeros(2, 5)}, r"vertices: expected \(B, V, 3\)"),
+        ({"body_joints": torch.zeros(1, 24, 3)}, r"body_joints: expected \(B, 25, 3\)"),
+        ({"vertices": torch.ones(2, 5, 3), "body_joints": torch.ones(3, 25, 3)}, "2 people"),
+    ],
+)
 def test_malformed_results_are_named(tmp_path, content, msg):
     torch.save(content, tmp_path / "bad.pt")
     with pytest.raises(MeshError, match=msg):
@@ -108,8 +121,21 @@ def test_cli_players_correct(tmp_path, capsys, tennis_camera, two_players):
     (ma, _, Ja), (mb, _, Jb) = two_players
     pt = write_output_pt(tmp_path / "output.pt", tennis_camera, [ma, mb])
     cam = _camera_file(tmp_path, tennis_camera)
-    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
-                 "--person", "0", "--json"])
+    code = main(
+        [
+            "players",
+            "correct",
+            "--camera",
+            str(cam),
+            "--hmr",
+            str(pt),
+            "--height",
+            "0",
+            "--person",
+            "0",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["warnings"] == []
     p = out["people"][0]
@@ -117,8 +143,21 @@ def test_cli_players_correct(tmp_path, capsys, tennis_camera, two_players):
     assert np.allclose(p["pelvis_world"], Ja["pelvis"], atol=1e-4)
     assert np.allclose(p["joints_world"]["left_foot"], Ja["left_foot"], atol=1e-4)
     assert abs(p["lowest_vertex_world"][2]) < 1e-6
-    main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0.3",
-          "--person", "1", "--json"])
+    main(
+        [
+            "players",
+            "correct",
+            "--camera",
+            str(cam),
+            "--hmr",
+            str(pt),
+            "--height",
+            "0.3",
+            "--person",
+            "1",
+            "--json",
+        ]
+    )
     p = json.loads(capsys.readouterr().out)["people"][0]
     assert np.allclose(p["pelvis_world"], Jb["pelvis"], atol=1e-4)
 
@@ -127,8 +166,22 @@ def test_cli_players_correct_from_joints_only(tmp_path, capsys, tennis_camera, t
     (ma, _, Ja), _ = two_players
     pt = write_output_pt(tmp_path / "joints.pt", tennis_camera, [ma], with_vertices=False)
     cam = _camera_file(tmp_path, tennis_camera)
-    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height",
-                 "0.05", "--json"]) == 0
+    assert (
+        main(
+            [
+                "players",
+                "correct",
+                "--camera",
+                str(cam),
+                "--hmr",
+                str(pt),
+                "--height",
+                "0.05",
+                "--json",
+            ]
+        )
+        == 0
+    )
     p = json.loads(capsys.readouterr().out)["people"][0]
     # the lowest joint (a foot, 5 cm above the sole) at 0.05 m puts the body where it was
     assert np.allclose(p["pelvis_world"], Ja["pelvis"], atol=1e-4)
@@ -138,12 +191,34 @@ def test_cli_players_correct_bad_input(tmp_path, capsys, tennis_camera, two_play
     (ma, _, _), _ = two_players
     pt = write_output_pt(tmp_path / "output.pt", tennis_camera, [ma])
     cam = _camera_file(tmp_path, tennis_camera)
-    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
-                 "--person", "3"])
+    code = main(
+        [
+            "players",
+            "correct",
+            "--camera",
+            str(cam),
+            "--hmr",
+            str(pt),
+            "--height",
+            "0",
+            "--person",
+            "3",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "--person 3: the result has 1 people" in err and err.count("\n") == 1
-    code = main(["players", "correct", "--camera", str(cam), "--hmr", str(tmp_path / "no.pt"),
-                 "--height", "0"])
+    code = main(
+        [
+            "players",
+            "correct",
+            "--camera",
+            str(cam),
+            "--hmr",
+            str(tmp_path / "no.pt"),
+            "--height",
+            "0",
+        ]
+    )
     assert code == 2 and "no such PromptHMR result" in capsys.readouterr().err
     other = tennis_camera.K.copy()
     other[0, 0] *= 1.2
@@ -151,8 +226,9 @@ def test_cli_players_correct_bad_input(tmp_path, capsys, tennis_camera, two_play
     d = torch.load(pt, weights_only=True)
     d["cam_int"] = torch.tensor(pad_like_prompthmr(other, IMAGE_SIZE))[None]
     torch.save(d, pt)
-    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height",
-                 "0"]) == 0
+    assert (
+        main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0"]) == 0
+    )
     assert "run PromptHMR with this camera's K" in capsys.readouterr().err
 
 
@@ -161,13 +237,17 @@ def write_real_layout_pt(path, camera, people, dtype=torch.float32):
     phmr.py expands cam_int to (B, 3, 3) and keeps pose as the decoder's (B, 132)."""
     B = len(people)
     Kp = torch.tensor(pad_like_prompthmr(camera.K, camera.image_size), dtype=dtype)
-    d = {"pose": torch.zeros(B, 132, dtype=dtype), "betas": torch.zeros(B, 10, dtype=dtype),
-         "transl": torch.zeros(B, 3, dtype=dtype),
-         "rotmat": torch.eye(3, dtype=dtype).repeat(B, 22, 1, 1),
-         "vertices": torch.tensor(np.stack([m.vertices_cam for m in people]), dtype=dtype),
-         "body_joints": torch.tensor(np.stack([named_to_body25(m.joints_cam) for m in people]),
-                                     dtype=dtype),
-         "cam_int": Kp[None].expand(B, 3, 3)}
+    d = {
+        "pose": torch.zeros(B, 132, dtype=dtype),
+        "betas": torch.zeros(B, 10, dtype=dtype),
+        "transl": torch.zeros(B, 3, dtype=dtype),
+        "rotmat": torch.eye(3, dtype=dtype).repeat(B, 22, 1, 1),
+        "vertices": torch.tensor(np.stack([m.vertices_cam for m in people]), dtype=dtype),
+        "body_joints": torch.tensor(
+            np.stack([named_to_body25(m.joints_cam) for m in people]), dtype=dtype
+        ),
+        "cam_int": Kp[None].expand(B, 3, 3),
+    }
     torch.save(d, path)
     return path
 
@@ -179,12 +259,27 @@ def test_real_output_layout_for_1_to_4_people(tmp_path, capsys, tennis_camera, n
     pt = write_real_layout_pt(tmp_path / "output.pt", tennis_camera, [m for m, _, _ in made])
     res = load_image_output(pt)
     assert len(res.people) == n_people and res.cam_int_padded.shape == (3, 3)
-    assert np.allclose(original_intrinsics(res.cam_int_padded, IMAGE_SIZE), tennis_camera.K,
-                       rtol=1e-5)
+    assert np.allclose(
+        original_intrinsics(res.cam_int_padded, IMAGE_SIZE), tennis_camera.K, rtol=1e-5
+    )
     assert res.people[0].params["pose"].shape == (132,)
     cam = _camera_file(tmp_path, tennis_camera)
-    assert main(["players", "correct", "--camera", str(cam), "--hmr", str(pt), "--height", "0",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "players",
+                "correct",
+                "--camera",
+                str(cam),
+                "--hmr",
+                str(pt),
+                "--height",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["warnings"] == [] and len(out["people"]) == n_people
     for p, (_, _, J) in zip(out["people"], made):
@@ -208,24 +303,31 @@ def test_cam_int_copies_must_agree(tmp_path, tennis_camera, two_players):
     torch.save(d, pt)
     with pytest.raises(MeshError, match=r"cam_int: the 2 per-person intrinsics disagree"):
         load_image_output(pt)
-    for bad, msg in [(torch.zeros(2, 2, 3), r"expected \(3, 3\), \(1, 3, 3\) or \(N, 3, 3\)"),
-                     (torch.full((1, 3, 3), float("nan")), "non-finite")]:
+    for bad, msg in [
+        (torch.zeros(2, 2, 3), r"expected \(3, 3\), \(1, 3, 3\) or \(N, 3, 3\)"),
+        (torch.full((1, 3, 3), float("nan")), "non-finite"),
+    ]:
         d["cam_int"] = bad
         torch.save(d, pt)
         with pytest.raises(MeshError, match=msg):
             load_image_output(pt)
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda d: d.update({0: d.pop("vertices")}), "keys must be names"),
-    (lambda d: d.update({"betas": torch.tensor(1.0)}), None),  # scalar betas: ignored
-    (lambda d: d.update({"vertices": d["vertices"] * float("nan")}), "vertices: non-finite"),
-    (lambda d: d.update({"vertices": d["vertices"] * 1e6}), "beyond"),
-    (lambda d: d.update({"body_joints": torch.zeros(2, 25, 3, dtype=torch.bool)}),
-     "expected a numeric array"),
-    (lambda d: d.update({"vertices": [[1, 2, 3]]}), r"vertices: expected \(B, V, 3\)"),
-    (lambda d: d.update({"vertices": "text"}), "expected a numeric array"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda d: d.update({0: d.pop("vertices")}), "keys must be names"),
+        (lambda d: d.update({"betas": torch.tensor(1.0)}), None),  # scalar betas: ignored
+        (lambda d: d.update({"vertices": d["vertices"] * float("nan")}), "vertices: non-finite"),
+        (lambda d: d.update({"vertices": d["vertices"] * 1e6}), "beyond"),
+        (
+            lambda d: d.update({"body_joints": torch.zeros(2, 25, 3, dtype=torch.bool)}),
+            "expected a numeric array",
+        ),
+        (lambda d: d.update({"vertices": [[1, 2, 3]]}), r"vertices: expected \(B, V, 3\)"),
+        (lambda d: d.update({"vertices": "text"}), "expected a numeric array"),
+    ],
+)
 def test_malformed_real_results(tmp_path, tennis_camera, two_players, mutate, msg):
     (ma, _, _), (mb, _, _) = two_players
     pt = write_real_layout_pt(tmp_path / "output.pt", tennis_camera, [ma, mb])

@@ -27,15 +27,24 @@ def checkout(tmp_path, monkeypatch):
             n = len(seen["inputs"][0]["boxes"])
             V = torch.ones(n, 30, 3) * torch.tensor([0.0, 0.0, 9.0])
             J = torch.ones(n, 25, 3) * torch.tensor([0.0, 0.0, 9.0])
-            return [{"vertices": V, "body_joints": J, "betas": torch.zeros(n, 10),
-                     "cam_int": torch.eye(3)[None]}]
+            return [
+                {
+                    "vertices": V,
+                    "body_joints": J,
+                    "betas": torch.zeros(n, 10),
+                    "cam_int": torch.eye(3)[None],
+                }
+            ]
 
     pkg = types.ModuleType("prompt_hmr")
     pkg.load_model_from_folder = lambda folder: seen.setdefault("folder", folder) and Model()
     inference = types.ModuleType("prompt_hmr.models.inference")
     inference.prepare_batch = prepare_batch
-    for name, mod in {"prompt_hmr": pkg, "prompt_hmr.models": types.ModuleType("m"),
-                      "prompt_hmr.models.inference": inference}.items():
+    for name, mod in {
+        "prompt_hmr": pkg,
+        "prompt_hmr.models": types.ModuleType("m"),
+        "prompt_hmr.models.inference": inference,
+    }.items():
         monkeypatch.setitem(sys.modules, name, mod)
     return tmp_path, seen
 

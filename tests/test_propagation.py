@@ -40,8 +40,9 @@ def errors(spec, clip, records):
 
 def test_pan_tilt_zoom_from_one_reference(tennis, tmp_path):
     clip = make_clip(tennis, 50, (960, 540), seed=2)
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path)
+    recs = propagate(
+        ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path
+    )
     s = summary(recs)
     assert s["counts"].get("flagged", 0) == 0 and s["cuts"] == []
     kp, f = errors(tennis, clip, recs)
@@ -50,10 +51,10 @@ def test_pan_tilt_zoom_from_one_reference(tennis, tmp_path):
 
 
 def test_cuts_and_blur_are_flagged_never_bridged(tennis, tmp_path):
-    clip = make_clip(tennis, 40, (960, 540), seed=3, cut_at=(25,), cut_length=6,
-                     blur_frames=(12,))
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path)
+    clip = make_clip(tennis, 40, (960, 540), seed=3, cut_at=(25,), cut_length=6, blur_frames=(12,))
+    recs = propagate(
+        ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path
+    )
     s = summary(recs)
     assert s["cuts"] == [25, 31]
     flagged = {f["frame"] for f in s["flagged"]}
@@ -62,8 +63,9 @@ def test_cuts_and_blur_are_flagged_never_bridged(tennis, tmp_path):
     # reference (the court plane maps between any two views) and its own lines agree
     ref_support = recs[0]["line_support"]
     for r in recs[25:31]:
-        assert r["frame"] in flagged or (r["line_support"] > 0.7 * ref_support
-                                         and r["line_residual_px"] <= 1.0)
+        assert r["frame"] in flagged or (
+            r["line_support"] > 0.7 * ref_support and r["line_residual_px"] <= 1.0
+        )
     back = [r for r in recs if r["frame"] >= 31]  # back on the main camera (after a replay):
     assert all(r["status"] in ("ok", "static") for r in back)  # registered to the reference
     kp, _ = errors(tennis, clip, back)
@@ -72,13 +74,15 @@ def test_cuts_and_blur_are_flagged_never_bridged(tennis, tmp_path):
 
 def test_two_references_and_resume(tennis, tmp_path):
     clip = make_clip(tennis, 40, (960, 540), seed=4)
-    refs = [Reference(0, clicks(tennis, clip.cameras[0])),
-            Reference(39, clicks(tennis, clip.cameras[39]))]
+    refs = [
+        Reference(0, clicks(tennis, clip.cameras[0])),
+        Reference(39, clicks(tennis, clip.cameras[39])),
+    ]
     recs = propagate(ClipFrames(clip), tennis, refs, tmp_path)
     by = {r["frame"]: r for r in recs}
     assert by[10]["reference"] == 0 and by[30]["reference"] == 39  # nearest reference
     lines = (tmp_path / "cameras.jsonl").read_text().splitlines()
-    (tmp_path / "cameras.jsonl").write_text("\n".join(lines[:15]) + "\n{\"frame\": 9")  # killed
+    (tmp_path / "cameras.jsonl").write_text("\n".join(lines[:15]) + '\n{"frame": 9')  # killed
     again = propagate(ClipFrames(clip), tennis, refs, tmp_path)
     assert [r["frame"] for r in again] == list(range(40))
     kp, _ = errors(tennis, clip, again)
@@ -86,10 +90,10 @@ def test_two_references_and_resume(tennis, tmp_path):
 
 
 def test_static_camera_reuses_the_reference(tennis, tmp_path):
-    clip = make_clip(tennis, 8, (960, 540), seed=5, pan_deg=0, tilt_deg=0, zoom=0,
-                     occluders=0)
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path)
+    clip = make_clip(tennis, 8, (960, 540), seed=5, pan_deg=0, tilt_deg=0, zoom=0, occluders=0)
+    recs = propagate(
+        ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path
+    )
     assert [r["status"] for r in recs] == ["reference"] + ["static"] * 7
     assert is_identity(np.eye(3), (960, 540))
     assert not is_cut(clip.frames[0], clip.frames[1])
@@ -101,20 +105,50 @@ def test_batch_propagate_cli(tennis, tmp_path, capsys):
     write_video(video, clip.frames)
     pts, pts19 = tmp_path / "ref.json", tmp_path / "ref19.json"
     for path, cam in ((pts, clip.cameras[0]), (pts19, clip.cameras[19])):
-        path.write_text(json.dumps({"image_size": [640, 360], "points": {
-            k: [float(c) for c in v] for k, v in clicks(tennis, cam).items()}}))
+        path.write_text(
+            json.dumps(
+                {
+                    "image_size": [640, 360],
+                    "points": {k: [float(c) for c in v] for k, v in clicks(tennis, cam).items()},
+                }
+            )
+        )
     out = tmp_path / "out"
-    code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference",
-                 f"0:{pts}", "--reference", f"19:{pts19}", "--out", str(out), "--quiet",
-                 "--workers", "2"])
+    code = main(
+        [
+            "batch-propagate",
+            str(video),
+            "--sport",
+            "tennis",
+            "--reference",
+            f"0:{pts}",
+            "--reference",
+            f"19:{pts19}",
+            "--out",
+            str(out),
+            "--quiet",
+            "--workers",
+            "2",
+        ]
+    )
     assert code == 0
     lines = [json.loads(x) for x in (out / "cameras.jsonl").read_text().splitlines()]
     assert [r["frame"] for r in lines] == list(range(20)) and lines[0]["status"] == "reference"
     for r in lines:
         assert {"frame", "K", "R", "t", "status", "rms_px"} <= set(r)
     assert json.loads((out / "summary.json").read_text())["frames"] == 20
-    code = main(["batch-propagate", str(video), "--sport", "tennis", "--reference", "x:y",
-                 "--out", str(out)])
+    code = main(
+        [
+            "batch-propagate",
+            str(video),
+            "--sport",
+            "tennis",
+            "--reference",
+            "x:y",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 2 and "expected FRAME:POINTS.json" in capsys.readouterr().err
 
 
@@ -123,6 +157,7 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     timeline shows them, and a cancelled run resumes."""
     from annotation_ui.main_window import MainWindow
     from courtstudio.io.project_new import new_project_from_video
+
     spec = load_spec("tennis")
     clip = make_clip(spec, 24, (640, 360), seed=7)
     video = tmp_path / "clip.avi"
@@ -145,12 +180,14 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     assert "camera propagated" in win.court_panel.summary.text()
     # the ball tool works with a propagated camera (click noise only in its sigma)
     from courtstudio.pipeline.live_calibration import lift_frame_ball
+
     cam20 = clip.cameras[20]
     b, g = np.array([[10.0, 4.0, 1.2]]), np.array([[10.0, 4.0, 0.0]])
     win.doc.set_ball_pixel(p.frames[20].id, cam20.project(b)[0])
     win.doc.set_ball_ground(p.frames[20].id, cam20.project(g)[0])
-    res, msg = lift_frame_ball(win.doc.camera_state(p.frames[20].id), spec,
-                               win.doc.annotation(p.frames[20].id))
+    res, msg = lift_frame_ball(
+        win.doc.camera_state(p.frames[20].id), spec, win.doc.annotation(p.frames[20].id)
+    )
     assert res is not None, msg
     assert np.linalg.norm(res.world - b[0]) < 0.1 and np.all(np.isfinite(res.sigma_world_m))
     # and File > Export writes the propagated frames too
@@ -158,41 +195,45 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     assert [x.status for x in out] == ["ok"] * 24
     cam_json = json.loads((tmp_path / "out" / p.frames[20].id / "camera.json").read_text())
     assert cam_json["propagation"]["reference"] == 0 and "K" in cam_json
-    err = np.linalg.norm(state.camera.project(np.array([spec.keypoints["far_left_corner"]]))
-                         - clip.cameras[20].project(np.array([spec.keypoints[
-                             "far_left_corner"]])))
+    err = np.linalg.norm(
+        state.camera.project(np.array([spec.keypoints["far_left_corner"]]))
+        - clip.cameras[20].project(np.array([spec.keypoints["far_left_corner"]]))
+    )
     assert err < 2.0
 
 
 def test_line_support_separates_right_and_wrong_cameras(tennis):
     from courtstudio.synth.synthetic_clip import rotate_camera
     from geometry.line_support import line_support
+
     clip = make_clip(tennis, 1, (960, 540), seed=8)
     cam = clip.cameras[0]
     ground = [pl for pl in tennis.lines.values() if np.all(np.abs(pl[:, 2]) < 1e-9)]
     assert line_support(clip.frames[0], cam, ground) > 0.7
-    assert line_support(clip.frames[0], rotate_camera(cam, np.deg2rad(0.5), 0, 1.0),
-                        ground) < 0.35
+    assert line_support(clip.frames[0], rotate_camera(cam, np.deg2rad(0.5), 0, 1.0), ground) < 0.35
     far = rotate_camera(cam, np.deg2rad(170), 0, 1.0)  # looking away: no line in view
     assert np.isnan(line_support(clip.frames[0], far, ground))
 
 
 def test_player_boxes_are_masked(tmp_path):
     from courtstudio.io.project import FrameAnnotation, PlayerAnnotation, load_project
-    from courtstudio.pipeline.propagate import ProjectFrames
     from courtstudio.io.project_new import new_project_from_images
+    from courtstudio.pipeline.propagate import ProjectFrames
+
     d = tmp_path / "img"
     d.mkdir()
     cv2.imwrite(str(d / "a.png"), np.zeros((100, 200, 3), np.uint8))
     p = new_project_from_images(tmp_path / "p", d, "tennis")
-    p.save_annotation(FrameAnnotation("a", (200, 100), players=[PlayerAnnotation(1, (50, 20,
-                                                                                       70, 80))]))
+    p.save_annotation(
+        FrameAnnotation("a", (200, 100), players=[PlayerAnnotation(1, (50, 20, 70, 80))])
+    )
     m = ProjectFrames(load_project(p.root)).mask(0)
     assert m[50, 60] == 0 and m[50, 48] == 0 and m[50, 46] == 255  # padded by 10 % (2 px)
 
 
 def test_snapping_moves_keypoints_onto_line_crossings(tennis):
     from geometry.line_snap import snap_keypoints
+
     clip = make_clip(tennis, 1, (1280, 720), seed=1, occluders=0)
     cam = clip.cameras[0]
     ground = [pl for pl in tennis.lines.values() if np.all(np.abs(pl[:, 2]) < 1e-9)]
@@ -208,8 +249,13 @@ def test_snapping_moves_keypoints_onto_line_crossings(tennis):
 
 def test_propagation_with_snapping(tennis, tmp_path):
     clip = make_clip(tennis, 20, (960, 540), seed=2)
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path, snap=True)
+    recs = propagate(
+        ClipFrames(clip),
+        tennis,
+        [Reference(0, clicks(tennis, clip.cameras[0]))],
+        tmp_path,
+        snap=True,
+    )
     kp, f = errors(tennis, clip, recs)
     assert len(kp) == 20 and np.median(kp) < 1.0
 
@@ -226,6 +272,7 @@ def test_degenerate_frames_are_flagged_and_the_run_recovers(tennis, tmp_path):
     after them are registered correctly again (a bad homography never becomes the
     prediction)."""
     from courtstudio.synth.synthetic_clip import draw_graphics
+
     clip = make_clip(tennis, 30, (640, 360), seed=21, pan_deg=2, tilt_deg=1, zoom=0.05)
     clip.frames[10] = np.zeros_like(clip.frames[10])
     clip.frames[11] = cv2.GaussianBlur(clip.frames[11], (0, 0), 12)
@@ -233,8 +280,9 @@ def test_degenerate_frames_are_flagged_and_the_run_recovers(tennis, tmp_path):
     draw_graphics(g, 12)
     clip.frames[12] = g
     clip.frames[13] = np.full_like(clip.frames[13], 128)
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path)
+    recs = propagate(
+        ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path
+    )
     by = {r["frame"]: r for r in recs}
     assert [by[i]["status"] for i in (10, 11, 12, 13)] == ["flagged"] * 4
     later = [r for r in recs if r["frame"] >= 14]
@@ -245,13 +293,16 @@ def test_degenerate_frames_are_flagged_and_the_run_recovers(tennis, tmp_path):
 
 def test_homography_checks_reject_degenerate_motion():
     from geometry.plane_motion import homography_problem, register_to_reference
+
     size = (640, 360)
-    assert homography_problem(np.array([[1.01, 0.002, 3], [0.001, 1.0, -2], [1e-6, 0, 1]]),
-                              size) == ""
+    assert (
+        homography_problem(np.array([[1.01, 0.002, 3], [0.001, 1.0, -2], [1e-6, 0, 1]]), size) == ""
+    )
     singular = np.array([[1.0, 2.0, 0], [0.5, 1.0, 0], [0, 0, 1.0]]) + 1e-13
     assert "singular" in homography_problem(singular, size)
-    assert homography_problem(np.diag([-1.0, 1, 1]) @ np.array([[1, 0, -640], [0, 1, 0],
-                                                                [0, 0, 1.0]]), size)
+    assert homography_problem(
+        np.diag([-1.0, 1, 1]) @ np.array([[1, 0, -640], [0, 1, 0], [0, 0, 1.0]]), size
+    )
     assert homography_problem(np.full((3, 3), np.nan), size)
     assert "zoom" in homography_problem(np.diag([10.0, 10, 1]), size)
     img = make_clip(load_spec("tennis"), 1, size, seed=3).frames[0]
@@ -264,15 +315,23 @@ def test_homography_checks_reject_degenerate_motion():
 def test_screen_fixed_graphics_are_found_and_kept_out(tennis, tmp_path):
     from courtstudio.pipeline.propagate import propagate as prop
     from courtstudio.synth.synthetic_clip import Hazards, graphics_boxes
-    clip = make_clip(tennis, 60, (640, 360), seed=22, hazards=Hazards(graphics=True),
-                     pan_deg=4, tilt_deg=1.5, zoom=0.2)
-    recs = prop(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                tmp_path)
+
+    clip = make_clip(
+        tennis,
+        60,
+        (640, 360),
+        seed=22,
+        hazards=Hazards(graphics=True),
+        pan_deg=4,
+        tilt_deg=1.5,
+        zoom=0.2,
+    )
+    recs = prop(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path)
     found = prop.last_extras["graphics_boxes"]
 
     def overlap(a, b):
-        return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1],
-                                                                                       b[1]))
+        return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
     for box in graphics_boxes((640, 360)):
         area = (box[2] - box[0]) * (box[3] - box[1])
         assert sum(overlap(box, f) for f in found) > 0.7 * area, (box, found)
@@ -291,8 +350,13 @@ def test_a_correct_table_tennis_camera_is_not_flagged(tmp_path):
 
 def test_user_masks_keep_features_out(tennis, tmp_path):
     clip = make_clip(tennis, 6, (640, 360), seed=23, pan_deg=0.5, tilt_deg=0.2, zoom=0.01)
-    recs = propagate(ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))],
-                     tmp_path, masks=[(0, 0, 640, 360)])
+    recs = propagate(
+        ClipFrames(clip),
+        tennis,
+        [Reference(0, clicks(tennis, clip.cameras[0]))],
+        tmp_path,
+        masks=[(0, 0, 640, 360)],
+    )
     assert [r["status"] for r in recs] == ["reference"] + ["flagged"] * 5
     assert all("registration failed" in r["reason"] for r in recs[1:])
 
@@ -301,10 +365,13 @@ def test_a_bad_reference_is_reported_not_every_frame(tennis, tmp_path):
     """Flags reflect the frame: noisy reference clicks are reported once, as the reference's
     quality, and frames whose registration is right are not flagged for them."""
     from courtstudio.pipeline.propagate import propagate as prop
+
     clip = make_clip(tennis, 12, (960, 540), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
     rng = np.random.default_rng(0)
-    noisy = {n: (u + rng.normal(0, 6), v + rng.normal(0, 6))
-             for n, (u, v) in _all_ground_clicks(tennis, clip.cameras[0], (960, 540)).items()}
+    noisy = {
+        n: (u + rng.normal(0, 6), v + rng.normal(0, 6))
+        for n, (u, v) in _all_ground_clicks(tennis, clip.cameras[0], (960, 540)).items()
+    }
     recs = prop(ClipFrames(clip), tennis, [Reference(0, noisy)], tmp_path, flag_rms_px=3.0)
     q = prop.last_extras["reference_quality"][0]
     assert q["rms_px"] > 3.0
@@ -316,14 +383,20 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     fingerprint, results reset when the references change, user masks checked."""
     from courtstudio.io.project import FrameAnnotation, load_project
     from courtstudio.io.project_new import new_project_from_video
+
     clip = make_clip(tennis, 12, (640, 360), seed=25, pan_deg=1, tilt_deg=0.5, zoom=0.03)
     video = tmp_path / "clip.avi"
     write_video(video, clip.frames)
     p = new_project_from_video(tmp_path / "vp", video, "tennis")
-    p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360),
-                                      points=clicks(tennis, clip.cameras[0])))
-    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--quiet",
-                 "--mask", "0,0,60,40"]) == 0
+    p.save_annotation(
+        FrameAnnotation(p.frames[0].id, (640, 360), points=clicks(tennis, clip.cameras[0]))
+    )
+    assert (
+        main(
+            ["batch-propagate", str(p.root), "--sport", "tennis", "--quiet", "--mask", "0,0,60,40"]
+        )
+        == 0
+    )
     out = p.root / "propagation"
     rep = json.loads((out / "summary.json").read_text())
     assert rep["frames"] == 12 and rep["references"][0][0] == 0
@@ -332,18 +405,40 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     # --out elsewhere: the same run (the project's results and fingerprint), and a copy of
     # both files in the folder asked for
     elsewhere = tmp_path / "elsewhere"
-    assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--quiet",
-                 "--mask", "0,0,60,40", "--out", str(elsewhere)]) == 0
+    assert (
+        main(
+            [
+                "batch-propagate",
+                str(p.root),
+                "--sport",
+                "tennis",
+                "--quiet",
+                "--mask",
+                "0,0,60,40",
+                "--out",
+                str(elsewhere),
+            ]
+        )
+        == 0
+    )
     assert json.loads((elsewhere / "summary.json").read_text()) == json.loads(
-        (out / "summary.json").read_text())
+        (out / "summary.json").read_text()
+    )
     assert (elsewhere / "cameras.jsonl").read_text() == (out / "cameras.jsonl").read_text()
     # other references: the stale results are not reused
-    p.save_annotation(FrameAnnotation(p.frames[0].id, (640, 360), points={
-        k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()}))
+    p.save_annotation(
+        FrameAnnotation(
+            p.frames[0].id,
+            (640, 360),
+            points={k: (u + 0.5, v) for k, (u, v) in clicks(tennis, clip.cameras[0]).items()},
+        )
+    )
     from courtstudio.pipeline.propagate import propagate_project
+
     recs = propagate_project(load_project(p.root), masks=[[0, 0, 60, 40]])
     assert recs[0]["points"]["far_left_corner"][0] == pytest.approx(
-        clicks(tennis, clip.cameras[0])["far_left_corner"][0] + 0.5, abs=1e-3)
+        clicks(tennis, clip.cameras[0])["far_left_corner"][0] + 0.5, abs=1e-3
+    )
     capsys.readouterr()
     assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--mask", "1,2,3"]) == 2
     assert "expected x0,y0,x1,y1" in capsys.readouterr().err

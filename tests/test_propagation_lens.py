@@ -1,6 +1,7 @@
 """Propagation through a distorted broadcast lens (issue 11, real clips: the Rome and London
 ATP clips fit k1 = 0.14-0.2 and 1.2): frames are registered in the reference lens's ideal
 pixels, so a pan does not bend the transferred keypoints."""
+
 import numpy as np
 
 from court_specs import load_spec
@@ -31,8 +32,9 @@ def test_a_barrel_lens_pan_and_zoom_keeps_every_frame_right(tmp_path):
     pixels, the homography cannot follow the lens: 0.68 px median and one unflagged frame
     49 px off; in the reference lens's ideal pixels every unflagged frame is within 10 px
     and the median is about 0.3 px."""
-    clip = make_clip(SPEC, 60, (1280, 720), seed=1, hazards=Hazards(lens_k1=-0.2),
-                     pan_deg=10.0, zoom=0.5)
+    clip = make_clip(
+        SPEC, 60, (1280, 720), seed=1, hazards=Hazards(lens_k1=-0.2), pan_deg=10.0, zoom=0.5
+    )
     cam0 = clip.cameras[0]
     assert cam0.has_distortion
     uv = {k: cam0.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
@@ -43,8 +45,13 @@ def test_a_barrel_lens_pan_and_zoom_keeps_every_frame_right(tmp_path):
     for r in records:
         if r["status"] == "flagged":
             continue
-        est = Camera(np.array(r["K"]), np.array(r["R"]), np.array(r["t"]),
-                     tuple(r["image_size"]), dist=np.array(r["dist"]))
+        est = Camera(
+            np.array(r["K"]),
+            np.array(r["R"]),
+            np.array(r["t"]),
+            tuple(r["image_size"]),
+            dist=np.array(r["dist"]),
+        )
         e = np.linalg.norm(est.project(P) - clip.cameras[r["frame"]].project(P), axis=1)
         medians.append(np.median(e))
         worst.append(np.max(e))
@@ -57,13 +64,50 @@ def test_synth_clip_lens_option(tmp_path, capsys):
     import json
 
     from courtstudio.cli import main
+
     out = tmp_path / "c.avi"
-    assert main(["synth-clip", "--sport", "tennis", "--frames", "3", "--size", "320", "180",
-                 "--lens-k1", "-0.15", "-o", str(out), "--points",
-                 str(tmp_path / "p.json")]) == 0
+    assert (
+        main(
+            [
+                "synth-clip",
+                "--sport",
+                "tennis",
+                "--frames",
+                "3",
+                "--size",
+                "320",
+                "180",
+                "--lens-k1",
+                "-0.15",
+                "-o",
+                str(out),
+                "--points",
+                str(tmp_path / "p.json"),
+            ]
+        )
+        == 0
+    )
     cams = json.loads(out.with_suffix(".truth.json").read_text())["cameras"]
     assert cams[0]["dist"][0] == -0.15 and all(c["dist"][0] < 0 for c in cams)
-    assert main(["synth-clip", "--sport", "tennis", "--frames", "3", "--size", "320", "180",
-                 "--lens-k1", "-0.9", "-o", str(out), "--points",
-                 str(tmp_path / "p.json")]) == 2
+    assert (
+        main(
+            [
+                "synth-clip",
+                "--sport",
+                "tennis",
+                "--frames",
+                "3",
+                "--size",
+                "320",
+                "180",
+                "--lens-k1",
+                "-0.9",
+                "-o",
+                str(out),
+                "--points",
+                str(tmp_path / "p.json"),
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.strip().count("\n") == 0

@@ -12,8 +12,14 @@ import pytest
 from court_specs import load_spec
 from courtstudio.synth.synthetic_clip import make_clip
 from geometry.camera import Camera
-from geometry.plane_motion import (cut_signature, prepare, prepare_frame,
-                                   register_to_reference, to_reduced, transfer_points)
+from geometry.plane_motion import (
+    cut_signature,
+    prepare,
+    prepare_frame,
+    register_to_reference,
+    to_reduced,
+    transfer_points,
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +43,9 @@ def _texture(size, seed=0):
 def _corner_error(H_est, H_true, size) -> float:
     w, h = size
     c = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], float)
-    return float(np.max(np.linalg.norm(transfer_points(H_est, c) - transfer_points(H_true, c),
-                                       axis=1)))
+    return float(
+        np.max(np.linalg.norm(transfer_points(H_est, c) - transfer_points(H_true, c), axis=1))
+    )
 
 
 def test_to_reduced_matches_opencvs_resize():
@@ -63,8 +70,9 @@ def test_reduced_resolution_registration_round_trip(size):
     w, h = size
     ref = _texture(size, seed=1)
     z, cx, cy = 1.3, w / 2, h / 2
-    H_true = np.array([[z, 0.004, cx - z * cx + 9.0], [-0.003, z, cy - z * cy - 6.0],
-                       [2e-6, -1e-6, 1.0]])
+    H_true = np.array(
+        [[z, 0.004, cx - z * cx + 9.0], [-0.003, z, cy - z * cy - 6.0], [2e-6, -1e-6, 1.0]]
+    )
     frame = cv2.warpPerspective(ref, H_true, (w, h), flags=cv2.INTER_CUBIC)
     a = prepare(ref, corners=True)
     b, sig = prepare_frame(frame)
@@ -102,6 +110,7 @@ def test_line_evidence_on_bgr_samples_equals_the_gray_image(tennis):
     from courtstudio.pipeline.propagate_frame import LINE_STEP_M, ground_lines
     from geometry.line_support import line_evidence
     from geometry.projection import densify_all
+
     clip = make_clip(tennis, 1, (1280, 720), seed=3)
     img, cam = clip.frames[0], clip.cameras[0]
     dense = densify_all(ground_lines(tennis), LINE_STEP_M)
@@ -118,6 +127,7 @@ def test_chi2_quantile_without_scipy_matches_scipy():
     from scipy.stats import chi2
 
     from geometry.chi2 import chi2_isf, chi2_sf
+
     for dof in list(range(1, 60)) + [99, 100, 257, 400, 401, 1000]:
         for q in (0.5, 0.05, 1e-3, 1e-7):
             assert chi2_isf(q, dof) == pytest.approx(chi2.isf(q, dof), rel=1e-10)
@@ -132,6 +142,7 @@ def test_the_doctor_limit_is_scipys():
     from scipy.stats import chi2
 
     from geometry.doctor import POOR_CHI2_QUANTILE, _chi2_limit
+
     for dof in (1, 2, 7, 20, 120):
         assert _chi2_limit(dof) == pytest.approx(chi2.ppf(POOR_CHI2_QUANTILE, dof), rel=1e-10)
 
@@ -143,6 +154,7 @@ def _true_camera(tennis, size=(1280, 720)):
 def test_recalibrate_round_trip_from_a_warm_start(tennis):
     from courtstudio.pipeline.propagate_frame import recalibrate
     from geometry.camera_params import ParamModel
+
     cam = _true_camera(tennis)
     names = [n for n, X in tennis.keypoints.items() if abs(X[2]) < 1e-9]
     uv = cam.project(np.array([tennis.keypoints[n] for n in names]))
@@ -166,15 +178,26 @@ def test_frame_model_ignores_a_lens_that_moves_no_pixel(tennis):
 
     from courtstudio.pipeline.calibration import calibrate_court
     from courtstudio.pipeline.propagate_frame import frame_model
+
     cam = _true_camera(tennis)
-    clicks = {n: tuple(cam.project(tennis.keypoints[n][None])[0])
-              for n in ("far_left_corner", "far_right_corner", "near_left_corner",
-                        "near_right_corner", "net_post_left_top", "net_post_right_top")}
+    clicks = {
+        n: tuple(cam.project(tennis.keypoints[n][None])[0])
+        for n in (
+            "far_left_corner",
+            "far_right_corner",
+            "near_left_corner",
+            "near_right_corner",
+            "net_post_left_top",
+            "net_post_right_top",
+        )
+    }
     fit = calibrate_court(tennis, (1280, 720), clicks, diagnose=False).fit
-    tiny = replace(fit, camera=Camera(cam.K, cam.R, cam.t, cam.image_size,
-                                      dist=np.array([-2e-18, 0, 0, 0, 0])))
-    real = replace(fit, camera=Camera(cam.K, cam.R, cam.t, cam.image_size,
-                                      dist=np.array([-0.05, 0, 0, 0, 0])))
+    tiny = replace(
+        fit, camera=Camera(cam.K, cam.R, cam.t, cam.image_size, dist=np.array([-2e-18, 0, 0, 0, 0]))
+    )
+    real = replace(
+        fit, camera=Camera(cam.K, cam.R, cam.t, cam.image_size, dist=np.array([-0.05, 0, 0, 0, 0]))
+    )
     for f in (tiny, real):
         object.__setattr__(f, "model", type(fit.model)("simple_k1"))
     assert frame_model(tiny) == "simple"
@@ -192,6 +215,7 @@ def _write_numbered_video(path, n=40, size=(320, 240)):
 def test_decode_ahead_gives_the_same_frames_in_any_order(tmp_path):
     from courtstudio.io.frames import VideoReader
     from courtstudio.pipeline.propagate_sources import VideoFrames
+
     path = tmp_path / "n.avi"
     _write_numbered_video(path)
     direct = VideoReader(path)
@@ -207,6 +231,7 @@ def test_decode_ahead_gives_the_same_frames_in_any_order(tmp_path):
 def test_decode_ahead_reports_a_broken_frame_to_its_reader(tmp_path, monkeypatch):
     from courtstudio.io.project import ProjectError
     from courtstudio.pipeline.propagate_sources import VideoFrames
+
     path = tmp_path / "n.avi"
     _write_numbered_video(path, n=12)
     vf = VideoFrames(path, ahead=2)
@@ -234,8 +259,10 @@ def test_graphics_grid_test_equals_the_cell_loop():
         moving = textured = 0
         for r in range(cells):
             for c in range(cells):
-                sl = (slice(r * h // cells, (r + 1) * h // cells),
-                      slice(c * w // cells, (c + 1) * w // cells))
+                sl = (
+                    slice(r * h // cells, (r + 1) * h // cells),
+                    slice(c * w // cells, (c + 1) * w // cells),
+                )
                 t = tex[sl]
                 if int(t.sum()) < 20:
                     continue
@@ -260,20 +287,29 @@ def test_exit_while_decoding_ahead_is_clean(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
+
     path = tmp_path / "n.avi"
     _write_numbered_video(path, n=40)
     root = Path(__file__).resolve().parents[1]
-    code = ("from courtstudio.pipeline.propagate_sources import VideoFrames\n"
-            f"vf = VideoFrames({str(path)!r}, ahead=4)\n"
-            "vf.image(0); vf.image(1); vf.image(20)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    code = (
+        "from courtstudio.pipeline.propagate_sources import VideoFrames\n"
+        f"vf = VideoFrames({str(path)!r}, ahead=4)\n"
+        "vf.image(0); vf.image(1); vf.image(20)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "terminate" not in out.stderr
 
 
 def test_run_gradient_is_numpys_per_run():
     from geometry.line_support import _run_gradient
+
     rng = np.random.default_rng(1)
     for _ in range(100):
         runs = [rng.random((int(rng.integers(2, 9)), 2)) for _ in range(int(rng.integers(1, 6)))]
@@ -284,11 +320,16 @@ def test_run_gradient_is_numpys_per_run():
 
 def test_cut_features_decide_as_is_cut(tennis):
     from geometry.plane_motion import cut_features, is_cut, is_cut_features
+
     a = make_clip(tennis, 3, (640, 360), seed=2).frames
     rng = np.random.default_rng(3)
-    frames = list(a) + [_texture((640, 360), seed=5), np.zeros((360, 640, 3), np.uint8),
-                        (rng.random((360, 640, 3)) * 255).astype(np.uint8),
-                        cv2.flip(a[0], 1), np.roll(a[1], 40, axis=1)]
+    frames = list(a) + [
+        _texture((640, 360), seed=5),
+        np.zeros((360, 640, 3), np.uint8),
+        (rng.random((360, 640, 3)) * 255).astype(np.uint8),
+        cv2.flip(a[0], 1),
+        np.roll(a[1], 40, axis=1),
+    ]
     feats = [cut_features(cut_signature(f)) for f in frames]
     decisions = set()
     for i in range(len(frames)):

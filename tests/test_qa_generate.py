@@ -21,8 +21,26 @@ SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "sample_project"
 @pytest.fixture(scope="module")
 def sample_out(tmp_path_factory):
     out = tmp_path_factory.mktemp("qa_sample") / "qa"
-    assert main(["qa", "generate", str(SAMPLE), "-o", str(out), "--split-by", "frame",
-                 "--bench-fraction", "0.5", "--per-image", "40", "--samples", "48"]) == 0
+    assert (
+        main(
+            [
+                "qa",
+                "generate",
+                str(SAMPLE),
+                "-o",
+                str(out),
+                "--split-by",
+                "frame",
+                "--bench-fraction",
+                "0.5",
+                "--per-image",
+                "40",
+                "--samples",
+                "48",
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -35,15 +53,27 @@ def test_sample_project_generates_every_category(sample_out):
     assert bench and train and len(bench) + len(train) == len(items)
     assert set(bench[0]) == {"image_id", "question", "answer", "category"}
     rec = train[0]
-    assert rec["messages"][0]["role"] == "user" and rec["messages"][0]["content"].startswith(
-        "<image>") and rec["messages"][1]["role"] == "assistant"
+    assert (
+        rec["messages"][0]["role"] == "user"
+        and rec["messages"][0]["content"].startswith("<image>")
+        and rec["messages"][1]["role"] == "assistant"
+    )
     assert (sample_out / rec["images"][0]).is_file()
     info = json.loads((sample_out / "dataset_info.json").read_text())
     assert info["courtstudio_qa"]["file_name"] == "train.json"
     assert info["courtstudio_qa"]["formatting"] == "sharegpt"
     it = items[0]
-    for key in ("scene_file", "frame_id", "spec_id", "spec_version", "template_id", "points",
-                "margin_m", "uncertainty", "split"):
+    for key in (
+        "scene_file",
+        "frame_id",
+        "spec_id",
+        "spec_version",
+        "template_id",
+        "points",
+        "margin_m",
+        "uncertainty",
+        "split",
+    ):
         assert key in it
     # no frame is on both sides of the split
     sides = {}
@@ -54,8 +84,10 @@ def test_sample_project_generates_every_category(sample_out):
 
 def test_round_trip_scores_100(sample_out, tmp_path):
     items = [json.loads(x) for x in (sample_out / "items.jsonl").read_text().splitlines()]
-    preds = [{"category": it["category"], "answer": it["answer"], "vlm_answer": it["answer"]}
-             for it in items]
+    preds = [
+        {"category": it["category"], "answer": it["answer"], "vlm_answer": it["answer"]}
+        for it in items
+    ]
     report = score_items(preds)
     assert report.overall == pytest.approx(100.0)
     assert all(v == pytest.approx(100.0) for v in report.per_category.values())
@@ -86,8 +118,11 @@ def _scenes(folder, matches=4, frames=2):
 
 def test_split_by_match_keeps_matches_whole(tmp_path):
     _scenes(tmp_path / "src")
-    s = generate([tmp_path / "src"], tmp_path / "out", GenerateOptions(seed=2, samples=0,
-                                                                        bench_fraction=0.25))
+    s = generate(
+        [tmp_path / "src"],
+        tmp_path / "out",
+        GenerateOptions(seed=2, samples=0, bench_fraction=0.25),
+    )
     items = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
     by_match = {}
     for it in items:
@@ -103,12 +138,14 @@ def test_near_identical_frames_once_and_determinism(tmp_path):
     make_scene(tmp_path / "src", name="a", match="m")
     make_scene(tmp_path / "src", name="b", match="m")  # same clip, same pixels
     (tmp_path / "src" / "b" / "frame.png").write_bytes(
-        (tmp_path / "src" / "a" / "frame.png").read_bytes())
+        (tmp_path / "src" / "a" / "frame.png").read_bytes()
+    )
     s = generate([tmp_path / "src"], tmp_path / "o1", GenerateOptions(samples=16))
     assert s["filters"]["removed"]["near_duplicate_frame"] == 1 and s["n_images"] == 1
     generate([tmp_path / "src"], tmp_path / "o2", GenerateOptions(samples=16))
-    assert (tmp_path / "o1" / "train.json").read_text() == \
-        (tmp_path / "o2" / "train.json").read_text()
+    assert (tmp_path / "o1" / "train.json").read_text() == (
+        tmp_path / "o2" / "train.json"
+    ).read_text()
 
 
 def test_numbered_boxes_are_drawn_in_their_colour():
@@ -117,7 +154,7 @@ def test_numbered_boxes_are_drawn_in_their_colour():
     for i, (x0, y0) in enumerate([(100, 200), (600, 300)]):
         bgr = np.array(BOX_COLOURS_BGR[i])
         assert np.all(img[y0 + 50, x0] == bgr)  # left edge
-        above = img[y0 - 30:y0 - 2, x0:x0 + 30].reshape(-1, 3)
+        above = img[y0 - 30 : y0 - 2, x0 : x0 + 30].reshape(-1, 3)
         assert np.any(np.all(above == bgr, axis=1))  # the number, in the box's colour
     assert not img[250:350, 110:150].any()  # thin: the inside is untouched
 
@@ -137,9 +174,13 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 
 def test_quotas_per_category_and_template(tmp_path):
     from collections import Counter
+
     _scenes(tmp_path / "src", matches=3, frames=1)
-    generate([tmp_path / "src"], tmp_path / "q", GenerateOptions(
-        samples=0, per_image=30, max_per_category=2, max_per_template=1))
+    generate(
+        [tmp_path / "src"],
+        tmp_path / "q",
+        GenerateOptions(samples=0, per_image=30, max_per_category=2, max_per_template=1),
+    )
     items = [json.loads(x) for x in (tmp_path / "q" / "items.jsonl").read_text().splitlines()]
     assert max(Counter(it["category"] for it in items).values()) == 2
     assert max(Counter(it["template_id"] for it in items).values()) == 1
@@ -152,6 +193,7 @@ def test_video_frames_are_read_by_index(tmp_path):
     import cv2
 
     from qa.images import FrameReadError, read_scene_frame
+
     path = tmp_path / "v.avi"
     vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25, (64, 48))
     for k in range(5):
@@ -179,5 +221,4 @@ def test_wording_follows_the_sport(sample_out):
     tt = [q for q in by_sport["table_tennis"] if "above the" in q]
     assert all("court" not in q for q in tt) and any("table" in q or "floor" in q for q in tt)
     loc = [it for it in items if it["category"] == "localization" and it["sport"] == "tennis"]
-    assert loc and all("far baseline and the left doubles sideline" in it["question"]
-                       for it in loc)
+    assert loc and all("far baseline and the left doubles sideline" in it["question"] for it in loc)

@@ -25,9 +25,18 @@ FRAMES = [(0, (20, 3), (15, 6, 2)), (5, (21, 3), (13, 5.9, 2.2)), (10, (21, 7), 
 def _clip(folder):
     paths = []
     for _k, (idx, (px, py), ball) in enumerate(FRAMES):
-        paths.append(make_scene(folder, name=f"f{idx}", match="m", clip="rally1",
-                                players=[(7, moved(NEAR, px, py)), (3, FAR)], ball_world=ball,
-                                frame_index=idx, time_s=idx / 25))
+        paths.append(
+            make_scene(
+                folder,
+                name=f"f{idx}",
+                match="m",
+                clip="rally1",
+                players=[(7, moved(NEAR, px, py)), (3, FAR)],
+                ball_world=ball,
+                frame_index=idx,
+                time_s=idx / 25,
+            )
+        )
     return paths
 
 
@@ -44,7 +53,7 @@ def test_pair_answers_by_hand(tmp_path):
     assert c1[("mf_player_displacement", 7)].values[0] == pytest.approx(1.0)
     assert c2[("mf_player_displacement", 7)].values[0] == pytest.approx(4.0)
     assert c1[("mf_player_displacement", 3)].values[0] == pytest.approx(0.0)
-    travel = np.sqrt(2 ** 2 + 0.1 ** 2 + 0.2 ** 2)
+    travel = np.sqrt(2**2 + 0.1**2 + 0.2**2)
     assert c1[("mf_ball_travel",)].values[0] == pytest.approx(travel)
     assert c1[("mf_ball_speed",)].values[0] == pytest.approx(travel / 0.2)
     assert ("mf_net_clearance",) not in c1  # no crossing between frames 0 and 5
@@ -54,8 +63,11 @@ def test_pair_answers_by_hand(tmp_path):
 
 def test_generate_writes_multi_image_records(tmp_path):
     _clip(tmp_path / "src")
-    s = generate([tmp_path / "src"], tmp_path / "out",
-                 GenerateOptions(samples=16, split_by="frame", bench_fraction=0.0))
+    s = generate(
+        [tmp_path / "src"],
+        tmp_path / "out",
+        GenerateOptions(samples=16, split_by="frame", bench_fraction=0.0),
+    )
     train = json.loads((tmp_path / "out" / "train_multi_frame.json").read_text())
     assert train and all(len(r["images"]) == 2 for r in train)
     assert all(r["messages"][0]["content"].startswith("<image><image>") for r in train)
@@ -65,8 +77,10 @@ def test_generate_writes_multi_image_records(tmp_path):
     assert info["courtstudio_qa_multi_frame"]["file_name"] == "train_multi_frame.json"
     items = [json.loads(x) for x in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
     mf = [it for it in items if "image_ids" in it]
-    assert {it["category"] for it in mf} >= {"multi_frame_player_displacement",
-                                             "multi_frame_ball_travel"}
+    assert {it["category"] for it in mf} >= {
+        "multi_frame_player_displacement",
+        "multi_frame_ball_travel",
+    }
     assert s["n_items"] == len(items)
     preds = [{**it, "vlm_answer": it["answer"]} for it in mf]
     assert score_items(preds).overall == pytest.approx(100.0)
@@ -78,27 +92,35 @@ def _flight(folder, p0, v0, name):
     for idx in (0, 5, 10):
         t = idx / 25
         ball = np.asarray(p0) + np.asarray(v0) * t + 0.5 * g * t * t
-        paths.append(make_scene(folder, name=f"{name}{idx}", match=name, clip="rally",
-                                ball_world=ball, frame_index=idx, time_s=t))
+        paths.append(
+            make_scene(
+                folder,
+                name=f"{name}{idx}",
+                match=name,
+                clip="rally",
+                ball_world=ball,
+                frame_index=idx,
+                time_s=t,
+            )
+        )
     return [qa_scene(p) for p in paths]
 
 
 def test_flight_apex_and_bounce_by_hand(tmp_path):
     from qa.multiframe import clip_triples, flight_candidates
+
     # z = 1 + 3 t - 4.905 t^2: apex at t = 3 / 9.81 = 0.306 s (between the images),
     # 1 + 9 / 19.62 = 1.4587 m; it lands at t = 0.845 s, too late to be asked about
     up = _flight(tmp_path, (15, 6, 1.0), (-12, -0.5, 3.0), "up")
     (tri,) = clip_triples(up)
-    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None)
-                                                           for q in tri))}
+    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None) for q in tri))}
     assert c[("mf_ball_apex",)].values[0] == pytest.approx(1 + 9 / 19.62)
     assert ("mf_bounce_zone",) not in c
     # z = 1.5 - t - 4.905 t^2 reaches the ball radius 0.0335 m at t = 0.4543 s, 0.054 s after
     # the last image, at x = 15 + 10 t = 19.543, y = 6 + 0.5 t = 6.227: the near midcourt
     down = _flight(tmp_path, (15, 6, 1.5), (10, 0.5, -1.0), "down")
     (tri,) = clip_triples(down)
-    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None)
-                                                           for q in tri))}
+    c = {x.key: x for x in flight_candidates(tri, tuple(build_entities(q, 0, None) for q in tri))}
     zone = c[("mf_bounce_zone",)]
     assert zone.labels[int(zone.values[0])] == "the near midcourt"
     assert zone.points["bounce"] == pytest.approx([19.543, 6.227, 0.0335], abs=2e-3)

@@ -38,10 +38,9 @@ def test_serials_are_left_to_right(cands):
 def test_distance_camera_object(cands):
     c, _ = cands
     # camera (30, 5.485, 6), ball (15, 6, 2): sqrt(15^2 + 0.515^2 + 4^2)
-    assert answer(c[("cam_ball",)]) == pytest.approx(np.sqrt(225 + 0.515 ** 2 + 16))
+    assert answer(c[("cam_ball",)]) == pytest.approx(np.sqrt(225 + 0.515**2 + 16))
     # Player 1's head (20, 3, 1.7): sqrt(10^2 + 2.485^2 + 4.3^2)
-    assert answer(c[("cam_part", 1, "head")]) == pytest.approx(
-        np.sqrt(100 + 2.485 ** 2 + 4.3 ** 2))
+    assert answer(c[("cam_part", 1, "head")]) == pytest.approx(np.sqrt(100 + 2.485**2 + 4.3**2))
 
 
 def test_distance_height(cands):
@@ -58,14 +57,15 @@ def test_distance_object_line(cands):
     assert answer(c[("ball_line", "near_baseline")]) == pytest.approx(23.77 - 15)
     assert answer(c[("ball_net",)]) == pytest.approx(15 - 11.885)
     # singles sideline at y = 1.37; Player 1's left foot at y = 2.85
-    assert answer(c[("part_line", 1, "left_foot", "left_singles_sideline")]) == \
-        pytest.approx(2.85 - 1.37)
+    assert answer(c[("part_line", 1, "left_foot", "left_singles_sideline")]) == pytest.approx(
+        2.85 - 1.37
+    )
     assert answer(c[("player_net", 2)]) == pytest.approx(11.885 - 4)
 
 
 def test_distance_object_object(cands):
     c, _ = cands
-    assert answer(c[("player_player", 1, 2)]) == pytest.approx(np.sqrt(16 ** 2 + 5 ** 2))
+    assert answer(c[("player_player", 1, 2)]) == pytest.approx(np.sqrt(16**2 + 5**2))
     assert answer(c[("ball_part", 1, "pelvis")]) == pytest.approx(np.sqrt(25 + 9 + 1))
     assert answer(c[("feet_apart", 1)]) == pytest.approx(0.3)
     assert answer(c[("hands_apart", 2)]) == pytest.approx(np.hypot(0.6, 1.1))
@@ -164,6 +164,7 @@ def test_every_category_has_candidates(cands):
 
 def test_template_inventory():
     from qa.score import CATEGORIES
+
     courtsi = [t for t in template_ids() if KINDS[t.rsplit(".", 1)[0]][0] in CATEGORIES]
     assert len(courtsi) >= 90
     cats = {cat for cat, _, _ in KINDS.values() if not cat.startswith("multi_frame_")}
@@ -206,14 +207,22 @@ def test_letters_are_balanced_and_rendering():
 
 
 def test_facing_from_joints():
-    j = {"left_hand": np.array([[0, 1.0, 1]]), "right_hand": np.array([[0, -1.0, 1]]),
-         "left_foot": np.array([[0, 0.2, 0]]), "right_foot": np.array([[0, -0.2, 0]])}
+    j = {
+        "left_hand": np.array([[0, 1.0, 1]]),
+        "right_hand": np.array([[0, -1.0, 1]]),
+        "left_foot": np.array([[0, 0.2, 0]]),
+        "right_foot": np.array([[0, -0.2, 0]]),
+    }
     assert facing_from_joints(j)[0] == pytest.approx([1, 0, 0])  # left +y -> faces +x
     side_on = {k: v * np.array([1, 0.01, 1]) for k, v in j.items()}
     assert facing_from_joints(side_on) is None
-    hips = {**j, "left_hip": np.array([[0.1, 0, 1]]), "right_hip": np.array([[-0.1, 0, 1]]),
-            "left_shoulder": np.array([[0.2, 0, 1.5]]),
-            "right_shoulder": np.array([[-0.2, 0, 1.5]])}
+    hips = {
+        **j,
+        "left_hip": np.array([[0.1, 0, 1]]),
+        "right_hip": np.array([[-0.1, 0, 1]]),
+        "left_shoulder": np.array([[0.2, 0, 1.5]]),
+        "right_shoulder": np.array([[-0.2, 0, 1.5]]),
+    }
     assert facing_from_joints(hips)[0] == pytest.approx([0, -1, 0])  # hips win over hands
 
 
@@ -222,9 +231,18 @@ def test_basketball_shot_regions(tmp_path):
     the near left corner three (y = 0.4 m from the sideline, 0.51 m inside the corner's
     limit), one above the break on the far half; the ball over the near mid-range."""
     cam = make_camera(C=(36.0, 7.62, 8.0), target=(14.3, 7.62, 0.0))
-    path = make_scene(tmp_path, name="nba", spec_id="basketball_nba", camera=cam,
-                      players=[(1, moved(NEAR, 27.0, 7.62)), (2, moved(NEAR, 26.0, 0.4)),
-                               (3, moved(FAR, 10.0, 2.0))], ball_world=(20.0, 7.62, 3.0))
+    path = make_scene(
+        tmp_path,
+        name="nba",
+        spec_id="basketball_nba",
+        camera=cam,
+        players=[
+            (1, moved(NEAR, 27.0, 7.62)),
+            (2, moved(NEAR, 26.0, 0.4)),
+            (3, moved(FAR, 10.0, 2.0)),
+        ],
+        ball_world=(20.0, 7.62, 3.0),
+    )
     qs = qa_scene(path)
     serial = {p.id: i + 1 for i, p in enumerate(qs.athletes)}
     c = {x.key: x for x in candidates(qs, build_entities(qs, 0, np.random.default_rng(0)))}
@@ -236,18 +254,25 @@ def test_basketball_shot_regions(tmp_path):
     assert answer(c[("players_beyond_arc",)]) == 2
     assert answer(c[("ball_shot_region",)]) == "Mid-Range"
     assert not any(k[0] in ("ball_net", "player_half", "balls_above_net") for k in c)  # no net
-    q, a, opts = render(c[("three_point", serial[2])], "three_point.1", Balancer(
-        np.random.default_rng(0)))
+    q, a, opts = render(
+        c[("three_point", serial[2])], "three_point.1", Balancer(np.random.default_rng(0))
+    )
     assert q.startswith(f"Is Player {serial[2]} standing behind the three-point line?")
     assert rejection(c[("shot_region", serial[2])], qs.wording.margins) is None
 
 
 def _covariance(cam, rot_sigma, t_sigma, f_sigma_rel):
     import cv2
+
     theta = np.concatenate([cv2.Rodrigues(cam.R)[0].ravel(), cam.t, [cam.K[0, 0]]])
     sig = np.array([rot_sigma] * 3 + [t_sigma] * 3 + [f_sigma_rel * cam.K[0, 0]])
-    return {"model": "simple", "radial": False, "param_names": [], "params": theta.tolist(),
-            "matrix": np.diag(sig ** 2).tolist()}
+    return {
+        "model": "simple",
+        "radial": False,
+        "param_names": [],
+        "params": theta.tolist(),
+        "matrix": np.diag(sig**2).tolist(),
+    }
 
 
 def test_monte_carlo_filters_follow_the_calibration_uncertainty(tmp_path):
@@ -256,8 +281,10 @@ def test_monte_carlo_filters_follow_the_calibration_uncertainty(tmp_path):
     numbers to `sigma` and choices to `mc_agreement`."""
     cam = make_camera()
     removed = {}
-    for name, cov in (("tight", _covariance(cam, 1e-5, 1e-4, 1e-5)),
-                      ("loose", _covariance(cam, 0.02, 0.5, 0.10))):
+    for name, cov in (
+        ("tight", _covariance(cam, 1e-5, 1e-4, 1e-5)),
+        ("loose", _covariance(cam, 0.02, 0.5, 0.10)),
+    ):
         qs = qa_scene(make_scene(tmp_path, name=name, camera=cam, covariance=cov))
         ents = build_entities(qs, 200, np.random.default_rng(5))
         assert ents.camera_centre[1:].std(0).max() > (0.1 if name == "loose" else 0)
@@ -272,10 +299,15 @@ def test_side_on_scenes_name_halves_and_ends_by_the_image(tmp_path):
     y < 0, x runs to the right in the image): the spec's near end (x = 18) is the image's
     right, so halves are "left"/"right" and the near baseline is the right-hand one."""
     cam = make_camera(C=(9.0, -12.0, 7.0), target=(9.0, 4.5, 0.0))
-    path = make_scene(tmp_path, name="vb", spec_id="volleyball", camera=cam,
-                      players=[(1, moved(NEAR, 4.0, 4.5)), (2, moved(FAR, 13.0, 4.5))],
-                      ball_world=(12.0, 5.0, 3.0),
-                      raw={"court": {"world_convention": "side_on"}})
+    path = make_scene(
+        tmp_path,
+        name="vb",
+        spec_id="volleyball",
+        camera=cam,
+        players=[(1, moved(NEAR, 4.0, 4.5)), (2, moved(FAR, 13.0, 4.5))],
+        ball_world=(12.0, 5.0, 3.0),
+        raw={"court": {"world_convention": "side_on"}},
+    )
     qs = qa_scene(path)
     assert qs.wording.side_on and [p.id for p in qs.athletes] == [1, 2]
     c = {x.key: x for x in candidates(qs, build_entities(qs, 0, np.random.default_rng(0)))}

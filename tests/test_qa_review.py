@@ -9,10 +9,17 @@ from tests.test_qa_synthetic import make_camera, make_scene
 
 def _qa(tmp_path):
     for m in range(2):
-        make_scene(tmp_path / "src", name=f"s{m}", match=f"m{m}",
-                   camera=make_camera(C=(29.0 + m, 5.0, 6.0)))
-    generate([tmp_path / "src"], tmp_path / "qa", GenerateOptions(samples=0, per_image=12,
-                                                                   bench_fraction=0.5))
+        make_scene(
+            tmp_path / "src",
+            name=f"s{m}",
+            match=f"m{m}",
+            camera=make_camera(C=(29.0 + m, 5.0, 6.0)),
+        )
+    generate(
+        [tmp_path / "src"],
+        tmp_path / "qa",
+        GenerateOptions(samples=0, per_image=12, bench_fraction=0.5),
+    )
     return tmp_path / "qa"
 
 
@@ -26,11 +33,29 @@ def test_sheet_and_vetoes(tmp_path, capsys):
     bench_before = json.loads((qa / "bench.json").read_text())
     ids = [items[0]["item_id"], items[-1]["item_id"]]
     for who, vet in (("a", ids[:1]), ("b", ids)):
-        (tmp_path / f"v_{who}.json").write_text(json.dumps(
-            {"format": "courtstudio.qa_vetoes", "format_version": 1, "reviewer": who,
-             "vetoed": vet}))
-    assert main(["qa", "review", str(qa), "--apply", str(tmp_path / "v_a.json"),
-                 str(tmp_path / "v_b.json")]) == 0
+        (tmp_path / f"v_{who}.json").write_text(
+            json.dumps(
+                {
+                    "format": "courtstudio.qa_vetoes",
+                    "format_version": 1,
+                    "reviewer": who,
+                    "vetoed": vet,
+                }
+            )
+        )
+    assert (
+        main(
+            [
+                "qa",
+                "review",
+                str(qa),
+                "--apply",
+                str(tmp_path / "v_a.json"),
+                str(tmp_path / "v_b.json"),
+            ]
+        )
+        == 0
+    )
     left = [json.loads(x) for x in (qa / "items.jsonl").read_text().splitlines()]
     assert len(left) == len(items) - 2 and not {it["item_id"] for it in left} & set(ids)
     gone = [json.loads(x) for x in (qa / "vetoed.jsonl").read_text().splitlines()]
@@ -39,7 +64,8 @@ def test_sheet_and_vetoes(tmp_path, capsys):
     train = json.loads((qa / "train.json").read_text())
     assert len(bench) + len(train) == len(left)
     assert len(bench) == len(bench_before) - sum(
-        1 for it in items if it["item_id"] in ids and it["split"] == "bench")
+        1 for it in items if it["item_id"] in ids and it["split"] == "bench"
+    )
 
 
 def test_bad_veto_files_exit_2(tmp_path, capsys):

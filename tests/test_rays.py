@@ -8,8 +8,14 @@ from court_specs import load_spec
 from courtstudio.synth.synthetic import sample_broadcast_camera
 from geometry.camera import Camera, rotation_look_at
 from geometry.errors import GeometryError
-from geometry.rays import (ground_projection_line, ground_projection_polyline,
-                           intersect_rays_with_plane, lift_ball, pixel_rays_world, snap_to_line)
+from geometry.rays import (
+    ground_projection_line,
+    ground_projection_polyline,
+    intersect_rays_with_plane,
+    lift_ball,
+    pixel_rays_world,
+    snap_to_line,
+)
 from tests.conftest import IMAGE_SIZE
 
 
@@ -43,8 +49,13 @@ def test_ball_lifting_is_exact_without_noise(sport, rng):
     for seed in range(3):
         cam = sample_broadcast_camera(spec, IMAGE_SIZE, np.random.default_rng(seed))
         for _ in range(20):
-            B = np.array([rng.uniform(0, spec.length_m), rng.uniform(0, spec.width_m),
-                          rng.uniform(0.02, 3.0)])
+            B = np.array(
+                [
+                    rng.uniform(0, spec.length_m),
+                    rng.uniform(0, spec.width_m),
+                    rng.uniform(0.02, 3.0),
+                ]
+            )
             G = B.copy()
             G[2] = 0.0
             uv_b, uv_g = cam.project(np.array([B, G]))
@@ -65,8 +76,13 @@ def test_ball_lifting_onto_the_floor_for_table_tennis():
 
 
 def test_lifting_with_lens_distortion(tennis_camera):
-    cam = Camera(K=tennis_camera.K, R=tennis_camera.R, t=tennis_camera.t,
-                 image_size=IMAGE_SIZE, dist=np.array([-0.1, 0.02, 0, 0, 0]))
+    cam = Camera(
+        K=tennis_camera.K,
+        R=tennis_camera.R,
+        t=tennis_camera.t,
+        image_size=IMAGE_SIZE,
+        dist=np.array([-0.1, 0.02, 0, 0, 0]),
+    )
     B = np.array([15.0, 3.0, 1.2])
     G = np.array([15.0, 3.0, 0.0])
     uv_b, uv_g = cam.project(np.array([B, G]))
@@ -115,8 +131,12 @@ def test_impossible_ground_clicks(tennis_camera):
 def test_vertical_ball_ray_is_refused():
     C = np.array([10.0, 5.0, 20.0])
     R = rotation_look_at(C, np.array([10.5, 5.0, 0.0]))
-    cam = Camera(K=np.array([[1000, 0, 959.5], [0, 1000, 539.5], [0, 0, 1.0]]), R=R,
-                 t=-R @ C, image_size=IMAGE_SIZE)
+    cam = Camera(
+        K=np.array([[1000, 0, 959.5], [0, 1000, 539.5], [0, 0, 1.0]]),
+        R=R,
+        t=-R @ C,
+        image_size=IMAGE_SIZE,
+    )
     uv_nadir = cam.project(np.array([[10.0, 5.0, 0.0]]))[0]
     with pytest.raises(GeometryError, match="vertical"):
         lift_ball(cam, uv_nadir, uv_nadir + [0, 5])

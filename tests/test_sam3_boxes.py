@@ -22,10 +22,15 @@ def fake_sam3(monkeypatch, tmp_path):
         def _get_coords(H, W, device):
             return torch.zeros(H, device=device), torch.zeros(W, device=device)
 
-    def build_sam3_image_model(bpe_path=None, device="cuda", checkpoint_path=None,
-                               load_from_HF=True, **kw):
-        calls["build"] = dict(bpe_path=bpe_path, device=device,
-                              checkpoint_path=checkpoint_path, load_from_HF=load_from_HF)
+    def build_sam3_image_model(
+        bpe_path=None, device="cuda", checkpoint_path=None, load_from_HF=True, **kw
+    ):
+        calls["build"] = dict(
+            bpe_path=bpe_path,
+            device=device,
+            checkpoint_path=checkpoint_path,
+            load_from_HF=load_from_HF,
+        )
         # what sam3 0.1.4 does at build time: caches created with a literal "cuda"
         calls["zeros"] = torch.zeros((1, 1, 4, 4), device="cuda").device.type
         calls["coords"] = TransformerDecoder._get_coords(3, 3, device="cuda")[0].device.type
@@ -45,10 +50,13 @@ def fake_sam3(monkeypatch, tmp_path):
             state["scores"] = torch.tensor([0.6, 0.9])
             return state
 
-    mods = {"sam3": types.ModuleType("sam3"), "sam3.model": types.ModuleType("sam3.model"),
-            "sam3.model.decoder": types.ModuleType("sam3.model.decoder"),
-            "sam3.model_builder": types.ModuleType("sam3.model_builder"),
-            "sam3.model.sam3_image_processor": types.ModuleType("sam3.model.sam3_image_processor")}
+    mods = {
+        "sam3": types.ModuleType("sam3"),
+        "sam3.model": types.ModuleType("sam3.model"),
+        "sam3.model.decoder": types.ModuleType("sam3.model.decoder"),
+        "sam3.model_builder": types.ModuleType("sam3.model_builder"),
+        "sam3.model.sam3_image_processor": types.ModuleType("sam3.model.sam3_image_processor"),
+    }
     mods["sam3.model.decoder"].TransformerDecoder = TransformerDecoder
     mods["sam3.model"].decoder = mods["sam3.model.decoder"]
     mods["sam3.model_builder"].build_sam3_image_model = build_sam3_image_model
@@ -57,8 +65,9 @@ def fake_sam3(monkeypatch, tmp_path):
         monkeypatch.setitem(sys.modules, k, v)
     if "psutil" not in sys.modules:
         monkeypatch.setitem(sys.modules, "psutil", types.ModuleType("psutil"))
-    monkeypatch.setattr(sam3_boxes.importlib.util, "find_spec",
-                        lambda name: object() if name == "psutil" else None)
+    monkeypatch.setattr(
+        sam3_boxes.importlib.util, "find_spec", lambda name: object() if name == "psutil" else None
+    )
     ckpt = tmp_path / "sam3.pt"
     ckpt.write_bytes(b"weights")
     bpe = tmp_path / "bpe_simple_vocab_16e6.txt.gz"
@@ -70,8 +79,9 @@ def fake_sam3(monkeypatch, tmp_path):
 def test_adapter_builds_on_cpu_from_local_files(fake_sam3):
     calls, ckpt, bpe = fake_sam3
     p = Sam3BoxProposer(ckpt, bpe)
-    assert calls["build"] == dict(bpe_path=str(bpe), device="cpu", checkpoint_path=str(ckpt),
-                                  load_from_HF=False)
+    assert calls["build"] == dict(
+        bpe_path=str(bpe), device="cpu", checkpoint_path=str(ckpt), load_from_HF=False
+    )
     assert calls["zeros"] == "cpu" and calls["coords"] == "cpu"  # patched during the build
     with pytest.raises((AssertionError, RuntimeError)):  # no CUDA build / no GPU
         torch.zeros(1, device="cuda")  # and restored afterwards
@@ -113,14 +123,25 @@ def test_video_tracker_protocol(fake_sam3, monkeypatch):
         def handle_stream_request(self, r):
             assert r == {"type": "propagate_in_video", "session_id": "s1"}
             for f in range(2):
-                yield {"frame_index": f, "outputs": {
-                    "out_obj_ids": torch.tensor([3, 5]), "out_probs": torch.tensor([0.9, 0.7]),
-                    "out_boxes_xywh": torch.tensor([[0.1, 0.2, 0.05, 0.2], [0.5, 0.5, 0.1, 0.1]])}}
-    sys.modules["sam3.model_builder"].build_sam3_video_predictor = \
-        lambda checkpoint_path, bpe_path: calls.setdefault("video", (checkpoint_path, bpe_path)) \
-        and Predictor()
+                yield {
+                    "frame_index": f,
+                    "outputs": {
+                        "out_obj_ids": torch.tensor([3, 5]),
+                        "out_probs": torch.tensor([0.9, 0.7]),
+                        "out_boxes_xywh": torch.tensor(
+                            [[0.1, 0.2, 0.05, 0.2], [0.5, 0.5, 0.1, 0.1]]
+                        ),
+                    },
+                }
+
+    sys.modules["sam3.model_builder"].build_sam3_video_predictor = (
+        lambda checkpoint_path, bpe_path: (
+            calls.setdefault("video", (checkpoint_path, bpe_path)) and Predictor()
+        )
+    )
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     from hmr.sam3_boxes import Sam3VideoTracker
+
     boxes = Sam3VideoTracker(ckpt, bpe).track("clip.mp4", (1920, 1080))
     assert requests == ["start_session", "add_prompt", "close_session"]
     assert calls["video"] == (str(ckpt), str(bpe))

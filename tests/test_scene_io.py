@@ -8,12 +8,19 @@ import pytest
 import trimesh
 
 from court_specs import load_spec
-from safe_io import atomic
 from exporters.coco import coco_court_keypoints
 from exporters.glb import scene_to_glb_bytes
 from exporters.opencv_yaml import read_opencv_yaml, write_opencv_yaml
-from exporters.scene import (JOINT_NAMES, BallRecord, PlayerRecord, Scene, SceneError,
-                             load_scene, save_scene)
+from exporters.scene import (
+    JOINT_NAMES,
+    BallRecord,
+    PlayerRecord,
+    Scene,
+    SceneError,
+    load_scene,
+    save_scene,
+)
+from safe_io import atomic
 
 
 def make_scene(camera, with_mesh=True):
@@ -21,17 +28,41 @@ def make_scene(camera, with_mesh=True):
     V = rng.normal([15, 4, 0.9], 0.3, (60, 3))
     F = rng.integers(0, 60, (40, 3))
     joints = {n: V[i] for i, n in enumerate(JOINT_NAMES)}
-    p1 = PlayerRecord(id=1, box_xyxy=np.array([10, 20, 110, 300.0]), joints_world=joints,
-                      vertices_world=V if with_mesh else None, faces=F if with_mesh else None,
-                      scale=0.93, lowest_vertex_height_m=0.0, source="test")
-    p2 = PlayerRecord(id=2, box_xyxy=np.array([500, 20, 600, 300.0]),
-                      joints_world={n: V[i] + 2 for i, n in enumerate(JOINT_NAMES)})
-    ball = BallRecord(visible=True, uv=np.array([800.0, 400.0]), ground_uv=np.array([805, 600.0]),
-                      world=np.array([15.0, 3.0, 1.2]), height_m=1.2,
-                      sigma_world_m=np.array([0.05, 0.02, 0.03]))
-    return Scene(frame_id="f1", image="frames/f1.jpg", image_size=(1920, 1080), spec_id="tennis",
-                 camera=camera, camera_info={"rms_px": 0.5}, ball=ball, players=[p1, p2],
-                 frame_index=3, frame_phrase="phrase")
+    p1 = PlayerRecord(
+        id=1,
+        box_xyxy=np.array([10, 20, 110, 300.0]),
+        joints_world=joints,
+        vertices_world=V if with_mesh else None,
+        faces=F if with_mesh else None,
+        scale=0.93,
+        lowest_vertex_height_m=0.0,
+        source="test",
+    )
+    p2 = PlayerRecord(
+        id=2,
+        box_xyxy=np.array([500, 20, 600, 300.0]),
+        joints_world={n: V[i] + 2 for i, n in enumerate(JOINT_NAMES)},
+    )
+    ball = BallRecord(
+        visible=True,
+        uv=np.array([800.0, 400.0]),
+        ground_uv=np.array([805, 600.0]),
+        world=np.array([15.0, 3.0, 1.2]),
+        height_m=1.2,
+        sigma_world_m=np.array([0.05, 0.02, 0.03]),
+    )
+    return Scene(
+        frame_id="f1",
+        image="frames/f1.jpg",
+        image_size=(1920, 1080),
+        spec_id="tennis",
+        camera=camera,
+        camera_info={"rms_px": 0.5},
+        ball=ball,
+        players=[p1, p2],
+        frame_index=3,
+        frame_phrase="phrase",
+    )
 
 
 def test_round_trip_with_meshes(tmp_path, tennis_camera):
@@ -64,14 +95,17 @@ def test_unknown_keys_survive_load_and_save(tmp_path, tennis_camera):
     assert d2["players"][1]["team"] == "blue"
 
 
-@pytest.mark.parametrize("mutate,field", [
-    (lambda d: d["players"][0]["joints_world"].pop("head"), "players[0].joints_world"),
-    (lambda d: d["camera"].__setitem__("K", [[1, 2], [3, 4]]), "camera.K"),
-    (lambda d: d["ball"].pop("world"), "ball"),
-    (lambda d: d["court"].__setitem__("frame_convention", "other"), "court.frame_convention"),
-    (lambda d: d["frame"].__setitem__("image_size", [0, 10]), "frame.image_size[0]"),
-    (lambda d: d["players"][1].__setitem__("id", 1), "players[1].id"),
-])
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda d: d["players"][0]["joints_world"].pop("head"), "players[0].joints_world"),
+        (lambda d: d["camera"].__setitem__("K", [[1, 2], [3, 4]]), "camera.K"),
+        (lambda d: d["ball"].pop("world"), "ball"),
+        (lambda d: d["court"].__setitem__("frame_convention", "other"), "court.frame_convention"),
+        (lambda d: d["frame"].__setitem__("image_size", [0, 10]), "frame.image_size[0]"),
+        (lambda d: d["players"][1].__setitem__("id", 1), "players[1].id"),
+    ],
+)
 def test_malformed_scene_names_the_field(tmp_path, tennis_camera, mutate, field):
     path = tmp_path / "scene.json"
     save_scene(make_scene(tennis_camera, with_mesh=False), path)
@@ -108,6 +142,7 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path, tennis_camera, monkeyp
 
     def boom(*a, **k):
         raise OSError("disk full")
+
     monkeypatch.setattr(atomic.os, "replace", boom)
     with pytest.raises(OSError):
         atomic.write_json_atomic(path, {"x": 1})
@@ -119,6 +154,7 @@ def test_glb_export_loads_back(tennis_camera):
     s = make_scene(tennis_camera)
     data = scene_to_glb_bytes(s, load_spec("tennis"))
     import io
+
     loaded = trimesh.load(io.BytesIO(data), file_type="glb")
     names = set(loaded.geometry)
     assert {"surface", "lines", "net", "ball", "player_1", "camera"} <= names
@@ -138,9 +174,18 @@ def test_opencv_yaml_round_trip(tmp_path, tennis_camera):
 
 
 def test_coco_keypoints():
-    d = coco_court_keypoints("tennis", ["a", "b", "c"], [
-        {"id": "f1", "file_name": "x.jpg", "image_size": (100, 50),
-         "points": {"a": (1, 2), "c": (5, 9)}}])
+    d = coco_court_keypoints(
+        "tennis",
+        ["a", "b", "c"],
+        [
+            {
+                "id": "f1",
+                "file_name": "x.jpg",
+                "image_size": (100, 50),
+                "points": {"a": (1, 2), "c": (5, 9)},
+            }
+        ],
+    )
     ann = d["annotations"][0]
     assert ann["keypoints"] == [1.0, 2.0, 2, 0.0, 0.0, 0, 5.0, 9.0, 2]
     assert ann["num_keypoints"] == 2 and ann["bbox"] == [1.0, 2.0, 4.0, 7.0]
@@ -149,12 +194,14 @@ def test_coco_keypoints():
 
 def test_world_convention_round_trips_and_is_validated(tmp_path, tennis_camera):
     import dataclasses
+
     path = tmp_path / "scene.json"
     save_scene(make_scene(tennis_camera, with_mesh=False), path)
     assert "world_convention" not in json.loads(path.read_text())["court"]  # not recorded
     assert load_scene(path).world_convention == ""
-    side = dataclasses.replace(make_scene(tennis_camera, with_mesh=False),
-                               world_convention="side_on")
+    side = dataclasses.replace(
+        make_scene(tennis_camera, with_mesh=False), world_convention="side_on"
+    )
     save_scene(side, path)
     assert json.loads(path.read_text())["court"]["world_convention"] == "side_on"
     assert load_scene(path).world_convention == "side_on"

@@ -35,16 +35,24 @@ def smplx_dir(tmp_path_factory):
     weights[:, 0] = 1
     parents = np.zeros(J, np.int64)
     parents[0] = -1
-    np.savez(root / "smplx" / "SMPLX_NEUTRAL.npz", v_template=v.astype(np.float32),
-             f=rng.integers(0, V, (20908, 3)).astype(np.int32), shapedirs=shapedirs,
-             posedirs=np.zeros((V, 3, 486), np.float32), J_regressor=jreg, weights=weights,
-             kintree_table=np.stack([parents, np.arange(J)]),
-             hands_componentsl=np.eye(45, dtype=np.float32),
-             hands_componentsr=np.eye(45, dtype=np.float32),
-             hands_meanl=np.zeros(45, np.float32), hands_meanr=np.zeros(45, np.float32),
-             lmk_faces_idx=np.zeros(51, np.int64), lmk_bary_coords=np.full((51, 3), 1 / 3),
-             dynamic_lmk_faces_idx=np.zeros((79, 17), np.int64),
-             dynamic_lmk_bary_coords=np.full((79, 17, 3), 1 / 3))
+    np.savez(
+        root / "smplx" / "SMPLX_NEUTRAL.npz",
+        v_template=v.astype(np.float32),
+        f=rng.integers(0, V, (20908, 3)).astype(np.int32),
+        shapedirs=shapedirs,
+        posedirs=np.zeros((V, 3, 486), np.float32),
+        J_regressor=jreg,
+        weights=weights,
+        kintree_table=np.stack([parents, np.arange(J)]),
+        hands_componentsl=np.eye(45, dtype=np.float32),
+        hands_componentsr=np.eye(45, dtype=np.float32),
+        hands_meanl=np.zeros(45, np.float32),
+        hands_meanr=np.zeros(45, np.float32),
+        lmk_faces_idx=np.zeros(51, np.int64),
+        lmk_bary_coords=np.full((51, 3), 1 / 3),
+        dynamic_lmk_faces_idx=np.zeros((79, 17), np.int64),
+        dynamic_lmk_bary_coords=np.full((79, 17, 3), 1 / 3),
+    )
     return root, v, jreg
 
 
@@ -69,10 +77,16 @@ def test_video_results_share_the_track_shape(smplx_dir, tmp_path):
     rot = np.tile(np.eye(3), (T, 55, 1, 1))
     shape = np.zeros((T, 10))
     shape[:, 0] = [0.0, 1.0, 2.0]  # the shape estimate drifts between frames
-    res = {"people": {7: {"frames": np.array([10, 11, 12]), "bboxes": np.zeros((T, 4)),
-                          "smplx_cam": {"rotmat": rot, "shape": shape,
-                                        "trans": np.tile([0, 0, 9.0], (T, 1))}}},
-           "camera": {"img_focal": 1500.0, "img_center": [960, 540]}}
+    res = {
+        "people": {
+            7: {
+                "frames": np.array([10, 11, 12]),
+                "bboxes": np.zeros((T, 4)),
+                "smplx_cam": {"rotmat": rot, "shape": shape, "trans": np.tile([0, 0, 9.0], (T, 1))},
+            }
+        },
+        "camera": {"img_focal": 1500.0, "img_center": [960, 540]},
+    }
     joblib.dump(res, tmp_path / "results.pkl")
     with pytest.warns(PickleRiskWarning, match="runs any code"):
         load_video_results(tmp_path / "results.pkl", root, 10, trust_pickle=True)
@@ -117,9 +131,18 @@ def test_pickles_are_refused_unless_trusted(tmp_path, smplx_dir):
 
 
 def test_video_results_with_bad_shapes_are_named(tmp_path, smplx_dir):
-    res = {"people": {3: {"frames": np.array([0, 1]),
-                          "smplx_cam": {"rotmat": np.zeros((2, 55, 3, 3)), "shape": np.zeros(2),
-                                        "trans": np.zeros((2, 3))}}}}
+    res = {
+        "people": {
+            3: {
+                "frames": np.array([0, 1]),
+                "smplx_cam": {
+                    "rotmat": np.zeros((2, 55, 3, 3)),
+                    "shape": np.zeros(2),
+                    "trans": np.zeros((2, 3)),
+                },
+            }
+        }
+    }
     joblib.dump(res, tmp_path / "r.pkl")
     with pytest.raises(MeshError, match=r"people\[3\]\.smplx_cam: expected"):
         load_video_results(tmp_path / "r.pkl", smplx_dir[0], 0, trust_pickle=True)
@@ -133,18 +156,40 @@ def test_cli_video_results_need_the_trust_flag(smplx_dir, tmp_path, capsys, tenn
     import json
 
     from courtstudio.cli import main
+
     marker = tmp_path / "pwned"
     T = 2
-    res = {"people": {4: {"frames": np.array([0, 1]),
-                          "smplx_cam": {"rotmat": np.tile(np.eye(3), (T, 55, 1, 1)),
-                                        "shape": np.zeros((T, 10)),
-                                        "trans": np.tile([0.0, 0.5, 12.0], (T, 1))}}},
-           "payload": _RunsCode(marker)}
+    res = {
+        "people": {
+            4: {
+                "frames": np.array([0, 1]),
+                "smplx_cam": {
+                    "rotmat": np.tile(np.eye(3), (T, 55, 1, 1)),
+                    "shape": np.zeros((T, 10)),
+                    "trans": np.tile([0.0, 0.5, 12.0], (T, 1)),
+                },
+            }
+        },
+        "payload": _RunsCode(marker),
+    }
     joblib.dump(res, tmp_path / "results.pkl")
     cam = tmp_path / "camera.json"
     cam.write_text(json.dumps(tennis_camera.to_dict()))
-    argv = ["players", "correct", "--camera", str(cam), "--hmr", str(tmp_path / "results.pkl"),
-            "--video-frame", "1", "--smplx", str(smplx_dir[0]), "--height", "0", "--json"]
+    argv = [
+        "players",
+        "correct",
+        "--camera",
+        str(cam),
+        "--hmr",
+        str(tmp_path / "results.pkl"),
+        "--video-frame",
+        "1",
+        "--smplx",
+        str(smplx_dir[0]),
+        "--height",
+        "0",
+        "--json",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "runs any code it contains; refused" in err

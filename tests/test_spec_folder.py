@@ -9,11 +9,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from court_specs import (SPECS_DIR_ENV, SpecError, available_specs, load_spec, load_spec_file,
-                         spec_dirs)
-from court_specs.synthesis import (DEFAULT_COLOURS_BGR, DEFAULT_LINE_WIDTH_M,
-                                   DERIVED_BALL_HEIGHT_D, DERIVED_DISTANCE_D, DERIVED_HEIGHT_D,
-                                   DERIVED_LATERAL_W)
+from court_specs import (
+    SPECS_DIR_ENV,
+    SpecError,
+    available_specs,
+    load_spec,
+    load_spec_file,
+    spec_dirs,
+)
+from court_specs.synthesis import (
+    DEFAULT_COLOURS_BGR,
+    DEFAULT_LINE_WIDTH_M,
+    DERIVED_BALL_HEIGHT_D,
+    DERIVED_DISTANCE_D,
+    DERIVED_HEIGHT_D,
+    DERIVED_LATERAL_W,
+)
 from courtstudio.cli import main
 
 # Padel (FIP rules): 20 x 10 m inside the walls, net 0.88 m at the centre and 0.92 m at the
@@ -23,29 +34,60 @@ L, W, NET_C, NET_P, SERVICE = 20.0, 10.0, 0.88, 0.92, 6.95
 
 def padel_spec() -> dict:
     xn, xs = L / 2, L / 2 - SERVICE
-    kp = {"far_left_corner": [0, 0, 0], "far_right_corner": [0, W, 0],
-          "near_left_corner": [L, 0, 0], "near_right_corner": [L, W, 0],
-          "net_post_left_top": [xn, 0, NET_P], "net_post_right_top": [xn, W, NET_P],
-          "net_centre_top": [xn, W / 2, NET_C], "net_line_left": [xn, 0, 0],
-          "net_line_right": [xn, W, 0], "net_line_centre": [xn, W / 2, 0]}
-    lines = {"far_back_line": [[0, 0, 0], [0, W, 0]], "near_back_line": [[L, 0, 0], [L, W, 0]],
-             "left_side_line": [[0, 0, 0], [L, 0, 0]], "right_side_line": [[0, W, 0], [L, W, 0]],
-             "net_line": [[xn, 0, 0], [xn, W, 0]]}
+    kp = {
+        "far_left_corner": [0, 0, 0],
+        "far_right_corner": [0, W, 0],
+        "near_left_corner": [L, 0, 0],
+        "near_right_corner": [L, W, 0],
+        "net_post_left_top": [xn, 0, NET_P],
+        "net_post_right_top": [xn, W, NET_P],
+        "net_centre_top": [xn, W / 2, NET_C],
+        "net_line_left": [xn, 0, 0],
+        "net_line_right": [xn, W, 0],
+        "net_line_centre": [xn, W / 2, 0],
+    }
+    lines = {
+        "far_back_line": [[0, 0, 0], [0, W, 0]],
+        "near_back_line": [[L, 0, 0], [L, W, 0]],
+        "left_side_line": [[0, 0, 0], [L, 0, 0]],
+        "right_side_line": [[0, W, 0], [L, W, 0]],
+        "net_line": [[xn, 0, 0], [xn, W, 0]],
+    }
     for half, x in (("far", xs), ("near", L - xs)):
         for side, y in (("left", 0.0), ("centre", W / 2), ("right", W)):
             kp[f"{half}_service_{side}"] = [x, y, 0]
         lines[f"{half}_service_line"] = [[x, 0, 0], [x, W, 0]]
     lines["centre_service_line"] = [[xs, W / 2, 0], [L - xs, W / 2, 0]]
-    zones = [{"name": f"{h}_service_box", "label": "service box", "half": h,
-              "polygon": [[a, 0], [b, 0], [b, W], [a, W]]}
-             for h, a, b in (("far", xs, xn), ("near", xn, L - xs))]
-    return {"format_version": 1, "id": "padel", "name": "Padel", "length_m": L, "width_m": W,
-            "planes": {"court": 0.0}, "default_plane": "court", "keypoints": kp,
-            "lines": lines, "zones": zones,
-            "net": {"x_m": xn, "post_left_top": kp["net_post_left_top"],
-                    "post_right_top": kp["net_post_right_top"], "height_at_posts_m": NET_P,
-                    "height_at_centre_m": NET_C, "tape_model": "strap"},
-            "ball_radius_m": 0.033}
+    zones = [
+        {
+            "name": f"{h}_service_box",
+            "label": "service box",
+            "half": h,
+            "polygon": [[a, 0], [b, 0], [b, W], [a, W]],
+        }
+        for h, a, b in (("far", xs, xn), ("near", xn, L - xs))
+    ]
+    return {
+        "format_version": 1,
+        "id": "padel",
+        "name": "Padel",
+        "length_m": L,
+        "width_m": W,
+        "planes": {"court": 0.0},
+        "default_plane": "court",
+        "keypoints": kp,
+        "lines": lines,
+        "zones": zones,
+        "net": {
+            "x_m": xn,
+            "post_left_top": kp["net_post_left_top"],
+            "post_right_top": kp["net_post_right_top"],
+            "height_at_posts_m": NET_P,
+            "height_at_centre_m": NET_C,
+            "tape_model": "strap",
+        },
+        "ball_radius_m": 0.033,
+    }
 
 
 @pytest.fixture
@@ -92,17 +134,40 @@ def test_missing_spec_folder_is_one_clear_line(tmp_path, capsys):
 
 def test_synth_and_calibrate_a_new_sport(specs_dir, tmp_path, capsys):
     proj = tmp_path / "padel_project"
-    code, _, err = run(capsys, "--specs-dir", specs_dir, "synth", "--sports", "padel",
-                       "--per-sport", "2", "--seed", "4", "--image-size", "960", "540",
-                       "-o", proj)
+    code, _, err = run(
+        capsys,
+        "--specs-dir",
+        specs_dir,
+        "synth",
+        "--sports",
+        "padel",
+        "--per-sport",
+        "2",
+        "--seed",
+        "4",
+        "--image-size",
+        "960",
+        "540",
+        "-o",
+        proj,
+    )
     assert code == 0, err
     for k in (1, 2):
         fid = f"padel_{k:04d}"
         truth = json.loads((proj / "truth" / f"{fid}.json").read_text())
         assert truth["sport"] == "padel"
         assert (proj / "frames" / f"{fid}.jpg").stat().st_size > 10_000
-        code, out, err = run(capsys, "--specs-dir", specs_dir, "calibrate", "--sport", "padel",
-                             "--points", proj / "annotations" / f"{fid}.json", "--json")
+        code, out, err = run(
+            capsys,
+            "--specs-dir",
+            specs_dir,
+            "calibrate",
+            "--sport",
+            "padel",
+            "--points",
+            proj / "annotations" / f"{fid}.json",
+            "--json",
+        )
         assert code == 0, err
         cal = json.loads(out)
         f_true = truth["camera"]["K"][0][0]
@@ -122,8 +187,12 @@ def test_missing_drawing_data_gets_defaults_from_its_own_court(on_path):
     assert syn.camera_height_m == pytest.approx(np.multiply(DERIVED_HEIGHT_D, L))
     assert syn.camera_lateral_m == pytest.approx(DERIVED_LATERAL_W * W)
     assert syn.ball_height_m == pytest.approx(np.multiply(DERIVED_BALL_HEIGHT_D, L))
-    assert set(syn.derived) == {"camera_distance_m", "camera_height_m", "camera_lateral_m",
-                                "ball_height_m"}
+    assert set(syn.derived) == {
+        "camera_distance_m",
+        "camera_height_m",
+        "camera_lateral_m",
+        "ball_height_m",
+    }
     assert syn.colours_bgr == DEFAULT_COLOURS_BGR
     assert padel.line_width("centre_service_line") == DEFAULT_LINE_WIDTH_M
     assert padel.raised_surface is None and padel.net_post_radius_m == 0.04
@@ -142,18 +211,27 @@ def test_bundled_specs_carry_the_table_tennis_specifics():
         assert load_spec(sid).synthesis.derived == ()
 
 
-@pytest.mark.parametrize("patch,field", [
-    ({"line_widths_m": {"no_such_line": 0.01}}, "line_widths_m.no_such_line"),
-    ({"raised_surface": {"floor_plane": "floor", "thickness_m": 0.02}},
-     "raised_surface.floor_plane"),
-    ({"planes": {"court": 0.0, "floor": 0.5},
-      "raised_surface": {"floor_plane": "floor", "thickness_m": 0.02}},
-     "raised_surface.floor_plane"),
-    ({"synthesis": {"camera_height_m": [9.0, 3.0]}}, "synthesis.camera_height_m"),
-    ({"synthesis": {"camera_height": [3.0, 9.0]}}, "camera_height"),
-    ({"synthesis": {"colours_bgr": {"surface": [0, 0, 300]}}}, "synthesis.colours_bgr"),
-    ({"line_width_m": -0.05}, "line_width_m"),
-])
+@pytest.mark.parametrize(
+    "patch,field",
+    [
+        ({"line_widths_m": {"no_such_line": 0.01}}, "line_widths_m.no_such_line"),
+        (
+            {"raised_surface": {"floor_plane": "floor", "thickness_m": 0.02}},
+            "raised_surface.floor_plane",
+        ),
+        (
+            {
+                "planes": {"court": 0.0, "floor": 0.5},
+                "raised_surface": {"floor_plane": "floor", "thickness_m": 0.02},
+            },
+            "raised_surface.floor_plane",
+        ),
+        ({"synthesis": {"camera_height_m": [9.0, 3.0]}}, "synthesis.camera_height_m"),
+        ({"synthesis": {"camera_height": [3.0, 9.0]}}, "camera_height"),
+        ({"synthesis": {"colours_bgr": {"surface": [0, 0, 300]}}}, "synthesis.colours_bgr"),
+        ({"line_width_m": -0.05}, "line_width_m"),
+    ],
+)
 def test_bad_drawing_fields_name_the_field(tmp_path, patch, field):
     path = tmp_path / "padel.json"
     path.write_text(json.dumps({**padel_spec(), **patch}))
@@ -184,6 +262,7 @@ def test_the_app_lists_and_opens_the_new_sport(qtbot, specs_dir, tmp_path, monke
     from annotation_ui.dialogs import NewProjectDialog
     from courtstudio.synth.synthetic_project import write_synthetic_project
     from tests.conftest import open_main_window
+
     (specs_dir / "broken.json").write_text("{}")
     win = open_main_window(qtbot)
     monkeypatch.delenv(SPECS_DIR_ENV, raising=False)
@@ -206,15 +285,21 @@ def test_the_app_lists_and_opens_the_new_sport(qtbot, specs_dir, tmp_path, monke
 
 def test_qa_wording_travels_in_the_spec(tmp_path):
     from qa.scenes import wording_for
+
     plain = tmp_path / "plain" / "padel.json"
     plain.parent.mkdir()
     plain.write_text(json.dumps(padel_spec()))
     w = wording_for(load_spec_file(plain))
     assert (w.ball, w.surface, w.sport) == ("ball", "court", "padel")  # generic, not tennis
     assert w.line("far_service_line") == "the far service line"
-    spec = {**padel_spec(), "qa_wording": {
-        "ball_noun": "padel ball", "line_names": {"centre_service_line": "the centre line"},
-        "ambiguity_margins": {"zone_m": 0.2}}}
+    spec = {
+        **padel_spec(),
+        "qa_wording": {
+            "ball_noun": "padel ball",
+            "line_names": {"centre_service_line": "the centre line"},
+            "ambiguity_margins": {"zone_m": 0.2},
+        },
+    }
     path = tmp_path / "padel.json"
     path.write_text(json.dumps(spec))
     w = wording_for(load_spec_file(path))
@@ -229,6 +314,7 @@ def test_qa_wording_travels_in_the_spec(tmp_path):
 
 def test_new_project_dialog_survives_a_missing_spec_folder(qtbot, tmp_path, monkeypatch):
     from annotation_ui.dialogs import NewProjectDialog
+
     monkeypatch.setenv(SPECS_DIR_ENV, str(tmp_path / "gone"))
     dlg = NewProjectDialog()
     qtbot.addWidget(dlg)
@@ -239,8 +325,11 @@ def test_new_project_dialog_survives_a_missing_spec_folder(qtbot, tmp_path, monk
 
 def test_derived_presets_follow_the_broadcast_view(tmp_path):
     path = tmp_path / "padel_side.json"
-    path.write_text(json.dumps({**padel_spec(), "broadcast_view": "side",
-                                "synthesis": {"camera_height_m": [4.0, 6.0]}}))
+    path.write_text(
+        json.dumps(
+            {**padel_spec(), "broadcast_view": "side", "synthesis": {"camera_height_m": [4.0, 6.0]}}
+        )
+    )
     syn = load_spec_file(path).synthesis
     assert syn.camera_distance_m == pytest.approx(np.multiply(DERIVED_DISTANCE_D, W))
     assert syn.camera_height_m == (4.0, 6.0)  # given, not derived

@@ -15,14 +15,17 @@ from exporters.scene import SCHEMA_PATH, BallStatus
 from geometry.doctor import FitQuality
 
 
-@pytest.mark.parametrize("enum, strings", [
-    (PropagationStatus, {"reference", "ok", "static", "flagged"}),
-    (ExportStatus, {"ok", "poor", "skipped", "error"}),
-    (FitQuality, {"ok", "poor"}),
-    (BallStatus, {"not_annotated", "not_visible", "image_only", "3d"}),
-    (StageStatus, {"done", "cached", "skipped", "failed", "not_run"}),
-    (HolderState, {"live", "stale", "foreign"}),
-])
+@pytest.mark.parametrize(
+    "enum, strings",
+    [
+        (PropagationStatus, {"reference", "ok", "static", "flagged"}),
+        (ExportStatus, {"ok", "poor", "skipped", "error"}),
+        (FitQuality, {"ok", "poor"}),
+        (BallStatus, {"not_annotated", "not_visible", "image_only", "3d"}),
+        (StageStatus, {"done", "cached", "skipped", "failed", "not_run"}),
+        (HolderState, {"live", "stale", "foreign"}),
+    ],
+)
 def test_the_strings_are_the_documented_ones(enum, strings):
     assert {m.value for m in enum} == strings
     for m in enum:  # a member is its string wherever it is written or compared
@@ -41,6 +44,7 @@ def test_records_written_with_the_enums_read_back_as_plain_strings():
     line = json.dumps(FrameCamera(7, PropagationStatus.FLAGGED, reason="cut").to_json())
     assert json.loads(line)["status"] == "flagged" and '"status": "flagged"' in line
     from dataclasses import asdict
+
     row = json.dumps(asdict(StageResult("c1", "qa", StageStatus.NOT_RUN)))
     assert '"status": "not_run"' in row
     # plain strings read from files compare equal to the members

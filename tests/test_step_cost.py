@@ -13,17 +13,24 @@ from courtstudio.export.reconstruct import SAMPLE_PROJECT
 
 def test_step_refreshes_once_and_caches_the_ball_sigma(qtbot, monkeypatch, tmp_path):
     import courtstudio.pipeline.live_calibration as live
+
     monkeypatch.setattr(live, "_BALL_CACHE", {})  # not filled by an earlier test's export
     shutil.copytree(SAMPLE_PROJECT, tmp_path / "p")  # edited below: never the source tree
     refreshes = []
     real_refresh = MainWindow.refresh
-    monkeypatch.setattr(MainWindow, "refresh",
-                        lambda self, *a, **k: refreshes.append(1) or real_refresh(self, *a, **k))
+    monkeypatch.setattr(
+        MainWindow,
+        "refresh",
+        lambda self, *a, **k: refreshes.append(1) or real_refresh(self, *a, **k),
+    )
     monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})  # not what other tests left
     covariances = []
     real_cov = ball_mod.lifted_ball_covariance
-    monkeypatch.setattr(ball_mod, "lifted_ball_covariance",
-                        lambda *a, **k: covariances.append(1) or real_cov(*a, **k))
+    monkeypatch.setattr(
+        ball_mod,
+        "lifted_ball_covariance",
+        lambda *a, **k: covariances.append(1) or real_cov(*a, **k),
+    )
     # the lifted-ball cache is process-wide: another test in this worker may have filled it
     monkeypatch.setattr(live_calibration, "_BALL_CACHE", {})
     win = MainWindow()

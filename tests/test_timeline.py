@@ -28,8 +28,16 @@ def timeline(qtbot):
     tl = Timeline()
     qtbot.addWidget(tl)
     tl.resize(1000, 60)
-    statuses = [CountingStatus(court=i % 3 == 0, ball=i == 5000, players=False,
-                               static=2000 <= i < 3000, flagged=i == 9999) for i in range(N)]
+    statuses = [
+        CountingStatus(
+            court=i % 3 == 0,
+            ball=i == 5000,
+            players=False,
+            static=2000 <= i < 3000,
+            flagged=i == 9999,
+        )
+        for i in range(N)
+    ]
     tl.set_statuses(statuses, 0)
     return tl
 

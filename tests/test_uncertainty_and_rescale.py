@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.ball import lift_ball_with_uncertainty
+from courtstudio.pipeline.calibration import calibrate_court
 from geometry.errors import GeometryError
 from geometry.rays import lift_ball
 from geometry.rescale import rescale_to_lowest_vertex_height, scale_about_centre
@@ -19,23 +19,24 @@ def test_ball_sigma_matches_monte_carlo(tennis, tennis_camera):
     clicks = true_clicks(tennis, tennis_camera)
     # the simulated clicks below have 1 px noise: say so (the default estimates it)
     cal = calibrate_court(tennis, IMAGE_SIZE, clicks, diagnose=False, click_sigma_px=1.0)
-    res = lift_ball_with_uncertainty(cal.camera, uv_b, uv_g, "court", 0.0, 1.0,
-                                     cal.param_covariance)
+    res = lift_ball_with_uncertainty(
+        cal.camera, uv_b, uv_g, "court", 0.0, 1.0, cal.param_covariance
+    )
     rng = np.random.default_rng(0)
     names = list(clicks)
     samples = []
     for _ in range(400):
         noisy = {n: clicks[n] + rng.normal(0, 1, 2) for n in names}
         c = calibrate_court(tennis, IMAGE_SIZE, noisy, diagnose=False)
-        samples.append(lift_ball(c.camera, uv_b + rng.normal(0, 1, 2),
-                                 uv_g + rng.normal(0, 1, 2)).world)
+        samples.append(
+            lift_ball(c.camera, uv_b + rng.normal(0, 1, 2), uv_g + rng.normal(0, 1, 2)).world
+        )
     mc = np.std(np.array(samples), axis=0)
     assert np.allclose(res.sigma_world_m, mc, rtol=0.2), (res.sigma_world_m, mc)
 
 
 def test_param_covariance_round_trip(tennis, tennis_camera):
-    cal = calibrate_court(tennis, IMAGE_SIZE, true_clicks(tennis, tennis_camera),
-                          diagnose=False)
+    cal = calibrate_court(tennis, IMAGE_SIZE, true_clicks(tennis, tennis_camera), diagnose=False)
     pc = ParamCovariance.from_dict(cal.param_covariance.to_dict())
     assert np.allclose(pc.matrix, cal.fit.covariance) and pc.model == cal.fit.model
 

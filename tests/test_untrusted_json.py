@@ -7,8 +7,7 @@ import threading
 
 import pytest
 
-from safe_io.validation import (MAX_JSON_DEPTH, check_finite_array, read_file_bytes,
-                                  read_json_file)
+from safe_io.validation import MAX_JSON_DEPTH, check_finite_array, read_file_bytes, read_json_file
 
 
 class Bad(ValueError):

@@ -35,8 +35,9 @@ def test_object_arrays_are_refused_without_unpickling(tmp_path):
 
 def test_declared_sizes_are_checked_before_decompressing(tmp_path):
     buf = io.BytesIO()
-    np.lib.format.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False,
-                                               "shape": (400_000_000, 3)})
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<f4", "fortran_order": False, "shape": (400_000_000, 3)}
+    )
     with zipfile.ZipFile(tmp_path / "h.npz", "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("vertices_cam.npy", buf.getvalue() + b"\0" * 100)
     with pytest.raises(MeshError, match="vertices_cam: declares"):
@@ -45,13 +46,16 @@ def test_declared_sizes_are_checked_before_decompressing(tmp_path):
         read_npz("/dev/zero")
 
 
-@pytest.mark.parametrize("key,value,msg", [
-    ("vertices_cam", np.full((10, 3), np.nan, np.float32), "non-finite"),
-    ("vertices_cam", np.full((10, 3), 1e6, np.float32), "beyond"),
-    ("faces", np.full((4, 3), 1.5), "faces: expected integers"),
-    ("format_version", np.array([1, 2]), "format_version: expected an integer"),
-    ("joints_cam", np.zeros((2, 3)), "joints_cam: 2 joints for 6 names"),
-])
+@pytest.mark.parametrize(
+    "key,value,msg",
+    [
+        ("vertices_cam", np.full((10, 3), np.nan, np.float32), "non-finite"),
+        ("vertices_cam", np.full((10, 3), 1e6, np.float32), "beyond"),
+        ("faces", np.full((4, 3), 1.5), "faces: expected integers"),
+        ("format_version", np.array([1, 2]), "format_version: expected an integer"),
+        ("joints_cam", np.zeros((2, 3)), "joints_cam: 2 joints for 6 names"),
+    ],
+)
 def test_malformed_fields_are_named(tmp_path, key, value, msg):
     with np.load(MESH) as z:
         d = {k: z[k] for k in z.files}

@@ -9,8 +9,8 @@ import json
 import os
 import shutil
 import subprocess
-import tomllib
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -18,8 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # the top-level packages (import-linter's root_packages: one list for the layer contracts)
-PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text())
-                 ["tool"]["importlinter"]["root_packages"])
+PACKAGES = tuple(
+    tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
+)
 SAMPLE = Path("samples") / "sample_project"
 CACHES = shutil.ignore_patterns("__pycache__", "*.pyc", ".courtstudio", "*.egg-info")
 
@@ -29,12 +30,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 def _source_files() -> list[Path]:
     """The files a clean clone has (git's list when there is one), relative to the root."""
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                             check=True).stdout.decode()
+        out = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout.decode()
         return [Path(p) for p in out.split("\0") if p and (ROOT / p).is_file()]
     except (OSError, subprocess.CalledProcessError):
-        return [p.relative_to(ROOT) for p in ROOT.rglob("*")
-                if p.is_file() and ".git" not in p.parts and "__pycache__" not in p.parts]
+        return [
+            p.relative_to(ROOT)
+            for p in ROOT.rglob("*")
+            if p.is_file() and ".git" not in p.parts and "__pycache__" not in p.parts
+        ]
 
 
 def _expected_in_wheel(files: list[Path]) -> set[str]:
@@ -57,9 +62,24 @@ def wheel(tmp_path_factory) -> Path:
     for rel in _source_files():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, src / rel)
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                           "--no-build-isolation", "-q", str(src), "-w", str(tmp / "dist")],
-                          cwd=tmp, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            str(src),
+            "-w",
+            str(tmp / "dist"),
+        ],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (whl,) = (tmp / "dist").glob("courtstudio-*.whl")
     return whl
@@ -69,12 +89,16 @@ def test_the_wheel_holds_every_module_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = _expected_in_wheel(_source_files())
     # the files the code opens by name are among them (a guard on the expectation itself)
-    for must in ["exporters/schema/scene.schema.json", "court_specs/tennis.json",
-                 "court_specs/schema/court_spec.schema.json", "qa/data/wording.json",
-                 "courtstudio/_samples/sample_project/courtstudio_project.json",
-                 "courtstudio/io/schema/project.schema.json",
-                 "courtstudio/io/schema/annotation.schema.json",
-                 "courtstudio/io/schema/recovered_state.schema.json"]:
+    for must in [
+        "exporters/schema/scene.schema.json",
+        "court_specs/tennis.json",
+        "court_specs/schema/court_spec.schema.json",
+        "qa/data/wording.json",
+        "courtstudio/_samples/sample_project/courtstudio_project.json",
+        "courtstudio/io/schema/project.schema.json",
+        "courtstudio/io/schema/annotation.schema.json",
+        "courtstudio/io/schema/recovered_state.schema.json",
+    ]:
         assert must in expected
     missing = sorted(expected - names)
     assert not missing, f"not in the wheel: {missing}"
@@ -82,21 +106,44 @@ def test_the_wheel_holds_every_module_and_data_file(wheel):
 
 def test_the_installed_wheel_runs_away_from_the_source_tree(wheel, tmp_path):
     site = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                           "--no-compile", "--target", str(site), str(wheel)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-compile",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     env = dict(os.environ, PYTHONPATH=str(site), COURTSTUDIO_HOME=str(tmp_path / "home"))
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
-    where = run("-c", "import courtstudio, court_specs, exporters.scene as s, qa.scenes as q;"
-                      "import courtstudio.export.reconstruct as r, importlib.metadata as m;"
-                      "print(courtstudio.__file__); print(r.SAMPLE_PROJECT); print(s.SCHEMA_PATH);"
-                      "print(q.WORDING_PATH);"
-                      "print(courtstudio.__version__ == m.version('courtstudio'))")
+    where = run(
+        "-c",
+        "import courtstudio, court_specs, exporters.scene as s, qa.scenes as q;"
+        "import courtstudio.export.reconstruct as r, importlib.metadata as m;"
+        "print(courtstudio.__file__); print(r.SAMPLE_PROJECT); print(s.SCHEMA_PATH);"
+        "print(q.WORDING_PATH);"
+        "print(courtstudio.__version__ == m.version('courtstudio'))",
+    )
     assert where.returncode == 0, where.stderr
     lines = where.stdout.split()
     for line in lines[:4]:
@@ -110,4 +157,8 @@ def test_the_installed_wheel_runs_away_from_the_source_tree(wheel, tmp_path):
     assert rec.returncode == 0, rec.stderr
     assert json.loads((out / "summary.json").read_text())
     assert sorted(p.parent.name for p in out.glob("*/scene.json")) == [
-        "badminton_0001", "pickleball_0001", "table_tennis_0001", "tennis_0001"]
+        "badminton_0001",
+        "pickleball_0001",
+        "table_tennis_0001",
+        "tennis_0001",
+    ]

@@ -21,8 +21,7 @@ from annotation_ui.main_window import MainWindow
 
 
 def main() -> int:
-    project, fx, fy, notches = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), \
-        int(sys.argv[4])
+    project, fx, fy, notches = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
     app = QApplication(sys.argv[:1])
     win = MainWindow()
     win.ask = lambda *a: "Discard"
@@ -49,8 +48,9 @@ def main() -> int:
         out["before"] = uv_at_pointer()
         out["scale_before"] = view.transform().m11()
         button = "4" if notches > 0 else "5"
-        subprocess.run(["xdotool", "click", "--repeat", str(abs(notches)), "--delay", "80",
-                        button], check=True)
+        subprocess.run(
+            ["xdotool", "click", "--repeat", str(abs(notches)), "--delay", "80", button], check=True
+        )
         QTimer.singleShot(1500, done)
 
     def done():

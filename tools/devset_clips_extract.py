@@ -10,6 +10,7 @@ git blob bytes, checked against ``source_sha256``) as ``OUT/<file>``. Clips use 
 
 Exit code 0 when every clip was written, 2 otherwise (one line per problem on stderr).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,16 +50,19 @@ def extract_clip(entry: dict, git_dirs: list[Path], out_dir: Path) -> Path:
     try:
         blob = read_blob(git_dir, entry["commit"], entry["path"])
     except subprocess.CalledProcessError as err:
-        raise ValueError(f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} "
-                         f"is not in {git_dir}") from err
+        raise ValueError(
+            f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} is not in {git_dir}"
+        ) from err
     if hashlib.sha256(blob).hexdigest() != entry["source_sha256"]:
         raise ValueError(f"{entry['id']}: source blob digest differs from the manifest")
     target = out_dir / entry["file"]
     target.write_bytes(blob)
     n, size = count_frames(target)
     if n != entry["frame_count"] or list(size) != list(entry["image_size"]):
-        raise ValueError(f"{entry['id']}: decoded {n} frames of {size[0]}x{size[1]}, the "
-                         f"manifest says {entry['frame_count']} of {entry['image_size']}")
+        raise ValueError(
+            f"{entry['id']}: decoded {n} frames of {size[0]}x{size[1]}, the "
+            f"manifest says {entry['frame_count']} of {entry['image_size']}"
+        )
     return target
 
 
@@ -71,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         clips = json.loads(args.manifest.read_text())["clips"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"devset_clips_extract: cannot read manifest {args.manifest}: {exc}",
-              file=sys.stderr)
+        print(f"devset_clips_extract: cannot read manifest {args.manifest}: {exc}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     failures = 0

@@ -15,6 +15,7 @@ checked; ``frame_sha256`` (of the decoded BGR pixels, shape-prefixed) is checked
 mismatch only warns, because another FFmpeg build may decode a lossy video slightly differently.
 Exit code 0 when every frame was written, 2 otherwise (one line per problem on stderr).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,9 @@ def mirror_for(repo: str, git_dirs: list[Path]) -> Path | None:
 
 def read_blob(git_dir: Path, commit: str, path: str) -> bytes:
     """Bytes of ``commit:path`` in a bare git dir (raises CalledProcessError when absent)."""
-    return subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"],
-                          check=True, capture_output=True).stdout
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], check=True, capture_output=True
+    ).stdout
 
 
 def decode_video_frame(video_bytes: bytes, frame_index: int, suffix: str) -> np.ndarray | None:
@@ -84,8 +86,9 @@ def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Pat
     try:
         blob = read_blob(git_dir, entry["commit"], entry["path"])
     except subprocess.CalledProcessError as err:
-        raise ValueError(f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} "
-                         f"is not in {git_dir}") from err
+        raise ValueError(
+            f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} is not in {git_dir}"
+        ) from err
     warnings = []
     if entry.get("source_sha256") and hashlib.sha256(blob).hexdigest() != entry["source_sha256"]:
         raise ValueError(f"{entry['id']}: source blob digest differs from the manifest")
@@ -102,11 +105,13 @@ def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Pat
         if not cv2.imwrite(str(target), image):
             raise ValueError(f"{entry['id']}: cannot write {target}")
     if list(image.shape[1::-1]) != list(entry["image_size"]):
-        raise ValueError(f"{entry['id']}: decoded size {image.shape[1::-1]} "
-                         f"!= {entry['image_size']}")
+        raise ValueError(
+            f"{entry['id']}: decoded size {image.shape[1::-1]} != {entry['image_size']}"
+        )
     if entry.get("frame_sha256") and pixels_sha256(image) != entry["frame_sha256"]:
-        warnings.append(f"{entry['id']}: decoded pixels differ from the manifest's "
-                        "(another decoder?)")
+        warnings.append(
+            f"{entry['id']}: decoded pixels differ from the manifest's (another decoder?)"
+        )
     return target, warnings
 
 

@@ -71,8 +71,9 @@ def add_net_top_points(kp, L, W, names_y, anchor_offset_m, h_anchor, h_centre, m
     """net_top_<name> at (L/2, y, tape height) for each (name, y), and the ground point under
     the net centre (net_line_centre) if the spec lacks it."""
     for name, y in names_y:
-        kp[f"net_top_{name}"] = p3(L / 2, y, tape_height(y, W, anchor_offset_m, h_anchor,
-                                                         h_centre, model))
+        kp[f"net_top_{name}"] = p3(
+            L / 2, y, tape_height(y, W, anchor_offset_m, h_anchor, h_centre, model)
+        )
     kp.setdefault("net_line_centre", p3(L / 2, W / 2))
 
 
@@ -140,8 +141,11 @@ def outer_lines(L, W):
 
 
 def out_of_bounds_zone(L, W, margin):
-    return {"name": "out_of_bounds", "label": "out of bounds",
-            "polygon": rect_xy(-margin, L + margin, -margin, W + margin)}
+    return {
+        "name": "out_of_bounds",
+        "label": "out of bounds",
+        "polygon": rect_xy(-margin, L + margin, -margin, W + margin),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,49 +162,87 @@ def tennis():
         kp[f"{half}_service_left"] = p3(xs, s0)
         kp[f"{half}_service_centre"] = p3(xs, W / 2)
         kp[f"{half}_service_right"] = p3(xs, s1)
-    for name, y in (("left_doubles", 0), ("left_singles", s0), ("centre", W / 2),
-                    ("right_singles", s1), ("right_doubles", W)):
+    for name, y in (
+        ("left_doubles", 0),
+        ("left_singles", s0),
+        ("centre", W / 2),
+        ("right_singles", s1),
+        ("right_doubles", W),
+    ):
         kp[f"net_line_{name}"] = p3(xn, y)
     net = net_block(L, W, 0.914, 1.07, 0.914, kp)
     net["tape_model"] = "strap"
-    add_net_top_points(kp, L, W, (("left_doubles", 0), ("left_singles", s0),
-                                  ("right_singles", s1), ("right_doubles", W)),
-                       0.914, 1.07, 0.914, "strap")
+    add_net_top_points(
+        kp,
+        L,
+        W,
+        (("left_doubles", 0), ("left_singles", s0), ("right_singles", s1), ("right_doubles", W)),
+        0.914,
+        1.07,
+        0.914,
+        "strap",
+    )
     lines = outer_lines(L, W)
-    lines.update({
-        "left_singles_sideline": [p3(0, s0), p3(L, s0)],
-        "right_singles_sideline": [p3(0, s1), p3(L, s1)],
-        "far_service_line": [p3(xs_far, s0), p3(xs_far, s1)],
-        "near_service_line": [p3(xs_near, s0), p3(xs_near, s1)],
-        "centre_service_line": [p3(xs_far, W / 2), p3(xs_near, W / 2)],
-        "far_centre_mark": [p3(0, W / 2), p3(0.10, W / 2)],
-        "near_centre_mark": [p3(L, W / 2), p3(L - 0.10, W / 2)],
-        "net_line": [p3(xn, -0.914), p3(xn, W + 0.914)],
-    })
+    lines.update(
+        {
+            "left_singles_sideline": [p3(0, s0), p3(L, s0)],
+            "right_singles_sideline": [p3(0, s1), p3(L, s1)],
+            "far_service_line": [p3(xs_far, s0), p3(xs_far, s1)],
+            "near_service_line": [p3(xs_near, s0), p3(xs_near, s1)],
+            "centre_service_line": [p3(xs_far, W / 2), p3(xs_near, W / 2)],
+            "far_centre_mark": [p3(0, W / 2), p3(0.10, W / 2)],
+            "near_centre_mark": [p3(L, W / 2), p3(L - 0.10, W / 2)],
+            "net_line": [p3(xn, -0.914), p3(xn, W + 0.914)],
+        }
+    )
     m = 8.0
     zones = []
     for half, sign in (("far", 1), ("near", -1)):
+
         def xx(v, sign=sign):
             return v if sign == 1 else L - v
+
         zones += [
-            {"name": f"{half}_forecourt", "label": "forecourt", "half": half,
-             "polygon": rect_xy(*sorted((xx(xs_far), xx(xn))), -m, W + m)},
-            {"name": f"{half}_midcourt", "label": "midcourt", "half": half,
-             "polygon": rect_xy(*sorted((xx(0), xx(xs_far))), -m, W + m)},
-            {"name": f"{half}_backcourt", "label": "backcourt", "half": half,
-             "polygon": rect_xy(*sorted((xx(-12.0), xx(0))), -m, W + m)},
+            {
+                "name": f"{half}_forecourt",
+                "label": "forecourt",
+                "half": half,
+                "polygon": rect_xy(*sorted((xx(xs_far), xx(xn))), -m, W + m),
+            },
+            {
+                "name": f"{half}_midcourt",
+                "label": "midcourt",
+                "half": half,
+                "polygon": rect_xy(*sorted((xx(0), xx(xs_far))), -m, W + m),
+            },
+            {
+                "name": f"{half}_backcourt",
+                "label": "backcourt",
+                "half": half,
+                "polygon": rect_xy(*sorted((xx(-12.0), xx(0))), -m, W + m),
+            },
         ]
-    return dict(id="tennis", name="Tennis", length_m=L, width_m=W,
-                singles_width_m=Ws, planes={"court": 0.0}, default_plane="court",
-                keypoints=kp, lines=lines, zones=zones, net=net,
-                notes="ITF court. Posts 0.914 m outside the doubles sidelines. Zones are x-bands "
-                      "per half: forecourt net..service line, midcourt service line..baseline, "
-                      "backcourt behind the baseline. net_top_*: the tape over the doubles and "
-                      "singles sidelines, on straight segments from the posts (1.07 m) to the "
-                      "centre strap (net_centre_top, 0.914 m); net_line_centre: the ground under "
-                      "the strap. A singles match played with singles sticks raises the net to "
-                      "1.07 m at the sticks (0.914 m outside the singles sidelines): the tape "
-                      "points then differ by up to 3 cm.")
+    return dict(
+        id="tennis",
+        name="Tennis",
+        length_m=L,
+        width_m=W,
+        singles_width_m=Ws,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=net,
+        notes="ITF court. Posts 0.914 m outside the doubles sidelines. Zones are x-bands "
+        "per half: forecourt net..service line, midcourt service line..baseline, "
+        "backcourt behind the baseline. net_top_*: the tape over the doubles and "
+        "singles sidelines, on straight segments from the posts (1.07 m) to the "
+        "centre strap (net_centre_top, 0.914 m); net_line_centre: the ground under "
+        "the strap. A singles match played with singles sticks raises the net to "
+        "1.07 m at the sticks (0.914 m outside the singles sidelines): the tape "
+        "points then differ by up to 3 cm.",
+    )
 
 
 def badminton():
@@ -210,8 +252,10 @@ def badminton():
     x_short, x_long = xn - 1.98, 0.76
     kp = corners(L, W)
     for half in ("far", "near"):
+
         def xx(v, half=half):
             return v if half == "far" else L - v
+
         kp[f"{half}_baseline_left_singles"] = p3(xx(0), s0)
         kp[f"{half}_baseline_centre"] = p3(xx(0), W / 2)
         kp[f"{half}_baseline_right_singles"] = p3(xx(0), s1)
@@ -221,49 +265,80 @@ def badminton():
             kp[f"{half}_{line}_centre"] = p3(xx(xv), W / 2)
             kp[f"{half}_{line}_right_singles"] = p3(xx(xv), s1)
             kp[f"{half}_{line}_right_doubles"] = p3(xx(xv), W)
-    for name, y in (("left_doubles", 0), ("left_singles", s0), ("right_singles", s1),
-                    ("right_doubles", W)):
+    for name, y in (
+        ("left_doubles", 0),
+        ("left_singles", s0),
+        ("right_singles", s1),
+        ("right_doubles", W),
+    ):
         kp[f"net_line_{name}"] = p3(xn, y)
     net = net_block(L, W, 0.0, 1.55, 1.524, kp)
     net["tape_model"] = "parabola"
     # over the doubles sidelines the tape is at the post tops (net_post_*_top)
-    add_net_top_points(kp, L, W, (("left_singles", s0), ("right_singles", s1)),
-                       0.0, 1.55, 1.524, "parabola")
+    add_net_top_points(
+        kp, L, W, (("left_singles", s0), ("right_singles", s1)), 0.0, 1.55, 1.524, "parabola"
+    )
     lines = outer_lines(L, W)
-    lines.update({
-        "left_singles_sideline": [p3(0, s0), p3(L, s0)],
-        "right_singles_sideline": [p3(0, s1), p3(L, s1)],
-        "far_long_service_line": [p3(x_long, 0), p3(x_long, W)],
-        "near_long_service_line": [p3(L - x_long, 0), p3(L - x_long, W)],
-        "far_short_service_line": [p3(x_short, 0), p3(x_short, W)],
-        "near_short_service_line": [p3(L - x_short, 0), p3(L - x_short, W)],
-        "far_centre_line": [p3(0, W / 2), p3(x_short, W / 2)],
-        "near_centre_line": [p3(L - x_short, W / 2), p3(L, W / 2)],
-        "net_line": [p3(xn, 0), p3(xn, W)],
-    })
+    lines.update(
+        {
+            "left_singles_sideline": [p3(0, s0), p3(L, s0)],
+            "right_singles_sideline": [p3(0, s1), p3(L, s1)],
+            "far_long_service_line": [p3(x_long, 0), p3(x_long, W)],
+            "near_long_service_line": [p3(L - x_long, 0), p3(L - x_long, W)],
+            "far_short_service_line": [p3(x_short, 0), p3(x_short, W)],
+            "near_short_service_line": [p3(L - x_short, 0), p3(L - x_short, W)],
+            "far_centre_line": [p3(0, W / 2), p3(x_short, W / 2)],
+            "near_centre_line": [p3(L - x_short, W / 2), p3(L, W / 2)],
+            "net_line": [p3(xn, 0), p3(xn, W)],
+        }
+    )
     zones = []
     for half in ("far", "near"):
+
         def band(a, b, half=half):
             lo, hi = (a, b) if half == "far" else (L - b, L - a)
             return rect_xy(lo, hi, 0, W)
+
         zones += [
-            {"name": f"{half}_front_court", "label": "front court", "half": half,
-             "polygon": band(x_short, xn)},
-            {"name": f"{half}_mid_court", "label": "mid court", "half": half,
-             "polygon": band(x_long, x_short)},
-            {"name": f"{half}_rear_court", "label": "rear court", "half": half,
-             "polygon": band(0, x_long)},
+            {
+                "name": f"{half}_front_court",
+                "label": "front court",
+                "half": half,
+                "polygon": band(x_short, xn),
+            },
+            {
+                "name": f"{half}_mid_court",
+                "label": "mid court",
+                "half": half,
+                "polygon": band(x_long, x_short),
+            },
+            {
+                "name": f"{half}_rear_court",
+                "label": "rear court",
+                "half": half,
+                "polygon": band(0, x_long),
+            },
         ]
     zones.append(out_of_bounds_zone(L, W, 20.0))
-    return dict(id="badminton", name="Badminton", length_m=L, width_m=W, singles_width_m=Ws,
-                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
-                zones=zones, net=net,
-                notes="BWF court. Posts stand on the doubles sidelines. Front court: net..short "
-                      "service line; mid court: short service line..doubles long service line; "
-                      "rear court: doubles long service line..back boundary; doubles width. "
-                      "The tape over the doubles sidelines is the post top (net_post_*_top, "
-                      "1.55 m); net_top_*_singles lie on the parabola through the posts and the "
-                      "centre (1.524 m); net_line_centre: the floor under the net centre.")
+    return dict(
+        id="badminton",
+        name="Badminton",
+        length_m=L,
+        width_m=W,
+        singles_width_m=Ws,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=net,
+        notes="BWF court. Posts stand on the doubles sidelines. Front court: net..short "
+        "service line; mid court: short service line..doubles long service line; "
+        "rear court: doubles long service line..back boundary; doubles width. "
+        "The tape over the doubles sidelines is the post top (net_post_*_top, "
+        "1.55 m); net_top_*_singles lie on the parabola through the posts and the "
+        "centre (1.524 m); net_line_centre: the floor under the net centre.",
+    )
 
 
 def table_tennis():
@@ -281,8 +356,9 @@ def table_tennis():
     kp["floor_below_near_right_corner"] = p3(L, W, -0.76)
     net = net_block(L, W, ext, hn, hn, kp)
     net["tape_model"] = "level"
-    add_net_top_points(kp, L, W, (("left_sideline", 0), ("right_sideline", W)),
-                       ext, hn, hn, "level")
+    add_net_top_points(
+        kp, L, W, (("left_sideline", 0), ("right_sideline", W)), ext, hn, hn, "level"
+    )
     lines = {
         "far_end_line": [p3(0, 0), p3(0, W)],
         "near_end_line": [p3(L, 0), p3(L, W)],
@@ -295,25 +371,42 @@ def table_tennis():
     for half in ("far", "near"):
         x0, x1 = (0, xn) if half == "far" else (xn, L)
         zones += [
-            {"name": f"{half}_left_half", "label": "left half court", "half": half,
-             "polygon": rect_xy(x0, x1, 0, W / 2)},
-            {"name": f"{half}_right_half", "label": "right half court", "half": half,
-             "polygon": rect_xy(x0, x1, W / 2, W)},
+            {
+                "name": f"{half}_left_half",
+                "label": "left half court",
+                "half": half,
+                "polygon": rect_xy(x0, x1, 0, W / 2),
+            },
+            {
+                "name": f"{half}_right_half",
+                "label": "right half court",
+                "half": half,
+                "polygon": rect_xy(x0, x1, W / 2, W),
+            },
         ]
     zones.append(out_of_bounds_zone(L, W, 6.0))
-    return dict(id="table_tennis", name="Table tennis", length_m=L, width_m=W,
-                planes={"table": 0.0, "floor": -0.76}, default_plane="table",
-                keypoints=kp, lines=lines, zones=zones, net=net,
-                frame_phrase="the origin (0,0,0) is the top-left corner of the table surface "
-                             "(intersection of far endline and left sideline). The X-axis extends "
-                             "along the sideline towards the camera, the Y-axis extends along the "
-                             "far endline to the right, and the Z-axis is vertical (0 is table "
-                             "surface).",
-                notes="ITTF table. z = 0 is the table top; the floor is z = -0.76. The net "
-                      "extends 0.1525 m beyond each side line; its top is 0.1525 m above the "
-                      "table along its whole length. Floor keypoints are below the table "
-                      "corners (legs are inset, so they are rarely visible; use with care). "
-                      "net_top_*_sideline: the net top above the side lines.")
+    return dict(
+        id="table_tennis",
+        name="Table tennis",
+        length_m=L,
+        width_m=W,
+        planes={"table": 0.0, "floor": -0.76},
+        default_plane="table",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=net,
+        frame_phrase="the origin (0,0,0) is the top-left corner of the table surface "
+        "(intersection of far endline and left sideline). The X-axis extends "
+        "along the sideline towards the camera, the Y-axis extends along the "
+        "far endline to the right, and the Z-axis is vertical (0 is table "
+        "surface).",
+        notes="ITTF table. z = 0 is the table top; the floor is z = -0.76. The net "
+        "extends 0.1525 m beyond each side line; its top is 0.1525 m above the "
+        "table along its whole length. Floor keypoints are below the table "
+        "corners (legs are inset, so they are rarely visible; use with care). "
+        "net_top_*_sideline: the net top above the side lines.",
+    )
 
 
 def pickleball():
@@ -322,8 +415,10 @@ def pickleball():
     xk = xn - dk
     kp = corners(L, W)
     for half in ("far", "near"):
+
         def xx(v, half=half):
             return v if half == "far" else L - v
+
         kp[f"{half}_baseline_centre"] = p3(xx(0), W / 2)
         kp[f"{half}_kitchen_left"] = p3(xx(xk), 0)
         kp[f"{half}_kitchen_centre"] = p3(xx(xk), W / 2)
@@ -333,39 +428,65 @@ def pickleball():
     net = net_block(L, W, 0.30, 0.914, 0.864, kp)
     net["tape_model"] = "strap"
     # the rules fix the tape over the sidelines (0.914) and at the centre strap (0.864)
-    add_net_top_points(kp, L, W, (("left_sideline", 0), ("right_sideline", W)),
-                       0.0, 0.914, 0.864, "strap")
+    add_net_top_points(
+        kp, L, W, (("left_sideline", 0), ("right_sideline", W)), 0.0, 0.914, 0.864, "strap"
+    )
     lines = outer_lines(L, W)
-    lines.update({
-        "far_kitchen_line": [p3(xk, 0), p3(xk, W)],
-        "near_kitchen_line": [p3(L - xk, 0), p3(L - xk, W)],
-        "far_centre_line": [p3(0, W / 2), p3(xk, W / 2)],
-        "near_centre_line": [p3(L - xk, W / 2), p3(L, W / 2)],
-        "net_line": [p3(xn, -0.30), p3(xn, W + 0.30)],
-    })
+    lines.update(
+        {
+            "far_kitchen_line": [p3(xk, 0), p3(xk, W)],
+            "near_kitchen_line": [p3(L - xk, 0), p3(L - xk, W)],
+            "far_centre_line": [p3(0, W / 2), p3(xk, W / 2)],
+            "near_centre_line": [p3(L - xk, W / 2), p3(L, W / 2)],
+            "net_line": [p3(xn, -0.30), p3(xn, W + 0.30)],
+        }
+    )
     zones = []
     for half in ("far", "near"):
+
         def band(a, b, y0, y1, half=half):
             lo, hi = (a, b) if half == "far" else (L - b, L - a)
             return rect_xy(lo, hi, y0, y1)
+
         zones += [
-            {"name": f"{half}_kitchen", "label": "non-volley zone", "half": half,
-             "polygon": band(xk, xn, 0, W)},
-            {"name": f"{half}_left_service_court", "label": "left service court", "half": half,
-             "polygon": band(0, xk, 0, W / 2)},
-            {"name": f"{half}_right_service_court", "label": "right service court",
-             "half": half, "polygon": band(0, xk, W / 2, W)},
+            {
+                "name": f"{half}_kitchen",
+                "label": "non-volley zone",
+                "half": half,
+                "polygon": band(xk, xn, 0, W),
+            },
+            {
+                "name": f"{half}_left_service_court",
+                "label": "left service court",
+                "half": half,
+                "polygon": band(0, xk, 0, W / 2),
+            },
+            {
+                "name": f"{half}_right_service_court",
+                "label": "right service court",
+                "half": half,
+                "polygon": band(0, xk, W / 2, W),
+            },
         ]
     zones.append(out_of_bounds_zone(L, W, 15.0))
-    return dict(id="pickleball", name="Pickleball", length_m=L, width_m=W,
-                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
-                zones=zones, net=net,
-                notes="USA Pickleball court (20 x 44 ft). Net 0.914 m at the sidelines (taken "
-                      "as the post-top height; posts stand 0.30 m outside the sidelines) and "
-                      "0.864 m at the centre. 'left'/'right' service courts are image left/right. "
-                      "net_top_*_sideline: the tape over the sidelines (0.914 m); "
-                      "net_centre_top: at the centre strap (0.864 m); net_line_centre: the "
-                      "ground under it.")
+    return dict(
+        id="pickleball",
+        name="Pickleball",
+        length_m=L,
+        width_m=W,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=net,
+        notes="USA Pickleball court (20 x 44 ft). Net 0.914 m at the sidelines (taken "
+        "as the post-top height; posts stand 0.30 m outside the sidelines) and "
+        "0.864 m at the centre. 'left'/'right' service courts are image left/right. "
+        "net_top_*_sideline: the tape over the sidelines (0.914 m); "
+        "net_centre_top: at the centre strap (0.864 m); net_line_centre: the "
+        "ground under it.",
+    )
 
 
 def volleyball():
@@ -384,48 +505,86 @@ def volleyball():
     net["tape_model"] = "level"
     kp["net_line_centre"] = p3(xn, W / 2)
     lines = outer_lines(L, W)
-    lines.update({
-        "far_attack_line": [p3(6, 0), p3(6, W)],
-        "near_attack_line": [p3(12, 0), p3(12, W)],
-        "centre_line": [p3(xn, 0), p3(xn, W)],
-    })
+    lines.update(
+        {
+            "far_attack_line": [p3(6, 0), p3(6, W)],
+            "near_attack_line": [p3(12, 0), p3(12, W)],
+            "centre_line": [p3(xn, 0), p3(xn, W)],
+        }
+    )
     zones = []
     for half in ("far", "near"):
         front = (6.0, 9.0) if half == "far" else (9.0, 12.0)
         back = (0.0, 6.0) if half == "far" else (12.0, 18.0)
         zones += [
-            {"name": f"{half}_front_zone", "label": "front zone", "half": half,
-             "polygon": rect_xy(*front, 0, W)},
-            {"name": f"{half}_back_zone", "label": "back zone", "half": half,
-             "polygon": rect_xy(*back, 0, W)},
+            {
+                "name": f"{half}_front_zone",
+                "label": "front zone",
+                "half": half,
+                "polygon": rect_xy(*front, 0, W),
+            },
+            {
+                "name": f"{half}_back_zone",
+                "label": "back zone",
+                "half": half,
+                "polygon": rect_xy(*back, 0, W),
+            },
         ]
     zones.append(out_of_bounds_zone(L, W, 15.0))
-    return dict(id="volleyball", name="Volleyball", length_m=L, width_m=W,
-                planes={"court": 0.0}, default_plane="court", keypoints=kp, lines=lines,
-                zones=zones, net=net,
-                notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
-                      "file with net heights changed. Posts taken 1.0 m outside the sidelines "
-                      "(the rules allow 0.5-1.0 m). Filmed from the side (camera beyond the 'left' "
-                      "sideline y = 0, x to the right in the image) and from behind an end "
-                      "line: broadcast_view auto takes the convention from the camera "
-                      "(docs/frames.md); frame_phrase is the side-on one, scene files carry "
-                      "the one used.",
-                broadcast_view="auto", frame_phrase=SIDE_FRAME_PHRASE)
+    return dict(
+        id="volleyball",
+        name="Volleyball",
+        length_m=L,
+        width_m=W,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=net,
+        notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
+        "file with net heights changed. Posts taken 1.0 m outside the sidelines "
+        "(the rules allow 0.5-1.0 m). Filmed from the side (camera beyond the 'left' "
+        "sideline y = 0, x to the right in the image) and from behind an end "
+        "line: broadcast_view auto takes the convention from the camera "
+        "(docs/frames.md); frame_phrase is the side-on one, scene files carry "
+        "the one used.",
+        broadcast_view="auto",
+        frame_phrase=SIDE_FRAME_PHRASE,
+    )
 
 
 def basketball(variant):
     if variant == "fiba":
         L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
-            28.0, 15.0, 1.575, 6.75, 0.90, 1.25, 4.9, 5.8, 1.80)
+            28.0,
+            15.0,
+            1.575,
+            6.75,
+            0.90,
+            1.25,
+            4.9,
+            5.8,
+            1.80,
+        )
         name, sid = "Basketball (FIBA)", "basketball_fiba"
     else:
         L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
-            28.65, 15.24, 1.60, 7.24, 0.91, 1.22, 4.88, 5.79, 1.83)
+            28.65,
+            15.24,
+            1.60,
+            7.24,
+            0.91,
+            1.22,
+            4.88,
+            5.79,
+            1.83,
+        )
         name, sid = "Basketball (NBA)", "basketball_nba"
     yc = W / 2
     yl, yr = yc - key_w / 2, yc + key_w / 2
     dy3 = yc - corner_y
-    dx3 = math.sqrt(r3 ** 2 - dy3 ** 2)  # where the straight corner line meets the arc
+    dx3 = math.sqrt(r3**2 - dy3**2)  # where the straight corner line meets the arc
     x_join = ring_x + dx3
     a_join = math.degrees(math.atan2(dy3, dx3))  # arc half-angle from +x
     kp = corners(L, W)
@@ -445,6 +604,7 @@ def basketball(variant):
 
         def pts(seq, far=far):
             return seq if far else mirror_x(L, seq)
+
         kp[f"{half}_key_left_end"] = p3(X(0), yl)
         kp[f"{half}_key_right_end"] = p3(X(0), yr)
         kp[f"{half}_free_throw_left"] = p3(X(key_l), yl)
@@ -465,10 +625,12 @@ def basketball(variant):
         lines[f"{half}_restricted_area_arc"] = pts(arc(ring_x, yc, ra_r, -90, 90))
         # Zones, most specific first (zone_at returns the first match).
         # Enclosed by the end line and the restricted-area arc (as shot charts draw it).
-        ra_poly = ([[0.0, r(yc - ra_r)]] + [[pp[0], pp[1]] for pp in arc(ring_x, yc, ra_r, -90, 90)]
-                   + [[0.0, r(yc + ra_r)]])
-        inside3 = [[0.0, r(corner_y)]] + [[pp[0], pp[1]] for pp in arc3] + [[0.0,
-                                                                              r(W - corner_y)]]
+        ra_poly = (
+            [[0.0, r(yc - ra_r)]]
+            + [[pp[0], pp[1]] for pp in arc(ring_x, yc, ra_r, -90, 90)]
+            + [[0.0, r(yc + ra_r)]]
+        )
+        inside3 = [[0.0, r(corner_y)]] + [[pp[0], pp[1]] for pp in arc3] + [[0.0, r(W - corner_y)]]
         half_rect = rect_xy(-2.0, L / 2, -2.0, W + 2.0)
         zdefs = [
             ("restricted_area", "Restricted Area", ra_poly),
@@ -479,46 +641,100 @@ def basketball(variant):
             ("above_the_break_3", "Above the Break 3", half_rect),
         ]
         for zname, label, poly in zdefs:
-            zones.append({"name": f"{half}_{zname}", "label": label, "half": half,
-                          "polygon": pts([list(pp) for pp in poly])})
-    return dict(id=sid, name=name, length_m=L, width_m=W, planes={"court": 0.0},
-                default_plane="court", keypoints=kp, lines=lines, zones=zones, net=None,
-                notes="Shot regions per half, relative to that half's basket; left/right in "
-                      "keypoint and zone names mean small/large y (side-on: 'left' is the near "
-                      "sideline; end-on: image left). Restricted Area is enclosed by the end "
-                      "line and the restricted-area arc; Mid-Range "
-                      "is inside the 3-point line outside the paint. Zones further than 2 m "
-                      "outside the court lines are not covered. Broadcast from the side: the "
-                      "camera is beyond the 'left' sideline (y = 0), the 'far' end is on the "
-                      "image's left (docs/frames.md).",
-                broadcast_view="side", frame_phrase=SIDE_FRAME_PHRASE)
+            zones.append(
+                {
+                    "name": f"{half}_{zname}",
+                    "label": label,
+                    "half": half,
+                    "polygon": pts([list(pp) for pp in poly]),
+                }
+            )
+    return dict(
+        id=sid,
+        name=name,
+        length_m=L,
+        width_m=W,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=lines,
+        zones=zones,
+        net=None,
+        notes="Shot regions per half, relative to that half's basket; left/right in "
+        "keypoint and zone names mean small/large y (side-on: 'left' is the near "
+        "sideline; end-on: image left). Restricted Area is enclosed by the end "
+        "line and the restricted-area arc; Mid-Range "
+        "is inside the 3-point line outside the paint. Zones further than 2 m "
+        "outside the court lines are not covered. Broadcast from the side: the "
+        "camera is beyond the 'left' sideline (y = 0), the 'far' end is on the "
+        "image's left (docs/frames.md).",
+        broadcast_view="side",
+        frame_phrase=SIDE_FRAME_PHRASE,
+    )
 
 
-BALL_RADIUS_M = {"tennis": 0.0335, "badminton": 0.03, "table_tennis": 0.02,
-                 "pickleball": 0.037, "volleyball": 0.105, "basketball_fiba": 0.12,
-                 "basketball_nba": 0.12}
+BALL_RADIUS_M = {
+    "tennis": 0.0335,
+    "badminton": 0.03,
+    "table_tennis": 0.02,
+    "pickleball": 0.037,
+    "volleyball": 0.105,
+    "basketball_fiba": 0.12,
+    "basketball_nba": 0.12,
+}
 
 
 # Synthetic broadcast cameras (courtstudio/synth/synthetic.py): distance beyond the near baseline
 # (side view: the sideline), height above the playing surface, largest lateral offset from the
 # centre line, and the ball's height range; metres.
 SYNTHESIS = {
-    "tennis": dict(camera_distance_m=[12.0, 28.0], camera_height_m=[7.0, 16.0],
-                   camera_lateral_m=2.5, ball_height_m=[0.1, 3.0]),
-    "badminton": dict(camera_distance_m=[5.0, 12.0], camera_height_m=[4.0, 9.0],
-                      camera_lateral_m=1.5, ball_height_m=[0.1, 4.0]),
-    "table_tennis": dict(camera_distance_m=[2.5, 6.0], camera_height_m=[1.2, 3.0],
-                         camera_lateral_m=0.5, ball_height_m=[0.02, 0.6],
-                         colours_bgr={"background": [45, 45, 55], "surround": [40, 60, 140],
-                                      "surface": [110, 60, 20]}),
-    "pickleball": dict(camera_distance_m=[6.0, 14.0], camera_height_m=[4.0, 9.0],
-                       camera_lateral_m=1.5, ball_height_m=[0.1, 2.5]),
-    "volleyball": dict(camera_distance_m=[8.0, 18.0], camera_height_m=[5.0, 12.0],
-                       camera_lateral_m=2.0, ball_height_m=[0.2, 5.0]),
-    "basketball_fiba": dict(camera_distance_m=[6.0, 15.0], camera_height_m=[5.0, 10.0],
-                            camera_lateral_m=2.0, ball_height_m=[0.2, 4.0]),
-    "basketball_nba": dict(camera_distance_m=[6.0, 15.0], camera_height_m=[5.0, 10.0],
-                           camera_lateral_m=2.0, ball_height_m=[0.2, 4.0]),
+    "tennis": dict(
+        camera_distance_m=[12.0, 28.0],
+        camera_height_m=[7.0, 16.0],
+        camera_lateral_m=2.5,
+        ball_height_m=[0.1, 3.0],
+    ),
+    "badminton": dict(
+        camera_distance_m=[5.0, 12.0],
+        camera_height_m=[4.0, 9.0],
+        camera_lateral_m=1.5,
+        ball_height_m=[0.1, 4.0],
+    ),
+    "table_tennis": dict(
+        camera_distance_m=[2.5, 6.0],
+        camera_height_m=[1.2, 3.0],
+        camera_lateral_m=0.5,
+        ball_height_m=[0.02, 0.6],
+        colours_bgr={
+            "background": [45, 45, 55],
+            "surround": [40, 60, 140],
+            "surface": [110, 60, 20],
+        },
+    ),
+    "pickleball": dict(
+        camera_distance_m=[6.0, 14.0],
+        camera_height_m=[4.0, 9.0],
+        camera_lateral_m=1.5,
+        ball_height_m=[0.1, 2.5],
+    ),
+    "volleyball": dict(
+        camera_distance_m=[8.0, 18.0],
+        camera_height_m=[5.0, 12.0],
+        camera_lateral_m=2.0,
+        ball_height_m=[0.2, 5.0],
+    ),
+    "basketball_fiba": dict(
+        camera_distance_m=[6.0, 15.0],
+        camera_height_m=[5.0, 10.0],
+        camera_lateral_m=2.0,
+        ball_height_m=[0.2, 4.0],
+    ),
+    "basketball_nba": dict(
+        camera_distance_m=[6.0, 15.0],
+        camera_height_m=[5.0, 10.0],
+        camera_lateral_m=2.0,
+        ball_height_m=[0.2, 4.0],
+    ),
 }
 # Painted lines: 5 cm on courts; the table's edge lines 2 cm, its centre line 3 mm (ITTF).
 LINE_WIDTH_M = {"table_tennis": 0.02}
@@ -530,8 +746,15 @@ RAISED_SURFACE = {"table_tennis": {"floor_plane": "floor", "thickness_m": 0.025}
 def build_specs() -> list[dict]:
     """Every bundled spec as the dict its JSON file holds."""
     out = []
-    for s in [tennis(), badminton(), table_tennis(), pickleball(), volleyball(),
-              basketball("fiba"), basketball("nba")]:
+    for s in [
+        tennis(),
+        badminton(),
+        table_tennis(),
+        pickleball(),
+        volleyball(),
+        basketball("fiba"),
+        basketball("nba"),
+    ]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
         s["line_width_m"] = LINE_WIDTH_M.get(s["id"], 0.05)
         if s["id"] in LINE_WIDTHS_M:
@@ -543,9 +766,11 @@ def build_specs() -> list[dict]:
         s["synthesis"] = SYNTHESIS[s["id"]]
         s = {"format_version": FORMAT_VERSION, **s}
         s.setdefault("frame_phrase", FRAME_PHRASE)
-        s["frame_phrases"] = ({"end_on": s["frame_phrase"], "side_on": TABLE_SIDE_FRAME_PHRASE}
-                              if s["id"] == "table_tennis" else
-                              {"end_on": FRAME_PHRASE, "side_on": SIDE_FRAME_PHRASE})
+        s["frame_phrases"] = (
+            {"end_on": s["frame_phrase"], "side_on": TABLE_SIDE_FRAME_PHRASE}
+            if s["id"] == "table_tennis"
+            else {"end_on": FRAME_PHRASE, "side_on": SIDE_FRAME_PHRASE}
+        )
         for k in ("length_m", "width_m", "singles_width_m"):
             if k in s:
                 s[k] = r(s[k])
@@ -557,12 +782,15 @@ def main():
     for s in build_specs():
         path = OUT_DIR / f"{s['id']}.json"
         path.write_text(json.dumps(s, indent=1) + "\n")
-        print(f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "
-              f"{len(s['zones'])} zones)")
+        print(
+            f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "
+            f"{len(s['zones'])} zones)"
+        )
 
 
 if __name__ == "__main__":
     # no options: --help prints what the script writes, instead of writing it
-    argparse.ArgumentParser(description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

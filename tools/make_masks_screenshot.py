@@ -28,8 +28,10 @@ from courtstudio.synth.synthetic_clip import Hazards, iter_clip, write_clip  # n
 def main(out: Path = ROOT / "docs" / "app_masks.png") -> None:
     tmp = Path(tempfile.mkdtemp())
     os.environ["COURTSTUDIO_HOME"] = str(tmp / "home")
-    write_clip(tmp / "clip.avi", iter_clip(load_spec("tennis"), 60, (1280, 720), seed=5,
-                                           hazards=Hazards(graphics=True)))
+    write_clip(
+        tmp / "clip.avi",
+        iter_clip(load_spec("tennis"), 60, (1280, 720), seed=5, hazards=Hazards(graphics=True)),
+    )
     project = new_project_from_video(tmp / "broadcast", tmp / "clip.avi", "tennis")
     app = QApplication.instance() or QApplication([])
     win = MainWindow()

@@ -38,16 +38,24 @@ def main():
     Kp[:2, 2] += offset
     out = ROOT / "samples" / "prompthmr" / f"{fid}_output.pt"
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"vertices": torch.tensor(np.stack([m.vertices_cam for m in meshes]),
-                                         dtype=torch.float32),
-                "body_joints": torch.tensor(
-                    np.stack([named_to_body25(m.joints_cam) for m in meshes]), dtype=torch.float32),
-                "cam_int": torch.tensor(Kp, dtype=torch.float32)[None]}, out)
+    torch.save(
+        {
+            "vertices": torch.tensor(
+                np.stack([m.vertices_cam for m in meshes]), dtype=torch.float32
+            ),
+            "body_joints": torch.tensor(
+                np.stack([named_to_body25(m.joints_cam) for m in meshes]), dtype=torch.float32
+            ),
+            "cam_int": torch.tensor(Kp, dtype=torch.float32)[None],
+        },
+        out,
+    )
     print(f"wrote {out} ({len(meshes)} people)")
 
 
 if __name__ == "__main__":
     # no options: --help prints what the script writes, instead of writing it
-    argparse.ArgumentParser(description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

@@ -51,6 +51,7 @@ def main():
 
 if __name__ == "__main__":
     # no options: --help prints what the script writes, instead of writing it
-    argparse.ArgumentParser(description=__doc__,
-                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

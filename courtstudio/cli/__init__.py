@@ -23,17 +23,29 @@ __all__ = ["CliError", "EXIT_BAD_INPUT", "build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     p = Parser(
-        prog="courtstudio", formatter_class=fmt,
+        prog="courtstudio",
+        formatter_class=fmt,
         description="Metric 3D scenes from broadcast frames of court sports.",
         epilog=examples(
-            "courtstudio specs", "courtstudio reconstruct --sample -o out/sample",
-            "courtstudio calibrate --sport tennis --points points.json -o camera.json"))
-    p.add_argument("--specs-dir", action="append", metavar="DIR",
-                   help="a folder of court spec files (<sport>.json) searched before the "
-                        "bundled ones; repeatable (also: COURTSTUDIO_SPECS_DIR)")
-    p.add_argument("--max-megapixels", type=positive, metavar="MP",
-                   help="refuse images and video frames larger than this (default "
-                        "100 megapixels; read from the file header before decoding)")
+            "courtstudio specs",
+            "courtstudio reconstruct --sample -o out/sample",
+            "courtstudio calibrate --sport tennis --points points.json -o camera.json",
+        ),
+    )
+    p.add_argument(
+        "--specs-dir",
+        action="append",
+        metavar="DIR",
+        help="a folder of court spec files (<sport>.json) searched before the "
+        "bundled ones; repeatable (also: COURTSTUDIO_SPECS_DIR)",
+    )
+    p.add_argument(
+        "--max-megapixels",
+        type=positive,
+        metavar="MP",
+        help="refuse images and video frames larger than this (default "
+        "100 megapixels; read from the file header before decoding)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for group in (court, export, propagate, synth, players, gui, qa, dataset):
         group.register(sub, fmt)
@@ -41,9 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # what each command writes: a project containing one of these is locked while it runs
-WRITTEN_ARGS = {"calibrate": ("output", "opencv_yaml"), "overlay": ("output",),
-                "export": ("output",), "reconstruct": ("output",), "synth": ("output",),
-                "batch-propagate": ("out", "source"), "synth-clip": ("output", "points")}
+WRITTEN_ARGS = {
+    "calibrate": ("output", "opencv_yaml"),
+    "overlay": ("output",),
+    "export": ("output",),
+    "reconstruct": ("output",),
+    "synth": ("output",),
+    "batch-propagate": ("out", "source"),
+    "synth-clip": ("output", "points"),
+}
 
 
 def _written_paths(args) -> list:
@@ -73,13 +91,16 @@ def main(argv=None) -> int:
             from court_specs.loader import configure_spec_dirs, extra_spec_dirs
             from courtstudio.io.project_lock import hold_projects
             from courtstudio.io.settings import Settings
+
             # the Court specs folder of File > Preferences, as the app uses it
             configure_spec_dirs([Settings.load().specs_dir])
             from safe_io.images import set_max_pixels
-            set_max_pixels(None if args.max_megapixels is None
-                           else int(args.max_megapixels * 1e6))
-            with extra_spec_dirs(args.specs_dir), \
-                    hold_projects(_written_paths(args), f"courtstudio {args.command}"):
+
+            set_max_pixels(None if args.max_megapixels is None else int(args.max_megapixels * 1e6))
+            with (
+                extra_spec_dirs(args.specs_dir),
+                hold_projects(_written_paths(args), f"courtstudio {args.command}"),
+            ):
                 return args.func(args)
     except (CliError, ValueError, OSError) as exc:
         print(f"courtstudio: error: {_one_line(exc)}", file=sys.stderr)
@@ -91,8 +112,11 @@ def main(argv=None) -> int:
         print("courtstudio: error: out of memory reading the input", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
-        print(f"courtstudio: error: internal error ({type(exc).__name__}: {_one_line(exc)}); "
-              "please report it", file=sys.stderr)
+        print(
+            f"courtstudio: error: internal error ({type(exc).__name__}: {_one_line(exc)}); "
+            "please report it",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     finally:
         if "court_specs.loader" in sys.modules:

@@ -33,8 +33,9 @@ def finite(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(v) or abs(v) > 1e6:
-        raise argparse.ArgumentTypeError(f"expected a finite number of magnitude at most 1e6, "
-                                         f"got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number of magnitude at most 1e6, got {text!r}"
+        )
     return v
 
 
@@ -48,6 +49,7 @@ def positive(text: str) -> float:
 
 def int_in(lo: int, hi: int):
     """argparse type: an integer in lo..hi."""
+
     def parse(text: str) -> int:
         try:
             v = int(text)
@@ -56,6 +58,7 @@ def int_in(lo: int, hi: int):
         if not lo <= v <= hi:
             raise argparse.ArgumentTypeError(f"expected {lo}..{hi}, got {v}")
         return v
+
     parse.__name__ = "integer"
     return parse
 
@@ -68,13 +71,15 @@ def print_json(obj) -> None:
     try:
         text = json.dumps(obj, indent=1, allow_nan=False)
     except ValueError:
-        raise CliError("the result holds non-finite numbers (NaN or infinity): check the "
-                       "inputs") from None
+        raise CliError(
+            "the result holds non-finite numbers (NaN or infinity): check the inputs"
+        ) from None
     print(text)
 
 
 def check_image_size(size, option: str) -> None:
     from safe_io.images import check_dimensions
+
     check_dimensions(int(size[0]), int(size[1]), option, CliError)
 
 
@@ -82,10 +87,13 @@ def read_frame(path, size):
     """The frame image (BGR uint8, header checked before decoding), checked against the
     points file's image size."""
     from safe_io.images import read_image
+
     img = read_image(path, CliError)
     if (img.shape[1], img.shape[0]) != tuple(size):
-        raise CliError(f"{path}: image is {img.shape[1]}x{img.shape[0]}, the points file says "
-                       f"{size[0]}x{size[1]}")
+        raise CliError(
+            f"{path}: image is {img.shape[1]}x{img.shape[0]}, the points file says "
+            f"{size[0]}x{size[1]}"
+        )
     return img
 
 
@@ -96,15 +104,18 @@ def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
     from geometry.errors import GeometryError
     from geometry.uncertainty import ParamCovariance
     from safe_io.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M, check_finite_array
+
     data = read_json(path, "camera file")
     try:
         cam = Camera.from_dict(data, f"{path}")
     except GeometryError as exc:
         raise InputError(str(exc)) from None
-    for field, value, limit in (("K", cam.K, MAX_ABS_PIXEL),
-                                ("image_size", cam.image_size, MAX_ABS_PIXEL),
-                                ("t", cam.camera_centre_world, MAX_ABS_WORLD_M),
-                                ("dist", cam.dist, MAX_ABS_WORLD_M)):
+    for field, value, limit in (
+        ("K", cam.K, MAX_ABS_PIXEL),
+        ("image_size", cam.image_size, MAX_ABS_PIXEL),
+        ("t", cam.camera_centre_world, MAX_ABS_WORLD_M),
+        ("dist", cam.dist, MAX_ABS_WORLD_M),
+    ):
         check_finite_array(value, f"{path}: field {field}", InputError, max_abs=limit)
     cov = None
     if isinstance(data.get("covariance"), dict):
@@ -117,6 +128,7 @@ def load_camera_file(path) -> tuple[Camera, dict, ParamCovariance | None]:
 
 def projection_plane(args, cam_doc) -> tuple[str, float]:
     from court_specs import load_spec
+
     sport = args.sport or cam_doc.get("sport")
     if sport is not None and not isinstance(sport, str):
         raise CliError(f"{args.camera}: field sport: expected a spec id, got {sport!r:.40}")
@@ -136,7 +148,10 @@ def projection_plane(args, cam_doc) -> tuple[str, float]:
 
 def add_plane_args(q) -> None:
     """--plane, --plane-z and --sport of the commands that lift or place on a plane."""
-    q.add_argument("--plane", help="projection plane name from the spec (default: the "
-                                   "playing surface; table tennis: table or floor)")
+    q.add_argument(
+        "--plane",
+        help="projection plane name from the spec (default: the "
+        "playing surface; table tennis: table or floor)",
+    )
     q.add_argument("--plane-z", type=finite, help="projection plane height z (metres)")
     q.add_argument("--sport", help="spec for --plane (default: the camera file's sport)")

@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Callable
 
 from courtstudio.dataset.manifest import Manifest
-from courtstudio.dataset.stages import (CLIP_STAGES, StageResult, StageStatus, finished_result,
-                                        run_clip_stage, skip_reason, stage_provenance)
+from courtstudio.dataset.stages import (
+    CLIP_STAGES,
+    StageResult,
+    StageStatus,
+    finished_result,
+    run_clip_stage,
+    skip_reason,
+    stage_provenance,
+)
 
 MAX_ATTEMPTS = 3
 ALL_STAGES = CLIP_STAGES + ("merge",)
@@ -36,37 +43,58 @@ class BuildReport:
     def per_stage(self) -> dict:
         rows: dict = {}
         for r in self.results:
-            row = rows.setdefault(r["stage"], {"tasks": 0, **{str(s): 0 for s in StageStatus},
-                                               "seconds": 0.0})
+            row = rows.setdefault(
+                r["stage"], {"tasks": 0, **{str(s): 0 for s in StageStatus}, "seconds": 0.0}
+            )
             row["tasks"] += 1
             row[r["status"]] = row.get(r["status"], 0) + 1
             row["seconds"] += r["seconds"]
         return rows
 
     def to_json(self) -> dict:
-        return {"out": self.out, "executor": self.executor, "seconds": round(self.seconds, 3),
-                "stages": self.per_stage(), "failures": self.failures, "merge": self.merge,
-                "tasks": self.results}
+        return {
+            "out": self.out,
+            "executor": self.executor,
+            "seconds": round(self.seconds, 3),
+            "stages": self.per_stage(),
+            "failures": self.failures,
+            "merge": self.merge,
+            "tasks": self.results,
+        }
 
     def to_text(self) -> str:
         lines = [f"dataset build in {self.out} ({self.executor}): {self.seconds:.1f} s"]
-        lines.append(f"{'stage':<10} {'tasks':>5} {'done':>5} {'cached':>6} {'skipped':>7} "
-                     f"{'failed':>6} {'not run':>7} {'time s':>8}")
+        lines.append(
+            f"{'stage':<10} {'tasks':>5} {'done':>5} {'cached':>6} {'skipped':>7} "
+            f"{'failed':>6} {'not run':>7} {'time s':>8}"
+        )
         for stage in ALL_STAGES:
             row = self.per_stage().get(stage)
             if row:
-                lines.append(f"{stage:<10} {row['tasks']:>5} {row['done']:>5} "
-                             f"{row['cached']:>6} {row['skipped']:>7} {row['failed']:>6} "
-                             f"{row['not_run']:>7} {row['seconds']:>8.1f}")
+                lines.append(
+                    f"{stage:<10} {row['tasks']:>5} {row['done']:>5} "
+                    f"{row['cached']:>6} {row['skipped']:>7} {row['failed']:>6} "
+                    f"{row['not_run']:>7} {row['seconds']:>8.1f}"
+                )
         for f in self.failures:
-            lines.append(f"FAILED {f['clip']}/{f['stage']} after {f['attempts']} attempts: "
-                         f"{f['error']}")
-        notes = sorted({f"{r['stage']}: {r['note']}" for r in self.results
-                        if r["status"] == StageStatus.SKIPPED and r["note"]})
+            lines.append(
+                f"FAILED {f['clip']}/{f['stage']} after {f['attempts']} attempts: {f['error']}"
+            )
+        notes = sorted(
+            {
+                f"{r['stage']}: {r['note']}"
+                for r in self.results
+                if r["status"] == StageStatus.SKIPPED and r["note"]
+            }
+        )
         lines += [f"note: {n}" for n in notes]
         if self.merge:
-            lines.append("merged: " + ", ".join(f"{k} {v}" for k, v in self.merge.items()
-                                                if not isinstance(v, (dict, list))))
+            lines.append(
+                "merged: "
+                + ", ".join(
+                    f"{k} {v}" for k, v in self.merge.items() if not isinstance(v, (dict, list))
+                )
+            )
         return "\n".join(lines)
 
 
@@ -81,9 +109,14 @@ def _plan(manifest: Manifest, stages: tuple[str, ...]) -> list[tuple[str, str]]:
     return tasks
 
 
-def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
-                  stages: tuple[str, ...] = ALL_STAGES, progress: bool = True,
-                  log: Callable[[str], None] | None = None) -> BuildReport:
+def build_dataset(
+    manifest: Manifest,
+    out,
+    start_executor: Callable[[], object],
+    stages: tuple[str, ...] = ALL_STAGES,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> BuildReport:
     """Run the build; returns the report (also written to OUT/report.json and .txt).
 
     start_executor() gives the executor (executors.make_executor); it is called only when
@@ -117,8 +150,9 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
         while stage is not None:
             why = skip_reason(stage, clip, out, lambda: executor().gpus)
             if why is not None:
-                report.results.append(asdict(StageResult(cid, stage, StageStatus.SKIPPED,
-                                                         note=why)))
+                report.results.append(
+                    asdict(StageResult(cid, stage, StageStatus.SKIPPED, note=why))
+                )
                 digests[cid][stage] = None
                 bar.update(1)
                 stage = next_stage(cid, stage)
@@ -136,8 +170,9 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
         ex = executor()
         attempts[(cid, stage)] = attempts.get((cid, stage), 0) + 1
         # the players stage gets here only where the cluster has a GPU (skip_reason)
-        h = ex.submit(run_clip_stage, stage, clip, str(out), manifest.qa, prov,
-                      gpu=stage == "players")
+        h = ex.submit(
+            run_clip_stage, stage, clip, str(out), manifest.qa, prov, gpu=stage == "players"
+        )
         running[h] = (cid, stage)
 
     def next_stage(cid: str, stage: str | None) -> str | None:
@@ -158,18 +193,22 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
                     submit(cid, stage)
                     continue
                 msg = " ".join(str(exc).split()) or type(exc).__name__
-                report.failures.append({"clip": cid, "stage": stage,
-                                        "attempts": attempts[(cid, stage)],
-                                        "error": f"{type(exc).__name__}: {msg}"[:500],
-                                        "traceback": "".join(traceback.format_exception(
-                                            exc))[-4000:]})
-                report.results.append(asdict(StageResult(cid, stage, StageStatus.FAILED,
-                                                         note=msg)))
+                report.failures.append(
+                    {
+                        "clip": cid,
+                        "stage": stage,
+                        "attempts": attempts[(cid, stage)],
+                        "error": f"{type(exc).__name__}: {msg}"[:500],
+                        "traceback": "".join(traceback.format_exception(exc))[-4000:],
+                    }
+                )
+                report.results.append(asdict(StageResult(cid, stage, StageStatus.FAILED, note=msg)))
                 bar.update(1)
-                rest = order[cid][order[cid].index(stage) + 1:]
+                rest = order[cid][order[cid].index(stage) + 1 :]
                 for s in rest:
-                    report.results.append(asdict(StageResult(
-                        cid, s, StageStatus.NOT_RUN, note=f"{stage} failed")))
+                    report.results.append(
+                        asdict(StageResult(cid, s, StageStatus.NOT_RUN, note=f"{stage} failed"))
+                    )
                     bar.update(1)
                 continue
             report.results.append(asdict(result))
@@ -187,6 +226,7 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
             started[0].shutdown()
     report.seconds = time.perf_counter() - t0
     from safe_io.atomic import write_json_atomic, write_text_atomic
+
     write_json_atomic(out / "report.json", report.to_json())
     write_text_atomic(out / "report.txt", report.to_text() + "\n")
     return report
@@ -194,18 +234,26 @@ def build_dataset(manifest: Manifest, out, start_executor: Callable[[], object],
 
 def _merge(manifest: Manifest, out: Path, report: BuildReport, digests: dict) -> dict:
     from courtstudio.dataset.qa_stage import merge_clips
+
     t0 = time.perf_counter()
     ready = [c for c in manifest.clips if digests[c.id].get("qa")]
     try:
         res = merge_clips(ready, out, manifest.qa, {c.id: digests[c.id]["qa"] for c in ready})
         status = StageStatus.CACHED if res.pop("cached", False) else StageStatus.DONE
-        report.results.append(asdict(StageResult("*", "merge", status,
-                                                 seconds=time.perf_counter() - t0)))
+        report.results.append(
+            asdict(StageResult("*", "merge", status, seconds=time.perf_counter() - t0))
+        )
         return res
     except Exception as exc:  # reported, like any task
         msg = " ".join(str(exc).split())
-        report.failures.append({"clip": "*", "stage": "merge", "attempts": 1,
-                                "error": f"{type(exc).__name__}: {msg}"[:500]})
+        report.failures.append(
+            {
+                "clip": "*",
+                "stage": "merge",
+                "attempts": 1,
+                "error": f"{type(exc).__name__}: {msg}"[:500],
+            }
+        )
         report.results.append(asdict(StageResult("*", "merge", StageStatus.FAILED, note=msg)))
         return {}
 
@@ -222,8 +270,8 @@ def _progress_bar(total: int, show: bool):
     if not show:
         return _NoBar()
     from tqdm import tqdm
-    return tqdm(total=total, unit="task", file=sys.stderr, desc="dataset build",
-                dynamic_ncols=True)
+
+    return tqdm(total=total, unit="task", file=sys.stderr, desc="dataset build", dynamic_ncols=True)
 
 
 def load_report(out) -> dict:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-
 TASK_THREADS_ENV = "COURTSTUDIO_TASK_THREADS"
 
 
@@ -17,6 +16,7 @@ def limit_task_threads() -> None:
     n = os.environ.get(TASK_THREADS_ENV)
     if n:
         import cv2
+
         cv2.setNumThreads(int(n))
 
 
@@ -59,9 +59,14 @@ class RayExecutor:
 
     def __init__(self, address: str | None, workers: int | None):
         import ray
+
         self.ray = ray
-        kwargs: dict = {"ignore_reinit_error": True, "log_to_driver": False,
-                        "include_dashboard": False, "logging_level": "ERROR"}
+        kwargs: dict = {
+            "ignore_reinit_error": True,
+            "log_to_driver": False,
+            "include_dashboard": False,
+            "logging_level": "ERROR",
+        }
         if address:
             kwargs["address"] = address
         else:
@@ -71,12 +76,18 @@ class RayExecutor:
             # a busy laptop starts worker processes slowly: give them time to register
             kwargs["_system_config"] = {"worker_register_timeout_seconds": 180}
             # workers import this checkout's packages like the driver does
-            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
-                p for p in [os.environ.get("PYTHONPATH", ""), _source_root()] if p)}}
+            kwargs["runtime_env"] = {
+                "env_vars": {
+                    "PYTHONPATH": os.pathsep.join(
+                        p for p in [os.environ.get("PYTHONPATH", ""), _source_root()] if p
+                    )
+                }
+            }
         # one CPU per task: OpenCV's and BLAS's own thread pools would otherwise make every
         # task use every core, and N workers would not run N times as fast
         kwargs.setdefault("runtime_env", {}).setdefault("env_vars", {}).update(
-            {TASK_THREADS_ENV: "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+            {TASK_THREADS_ENV: "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+        )
         ray.init(**kwargs)
         res = ray.cluster_resources()
         self.workers = int(res.get("CPU", 1))
@@ -91,8 +102,7 @@ class RayExecutor:
         remote = self._remote.get(fn)
         if remote is None:
             remote = self._remote[fn] = self.ray.remote(fn)
-        return remote.options(num_cpus=1, num_gpus=1 if gpu else 0,
-                              max_retries=1).remote(*args)
+        return remote.options(num_cpus=1, num_gpus=1 if gpu else 0, max_retries=1).remote(*args)
 
     def wait_one(self, handles):
         ready, _ = self.ray.wait(list(handles), num_returns=1)
@@ -111,6 +121,7 @@ class RayExecutor:
 
 def _source_root() -> str:
     from pathlib import Path
+
     return str(Path(__file__).resolve().parents[2])
 
 
@@ -120,10 +131,12 @@ def make_executor(address: str | None, workers: int | None, log: Callable[[str],
         import ray  # noqa: F401
     except ImportError:
         if address:
-            raise RuntimeError("--address needs Ray: pip install 'courtstudio[scale]'"
-                               ) from None
-        log("Ray is not installed (pip install 'courtstudio[scale]'): running every task "
-            "serially in this process")
+            raise RuntimeError("--address needs Ray: pip install 'courtstudio[scale]'") from None
+        log(
+            "Ray is not installed (pip install 'courtstudio[scale]'): running every task "
+            "serially in this process"
+        )
         from hmr.devices import cuda_available
+
         return SerialExecutor(gpu=cuda_available())
     return RayExecutor(address, workers)

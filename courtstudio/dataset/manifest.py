@@ -66,6 +66,7 @@ class Manifest:
 
 def _read(path: Path):
     from safe_io.validation import read_json_file
+
     try:
         st = path.stat()
     except OSError as exc:
@@ -73,15 +74,18 @@ def _read(path: Path):
     if not path.is_file():
         raise ManifestError(f"{path}: not a regular file")
     if st.st_size > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"{path}: {st.st_size} bytes, more than the "
-                            f"{MAX_MANIFEST_BYTES} a manifest may have")
+        raise ManifestError(
+            f"{path}: {st.st_size} bytes, more than the {MAX_MANIFEST_BYTES} a manifest may have"
+        )
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
+
         try:
             data = yaml.safe_load(path.read_text())
         except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
-            raise ManifestError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})"
-                                ) from None
+            raise ManifestError(
+                f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})"
+            ) from None
         _check_finite(data, path, [])
         return data
     data = read_json_file(path, ManifestError, "manifest")
@@ -92,6 +96,7 @@ def _read(path: Path):
 def _check_finite(obj, path: Path, where: list) -> None:
     """YAML (and Python's json) accept .nan / Infinity: refuse them, naming the field."""
     from safe_io.validation import field_path
+
     if isinstance(obj, float) and not math.isfinite(obj):
         raise ManifestError(f"{path}: field {field_path(where)}: {obj} is not a finite number")
     if isinstance(obj, dict):
@@ -104,13 +109,15 @@ def _check_finite(obj, path: Path, where: list) -> None:
 
 def _existing(base: Path, value: str, path: Path, where: str, kind: str) -> Path:
     from courtstudio.io.project import PROJECT_FILE
+
     p = Path(value)
     p = p if p.is_absolute() else base / p
     if kind == "file" and not p.is_file():
         raise ManifestError(f"{path}: field {where}: no such file {p}")
     if kind == "project" and not (p / PROJECT_FILE).is_file():
-        raise ManifestError(f"{path}: field {where}: {p} is not a CourtStudio project "
-                            f"(no {PROJECT_FILE})")
+        raise ManifestError(
+            f"{path}: field {where}: {p} is not a CourtStudio project (no {PROJECT_FILE})"
+        )
     return p
 
 
@@ -118,6 +125,7 @@ def load_manifest(path) -> Manifest:
     """Read and validate a manifest (JSON or YAML); paths resolved against its folder."""
     from court_specs import SpecError, load_spec
     from safe_io.validation import first_schema_error
+
     path = Path(path)
     data = _read(path)
     err = first_schema_error(SCHEMA_PATH, data)
@@ -134,22 +142,38 @@ def load_manifest(path) -> Manifest:
             load_spec(c["sport"])
         except SpecError as exc:
             raise ManifestError(f"{path}: field {where}.sport: {exc}") from None
-        refs = tuple(ClipReference(r["frame"], _existing(base, r["points"], path,
-                                                         f"{where}.references[{j}].points",
-                                                         "file"))
-                     for j, r in enumerate(c.get("references", [])))
+        refs = tuple(
+            ClipReference(
+                r["frame"],
+                _existing(base, r["points"], path, f"{where}.references[{j}].points", "file"),
+            )
+            for j, r in enumerate(c.get("references", []))
+        )
         if "video" in c:
             video = _existing(base, c["video"], path, f"{where}.video", "file")
             if not refs:
-                raise ManifestError(f"{path}: field {where}.references: a video clip needs "
-                                    "at least one reference frame with clicked keypoints")
+                raise ManifestError(
+                    f"{path}: field {where}.references: a video clip needs "
+                    "at least one reference frame with clicked keypoints"
+                )
             project = None
         else:
-            video, project = None, _existing(base, c["project"], path, f"{where}.project",
-                                             "project")
-        clips.append(Clip(c["id"], c["sport"], c.get("match", c["id"]), video, project, refs,
-                          bool(c.get("players", False)), c.get("export_every")))
+            video, project = (
+                None,
+                _existing(base, c["project"], path, f"{where}.project", "project"),
+            )
+        clips.append(
+            Clip(
+                c["id"],
+                c["sport"],
+                c.get("match", c["id"]),
+                video,
+                project,
+                refs,
+                bool(c.get("players", False)),
+                c.get("export_every"),
+            )
+        )
     q = dict(data.get("qa") or {})
-    known = {k: q.pop(k) for k in ("seed", "per_image", "bench_fraction", "export_every")
-             if k in q}
+    known = {k: q.pop(k) for k in ("seed", "per_image", "bench_fraction", "export_every") if k in q}
     return Manifest(path, tuple(clips), QAOptions(**known, extra=q))

@@ -15,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def add_players(project_root: Path, propagation_dir: Path, frames, proposer=None,
-                runner=None, settings=None) -> dict:
+def add_players(
+    project_root: Path, propagation_dir: Path, frames, proposer=None, runner=None, settings=None
+) -> dict:
     """Propose boxes, run HMR and place every player on ``frames`` of the project at
     ``project_root`` (written in place: it is the stage's own copy). ``proposer`` has
     ``propose(image_bgr) -> [Proposal(box_xyxy, score)]`` and ``runner`` has
@@ -26,18 +27,22 @@ def add_players(project_root: Path, propagation_dir: Path, frames, proposer=None
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.io.project import load_project
     from courtstudio.io.settings import Settings
+
     if settings is None and (proposer is None or runner is None):
         settings = Settings.load()
     if proposer is None:
         from hmr.sam3_boxes import ProposerError, Sam3BoxProposer
+
         if not settings.sam3_checkpoint:
             raise ProposerError("players need SAM3: set COURTSTUDIO_SAM3_CHECKPOINT")
         proposer = Sam3BoxProposer(settings.sam3_checkpoint, settings.sam3_bpe)
     if runner is None:
         from hmr.prompthmr_runner import PromptHMRRunner
+
         runner = PromptHMRRunner(settings.prompthmr_dir)
-    doc = AnnotationDocument(load_project(project_root),
-                             propagation_path=Path(propagation_dir) / "cameras.jsonl")
+    doc = AnnotationDocument(
+        load_project(project_root), propagation_path=Path(propagation_dir) / "cameras.jsonl"
+    )
     counts = {"frames": 0, "players": 0, "players_assumed_ground": 0, "no_camera": 0}
     for frame in frames:
         camera = doc.camera_state(frame.id, diagnose=False).camera
@@ -50,9 +55,10 @@ def add_players(project_root: Path, propagation_dir: Path, frames, proposer=None
             continue
         ids = doc.add_players(frame.id, boxes)
         people = runner.run(image, boxes, camera).people
-        doc.import_people(frame.id, [(pid, box, mesh) for pid, box, mesh in
-                                     zip(ids, boxes, people)])
-        for pid in ids[:len(people)]:
+        doc.import_people(
+            frame.id, [(pid, box, mesh) for pid, box, mesh in zip(ids, boxes, people)]
+        )
+        for pid in ids[: len(people)]:
             doc.set_player_height(frame.id, pid, 0.0)
         counts["frames"] += 1
         counts["players"] += len(people)

@@ -23,12 +23,14 @@ from courtstudio.dataset.stage_dirs import StageDir, provenance_digest
 def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> dict:
     """QA items for one clip's scenes into ``work/qa`` (items.jsonl, images/, summary)."""
     from qa.generate import GenerateOptions, generate
+
     shutil.rmtree(work / "qa", ignore_errors=True)
     if not any(scenes_dir.glob("*/scene.json")):
         (work / "qa").mkdir(parents=True)
         return {"items": 0, "note": "no frame of this clip has a camera: no scene, no QA"}
-    opts = GenerateOptions(seed=qa.seed, per_image=qa.per_image, split_by="match",
-                           bench_fraction=0.0, **qa.extra)
+    opts = GenerateOptions(
+        seed=qa.seed, per_image=qa.per_image, split_by="match", bench_fraction=0.0, **qa.extra
+    )
     summary = generate([scenes_dir], work / "qa", opts)
     return {"items": int(summary.get("items", 0)) if isinstance(summary, dict) else 0}
 
@@ -36,13 +38,18 @@ def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> 
 def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -> dict:
     """Gather every clip's QA into OUT/dataset, split by match. Reused when no clip's QA
     changed and the split options are the same."""
-    from safe_io.atomic import write_json_atomic
     from qa.generate import DATASET_NAME, split_units, write_datasets
     from qa.review import read_items
+    from safe_io.atomic import write_json_atomic
+
     sd = StageDir(out, "dataset")
-    provenance = {"stage": "merge", "clips": {c.id: qa_digests[c.id] for c in clips},
-                  "matches": {c.id: c.match for c in clips}, "seed": qa.seed,
-                  "bench_fraction": qa.bench_fraction}
+    provenance = {
+        "stage": "merge",
+        "clips": {c.id: qa_digests[c.id] for c in clips},
+        "matches": {c.id: c.match for c in clips},
+        "seed": qa.seed,
+        "bench_fraction": qa.bench_fraction,
+    }
     digest = provenance_digest(provenance)
     if sd.finished_digest() == digest:
         return {**json.loads((sd.final / "counts.json").read_text()), "cached": True}
@@ -65,28 +72,45 @@ def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -
             it["image_id"] = prefix + Path(it["image_id"]).name
             if "image_ids" in it:
                 it["image_ids"] = [prefix + Path(p).name for p in it["image_ids"]]
-            it.update(match_id=clip.match, clip_id=clip.id,
-                      split="bench" if clip.match in bench_matches else "train",
-                      item_id=f"{clip.id}/{it.get('item_id', len(items))}")
+            it.update(
+                match_id=clip.match,
+                clip_id=clip.id,
+                split="bench" if clip.match in bench_matches else "train",
+                item_id=f"{clip.id}/{it.get('item_id', len(items))}",
+            )
             items.append(it)
     write_datasets(work, items)
-    sharegpt = {"formatting": "sharegpt", "columns": {"messages": "messages",
-                                                      "images": "images"},
-                "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
-                         "assistant_tag": "assistant"}}
-    write_json_atomic(work / "dataset_info.json", {
-        DATASET_NAME: {"file_name": "train.json", **sharegpt},
-        DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt}})
+    sharegpt = {
+        "formatting": "sharegpt",
+        "columns": {"messages": "messages", "images": "images"},
+        "tags": {
+            "role_tag": "role",
+            "content_tag": "content",
+            "user_tag": "user",
+            "assistant_tag": "assistant",
+        },
+    }
+    write_json_atomic(
+        work / "dataset_info.json",
+        {
+            DATASET_NAME: {"file_name": "train.json", **sharegpt},
+            DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt},
+        },
+    )
     with open(work / "items.jsonl", "w") as fh:
         for it in items:
             fh.write(json.dumps(it, allow_nan=False) + "\n")
     train_m = {it["match_id"] for it in items if it["split"] == "train"}
     bench_m = {it["match_id"] for it in items if it["split"] == "bench"}
     assert not train_m & bench_m  # one split per match, by construction
-    counts = {"clips": len(clips), "items": len(items),
-              "train": sum(it["split"] == "train" for it in items),
-              "bench": sum(it["split"] == "bench" for it in items),
-              "train_matches": len(train_m), "bench_matches": len(bench_m)}
+    counts = {
+        "clips": len(clips),
+        "items": len(items),
+        "train": sum(it["split"] == "train" for it in items),
+        "bench": sum(it["split"] == "bench" for it in items),
+        "train_matches": len(train_m),
+        "bench_matches": len(bench_m),
+    }
     write_json_atomic(work / "counts.json", counts)
     sd.commit(work, provenance)
     return counts

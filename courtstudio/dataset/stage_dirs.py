@@ -33,8 +33,9 @@ def file_digest(path) -> str:
     return h.hexdigest()
 
 
-def tree_digest(root, patterns=("courtstudio_project.json", "annotations/*.json",
-                               "meshes/**/*")) -> str:
+def tree_digest(
+    root, patterns=("courtstudio_project.json", "annotations/*.json", "meshes/**/*")
+) -> str:
     """sha256 over the relative names and bytes of a project's annotation files (media are
     named by the project file; a project's media are assumed immutable)."""
     root = Path(root)

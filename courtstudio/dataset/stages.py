@@ -32,7 +32,7 @@ class StageStatus(StrEnum):
     """What one (clip, stage) task did (report.json's ``tasks[].status``)."""
 
     DONE = "done"
-    CACHED = "cached"    # nothing it reads changed: the finished folder is kept
+    CACHED = "cached"  # nothing it reads changed: the finished folder is kept
     SKIPPED = "skipped"  # not applicable (``note`` says why, e.g. no GPU)
     FAILED = "failed"
     NOT_RUN = "not_run"  # an earlier stage of the clip failed
@@ -53,6 +53,7 @@ class StageResult:
 
 def tool_version() -> str:
     from courtstudio import __version__
+
     return __version__
 
 
@@ -60,17 +61,25 @@ def clip_dir(out_root, clip_id: str) -> Path:
     return Path(out_root) / "clips" / clip_id
 
 
-def stage_provenance(stage: str, clip: Clip, qa: QAOptions,
-                     upstream: dict[str, str | None]) -> dict:
+def stage_provenance(
+    stage: str, clip: Clip, qa: QAOptions, upstream: dict[str, str | None]
+) -> dict:
     """What a (clip, stage) result depends on: its inputs' digests, the upstream stages'
     digests, the tool version and the parameters."""
-    return {"stage": stage, "clip": clip.id, "tool_version": tool_version(),
-            "params": _stage_params(stage, clip, qa), "inputs": _input_digests(stage, clip),
-            "upstream": upstream}
+    return {
+        "stage": stage,
+        "clip": clip.id,
+        "tool_version": tool_version(),
+        "params": _stage_params(stage, clip, qa),
+        "inputs": _input_digests(stage, clip),
+        "upstream": upstream,
+    }
 
 
-NO_GPU_NOTE = ("no GPU in this cluster: players need SAM3 and PromptHMR on a CUDA GPU; the "
-               "scenes carry no player meshes")
+NO_GPU_NOTE = (
+    "no GPU in this cluster: players need SAM3 and PromptHMR on a CUDA GPU; the "
+    "scenes carry no player meshes"
+)
 
 
 def skip_reason(stage: str, clip: Clip, out_root, gpus: Callable[[], int]) -> str | None:
@@ -82,9 +91,12 @@ def skip_reason(stage: str, clip: Clip, out_root, gpus: Callable[[], int]) -> st
         project = working_project(Path(out_root), clip)
         sports = {f.sport for f in project.frames}
         if len(sports) > 1:
-            return ("frames of several sports (" + ", ".join(sorted(sports)) + "): nothing to "
-                    "propagate; each frame keeps its own calibration")
+            return (
+                "frames of several sports (" + ", ".join(sorted(sports)) + "): nothing to "
+                "propagate; each frame keeps its own calibration"
+            )
         from courtstudio.pipeline.propagate import project_references
+
         if not project_references(project):
             return "no frame with at least 4 clicked court keypoints: nothing to propagate"
     return None
@@ -98,11 +110,13 @@ def finished_result(stage: str, clip: Clip, out_root, provenance: dict) -> Stage
     return None
 
 
-def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions,
-                   provenance: dict) -> StageResult:
+def run_clip_stage(
+    stage: str, clip: Clip, out_root, qa: QAOptions, provenance: dict
+) -> StageResult:
     """Run one stage of one clip (in a worker process, or in-process when serial) and swap
     its folder in. Raises on failure; the driver retries and then reports."""
     from courtstudio.dataset.executors import limit_task_threads
+
     limit_task_threads()
     t0 = time.perf_counter()
     sd = StageDir(clip_dir(out_root, clip.id), stage)
@@ -112,8 +126,9 @@ def run_clip_stage(stage: str, clip: Clip, out_root, qa: QAOptions,
     work = sd.partial_dir(digest)
     counts = _RUNNERS[stage](clip, work, Path(out_root), qa, provenance["params"])
     sd.commit(work, provenance)
-    return StageResult(clip.id, stage, StageStatus.DONE, digest, time.perf_counter() - t0,
-                       counts=counts or {})
+    return StageResult(
+        clip.id, stage, StageStatus.DONE, digest, time.perf_counter() - t0, counts=counts or {}
+    )
 
 
 def _stage_params(stage: str, clip: Clip, qa: QAOptions) -> dict:
@@ -149,6 +164,7 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
     from courtstudio.io.points_file import load_points_file
     from courtstudio.io.project import FrameAnnotation, load_project
     from courtstudio.io.project_new import new_project_from_video
+
     shutil.rmtree(work / "project", ignore_errors=True)
     root = work / "project"
     if clip.video is not None:
@@ -156,8 +172,10 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
         project = new_project_from_video(root, clip.video, clip.sport, name=clip.id)
         for ref in clip.references:
             if ref.frame >= len(project.frames):
-                raise ValueError(f"{clip.id}: reference frame {ref.frame} is outside the "
-                                 f"video's {len(project.frames)} frames")
+                raise ValueError(
+                    f"{clip.id}: reference frame {ref.frame} is outside the "
+                    f"video's {len(project.frames)} frames"
+                )
             size, points = load_points_file(ref.points)
             fid = project.frames[ref.frame].id
             project.save_annotation(FrameAnnotation(fid, tuple(size), dict(points)))
@@ -178,6 +196,7 @@ def _prepare(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict
 def working_project(out_root: Path, clip: Clip):
     """The clip's project for the stages after prepare: with players where they ran."""
     from courtstudio.io.project import load_project
+
     cdir = clip_dir(out_root, clip.id)
     players = cdir / "players" / "project"
     return load_project(players if players.is_dir() else cdir / "prepare" / "project")
@@ -188,6 +207,7 @@ def _propagate(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: di
     from court_specs import load_spec
     from courtstudio.pipeline.propagate import ProjectFrames, project_references, propagate, summary
     from safe_io.atomic import write_json_atomic
+
     project = working_project(out_root, clip)
     refs = project_references(project)
     if not refs:
@@ -201,31 +221,41 @@ def _propagate(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: di
 # ------------------------------------------------------------------------------ players
 def _players(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
     from courtstudio.dataset.players_stage import add_players
+
     shutil.rmtree(work / "project", ignore_errors=True)
     src = clip_dir(out_root, clip.id) / "prepare" / "project"
     for p in sorted(src.rglob("*")):
         if p.is_file():
             _link_or_copy(p, work / "project" / p.relative_to(src))
-    return add_players(work / "project", clip_dir(out_root, clip.id) / "propagate",
-                       export_frames_of(clip, qa, out_root, work / "project"))
+    return add_players(
+        work / "project",
+        clip_dir(out_root, clip.id) / "propagate",
+        export_frames_of(clip, qa, out_root, work / "project"),
+    )
 
 
 # ------------------------------------------------------------------------------- export
 def export_frames_of(clip: Clip, qa: QAOptions, out_root: Path, project_root=None) -> list:
     """Every ``export_every``-th frame plus every frame with an annotation file."""
     from courtstudio.io.project import load_project
+
     project = load_project(project_root) if project_root else working_project(out_root, clip)
     step = clip.export_every or qa.export_every
-    return [f for i, f in enumerate(project.frames)
-            if i % step == 0 or project.annotation_path(f.id).exists()]
+    return [
+        f
+        for i, f in enumerate(project.frames)
+        if i % step == 0 or project.annotation_path(f.id).exists()
+    ]
 
 
 def _export(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.export.export_scenes import export_frames
+
     project = working_project(out_root, clip)
-    doc = AnnotationDocument(project, propagation_path=clip_dir(out_root, clip.id)
-                             / "propagate" / "cameras.jsonl")
+    doc = AnnotationDocument(
+        project, propagation_path=clip_dir(out_root, clip.id) / "propagate" / "cameras.jsonl"
+    )
     frames = export_frames_of(clip, qa, out_root)
     shutil.rmtree(work / "scenes", ignore_errors=True)  # an interrupted attempt's files
     summaries = export_frames(doc, frames, work / "scenes", overlay=False, glb=False)
@@ -238,8 +268,14 @@ def _export(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict)
 # ----------------------------------------------------------------------------------- qa
 def _qa(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
     from courtstudio.dataset.qa_stage import clip_candidates
+
     return clip_candidates(clip_dir(out_root, clip.id) / "export" / "scenes", work, clip, qa)
 
 
-_RUNNERS = {"prepare": _prepare, "propagate": _propagate, "players": _players,
-            "export": _export, "qa": _qa}
+_RUNNERS = {
+    "prepare": _prepare,
+    "propagate": _propagate,
+    "players": _players,
+    "export": _export,
+    "qa": _qa,
+}

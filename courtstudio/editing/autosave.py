@@ -54,9 +54,12 @@ def _line(record: dict) -> str:
 
 
 def _header(project: Project) -> dict:
-    return {"format": AUTOSAVE_FORMAT, "format_version": AUTOSAVE_VERSION,
-            "written_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "project": project.name}
+    return {
+        "format": AUTOSAVE_FORMAT,
+        "format_version": AUTOSAVE_VERSION,
+        "written_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "project": project.name,
+    }
 
 
 def clean_project_leftovers(project: Project) -> list[Path]:
@@ -112,7 +115,7 @@ class Autosave:
             fd = self._open()
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             # a drag's moves are synced when it ends (the release is not merged)
             self._unsynced = self.doc.undo_stack.merged_last
             if not self._unsynced:
@@ -156,13 +159,20 @@ class Autosave:
             return
         state = self.doc.unsaved_state()
         text = _line(_header(self.doc.project)) + "".join(
-            _line({"frame": fid, "annotation": ann})
-            for fid, ann in state["annotations"].items())
-        if (state["camera_ranges"] is not None or state["ball_flights"] is not None
-                or state["flight_draft"] is not None):
-            text += _line({"camera_ranges": state["camera_ranges"],
-                           "ball_flights": state["ball_flights"],
-                           "flight_draft": state["flight_draft"]})
+            _line({"frame": fid, "annotation": ann}) for fid, ann in state["annotations"].items()
+        )
+        if (
+            state["camera_ranges"] is not None
+            or state["ball_flights"] is not None
+            or state["flight_draft"] is not None
+        ):
+            text += _line(
+                {
+                    "camera_ranges": state["camera_ranges"],
+                    "ball_flights": state["ball_flights"],
+                    "flight_draft": state["flight_draft"],
+                }
+            )
         if state.get("propagation_masks") is not None:
             text += _line({"propagation_masks": state["propagation_masks"]})
         write_text_atomic(self.path, text)
@@ -227,11 +237,21 @@ def read_journal(path: Path) -> dict:
         head = json.loads(lines[0])
     except ValueError:
         raise ValueError(f"{path}: not an autosave journal") from None
-    if (not isinstance(head, dict) or head.get("format") != AUTOSAVE_FORMAT
-            or head.get("format_version") != AUTOSAVE_VERSION):
+    if (
+        not isinstance(head, dict)
+        or head.get("format") != AUTOSAVE_FORMAT
+        or head.get("format_version") != AUTOSAVE_VERSION
+    ):
         raise ValueError(f"{path}: not an autosave journal (version {AUTOSAVE_VERSION})")
-    out = {**head, "annotations": {}, "camera_ranges": None, "ball_flights": None,
-           "flight_draft": None, "propagation_masks": None, "skipped_lines": 0}
+    out = {
+        **head,
+        "annotations": {},
+        "camera_ranges": None,
+        "ball_flights": None,
+        "flight_draft": None,
+        "propagation_masks": None,
+        "skipped_lines": 0,
+    }
     for line in lines[1:]:
         if not line.strip():
             continue
@@ -258,8 +278,11 @@ def read_journal(path: Path) -> dict:
 
 def _read_legacy(path: Path) -> dict:
     data = json.loads(path.read_text())
-    if not isinstance(data, dict) or data.get("format") != AUTOSAVE_FORMAT or not isinstance(
-            data.get("annotations"), dict):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != AUTOSAVE_FORMAT
+        or not isinstance(data.get("annotations"), dict)
+    ):
         raise ValueError("not an autosave journal")
     return data
 
@@ -278,9 +301,13 @@ def pending_recovery(project: Project) -> dict | None:
         src.replace(src.with_name(src.name + ".unreadable"))
         return None
     _drop_saved(project, data)
-    if (not data["annotations"] and data.get("camera_ranges") is None
-            and data.get("ball_flights") is None and not data.get("flight_draft")
-            and data.get("propagation_masks") is None):
+    if (
+        not data["annotations"]
+        and data.get("camera_ranges") is None
+        and data.get("ball_flights") is None
+        and not data.get("flight_draft")
+        and data.get("propagation_masks") is None
+    ):
         return None
     return data
 
@@ -296,13 +323,13 @@ def _drop_saved(project: Project, data: dict) -> None:
             continue
         if saved is not None and json.loads(json.dumps(saved.to_json())) == ann:
             del data["annotations"][fid]
-    ranges = [{"first": r.first, "last": r.last, "source": r.source}
-              for r in project.camera_ranges]
+    ranges = [{"first": r.first, "last": r.last, "source": r.source} for r in project.camera_ranges]
     flights = [[b.start, b.middle, b.end] for b in project.ball_flights]
     if data.get("camera_ranges") == ranges and data.get("ball_flights") == flights:
         data["camera_ranges"] = data["ball_flights"] = None
     if data.get("propagation_masks") is not None:
         from courtstudio.io.masks_file import masks_path, read_masks_file
+
         try:
             saved_masks = read_masks_file(masks_path(project.root))[0]
         except ValueError:

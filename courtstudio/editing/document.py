@@ -21,32 +21,44 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-
 from court_specs import CourtSpec, load_spec
 from courtstudio.editing.document_lists import ProjectLists
 from courtstudio.editing.document_players import PlayerEdits, store_person_mesh  # noqa: F401
 from courtstudio.editing.events import Signal
 from courtstudio.editing.mask_layer import ProjectMasks
+from courtstudio.editing.undo import Command, UndoStack
 from courtstudio.io.frames import FrameStore
+from courtstudio.io.project import (
+    POINT_FLAGS,
+    BallAnnotation,
+    FrameAnnotation,
+    FrameRef,
+    Project,
+    ProjectError,
+    check_recovered_state,
+    parse_annotation,
+)
 from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState
 from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus
-from courtstudio.io.project import (POINT_FLAGS, BallAnnotation,
-                                 FrameAnnotation, FrameRef,
-                                 Project, ProjectError,
-                                 check_recovered_state, parse_annotation)
-from courtstudio.editing.undo import Command, UndoStack
 from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
 
 
 class AnnotationDocument(PlayerEdits, ProjectLists):
-    def __init__(self, project: Project, frames: FrameStore | None = None,
-                 propagation_path: Path | None = None):
+    def __init__(
+        self,
+        project: Project,
+        frames: FrameStore | None = None,
+        propagation_path: Path | None = None,
+    ):
         """propagation_path: the cameras.jsonl whose cameras frames without their own clicks
         take (default PROJECT/propagation/cameras.jsonl; a dataset build keeps its own)."""
         self.project = project
-        self.propagation_path = Path(propagation_path) if propagation_path is not None \
+        self.propagation_path = (
+            Path(propagation_path)
+            if propagation_path is not None
             else project.root / "propagation" / "cameras.jsonl"
+        )
         self.frames = frames or FrameStore(project)
         self.undo_stack = UndoStack()
         self.calibrations = CalibrationCache()
@@ -111,30 +123,34 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         prop = self.propagation().get(index)
         if prop is not None and prop["status"] in WITH_CAMERA and "K" in prop:
             cam = Camera.from_dict(prop, f"propagation record of frame {index}")
-            return CameraState(None, f"propagated from frame {prop.get('reference')} "
-                                     f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
-                               propagated=cam)
+            return CameraState(
+                None,
+                f"propagated from frame {prop.get('reference')} "
+                f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
+                propagated=cam,
+            )
         rng = self.project.camera_range_of(index)
         if rng is not None and rng.source != frame_id:
-            src = self.calibrations.solve(rng.source, load_spec(frame.sport),
-                                          self.annotation(rng.source), diagnose)
+            src = self.calibrations.solve(
+                rng.source, load_spec(frame.sport), self.annotation(rng.source), diagnose
+            )
             if src.calibration is not None:
-                return CameraState(src.calibration, f"static camera of {rng.source}",
-                                   rng.source)
+                return CameraState(src.calibration, f"static camera of {rng.source}", rng.source)
         return own
 
     def refine_on_lines(self, frame_id: str) -> CameraState:
         """Refine the frame's own calibration on its painted lines (live_calibration)."""
         frame = self.project.frame(frame_id)
-        return self.calibrations.refine_on_lines(frame_id, load_spec(frame.sport),
-                                                 self.annotation(frame_id),
-                                                 self.frames.image(frame))
+        return self.calibrations.refine_on_lines(
+            frame_id, load_spec(frame.sport), self.annotation(frame_id), self.frames.image(frame)
+        )
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame
         index; read once, re-read after reload_propagation()."""
         if self._propagation is None:
             from courtstudio.pipeline.propagate import read_done
+
             self._propagation = read_done(self.propagation_path)
         return self._propagation
 
@@ -177,8 +193,9 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         after = work.to_json()
         if after == before:
             return
-        self.undo_stack.push(Command(text, lambda s, f=frame_id: self._set_state(f, s),
-                                     before, after, merge_key))
+        self.undo_stack.push(
+            Command(text, lambda s, f=frame_id: self._set_state(f, s), before, after, merge_key)
+        )
 
     def set_keypoint(self, frame_id: str, name: str, uv, drag: bool = False) -> None:
         """Place or move a keypoint click (uv pixels). Successive drag moves merge."""
@@ -191,13 +208,19 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
 
         def m(a: FrameAnnotation):
             a.points[name] = (u, v)
-        self._edit(frame_id, f"Move {name}" if drag else f"Place {name}", m,
-                   ("kp", frame_id, name) if drag else None)
+
+        self._edit(
+            frame_id,
+            f"Move {name}" if drag else f"Place {name}",
+            m,
+            ("kp", frame_id, name) if drag else None,
+        )
 
     def remove_keypoint(self, frame_id: str, name: str) -> None:
         def m(a: FrameAnnotation):
             a.points.pop(name, None)
             a.point_flags.pop(name, None)
+
         self._edit(frame_id, f"Remove {name}", m)
 
     def set_point_flag(self, frame_id: str, name: str, flag: str | None) -> None:
@@ -214,6 +237,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
                 a.point_flags.pop(name, None)
             else:
                 a.point_flags[name] = flag
+
         self._edit(frame_id, f"{name}: {flag or 'seen'}", m)
 
     def previous_keypoint_frame(self, frame_id: str) -> str | None:
@@ -245,11 +269,13 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
                 a.points[n] = (float(u), float(v))
                 if n in source.point_flags:
                     a.point_flags[n] = source.point_flags[n]
+
         self._edit(frame_id, f"Copy {len(new)} keypoints from {src}", m)
         return src, len(new)
 
     def apply_relabelling(self, frame_id: str, mapping: dict[str, str]) -> None:
         """Rename clicks as the calibration doctor suggested (one undo step)."""
+
         def m(a: FrameAnnotation):
             old, old_flags = dict(a.points), dict(a.point_flags)
             for src in mapping:
@@ -260,13 +286,16 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
                     a.points[dst] = old[src]
                 if src in old_flags:
                     a.point_flags[dst] = old_flags[src]
+
         self._edit(frame_id, "Apply suggested relabelling", m)
 
     def set_ball_pixel(self, frame_id: str, uv) -> None:
         """The ball's pixel; the ground click is cleared (it belongs to the old ray)."""
+
         def m(a: FrameAnnotation):
             plane = a.ball.plane if a.ball else None
             a.ball = BallAnnotation(True, (float(uv[0]), float(uv[1])), None, plane)
+
         self._edit(frame_id, "Place ball", m)
 
     def set_ball_ground(self, frame_id: str, uv, drag: bool = False) -> None:
@@ -274,13 +303,16 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             if a.ball is None or a.ball.uv is None:
                 raise ProjectError("click the ball before its ground point")
             a.ball = BallAnnotation(True, a.ball.uv, (float(uv[0]), float(uv[1])), a.ball.plane)
-        self._edit(frame_id, "Place ball ground point", m,
-                   ("ball_ground", frame_id) if drag else None)
+
+        self._edit(
+            frame_id, "Place ball ground point", m, ("ball_ground", frame_id) if drag else None
+        )
 
     def set_ball_not_visible(self, frame_id: str, not_visible: bool = True) -> None:
         def m(a: FrameAnnotation):
             plane = a.ball.plane if a.ball else None
             a.ball = BallAnnotation(False, None, None, plane) if not_visible else None
+
         self._edit(frame_id, "Ball not visible" if not_visible else "Ball visible", m)
 
     def clear_ball(self, frame_id: str) -> None:
@@ -293,6 +325,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         def m(a: FrameAnnotation):
             b = a.ball or BallAnnotation(True)
             a.ball = BallAnnotation(b.visible, b.uv, b.ground_uv, plane)
+
         self._edit(frame_id, f"Ball plane: {plane}", m)
 
     def toggle_flag(self, frame_id: str, flag: str = "review") -> None:
@@ -301,6 +334,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
                 a.flags.remove(flag)
             else:
                 a.flags.append(flag)
+
         self._edit(frame_id, f"Toggle {flag}", m)
 
     # --------------------------------------------------------------------- undo
@@ -318,19 +352,26 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
 
     def unsaved_state(self) -> dict:
         """Everything not yet saved, as JSON (what a compacted autosave journal holds)."""
-        lists = self._project_lists() if self._ranges_dirty else {"camera_ranges": None,
-                                                                  "ball_flights": None}
-        return {"annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
-                **lists, "flight_draft": dict(self._flight_draft) or None,
-                "propagation_masks": self.masks.unsaved()}
+        lists = (
+            self._project_lists()
+            if self._ranges_dirty
+            else {"camera_ranges": None, "ball_flights": None}
+        )
+        return {
+            "annotations": {fid: self._ann[fid].to_json() for fid in sorted(self._dirty)},
+            **lists,
+            "flight_draft": dict(self._flight_draft) or None,
+            "propagation_masks": self.masks.unsaved(),
+        }
 
     def journal_records(self) -> list[dict]:
         """The autosave records of the edits since the last call (courtstudio/editing/autosave.py):
         ``{"frame", "annotation"}`` per frame changed, ``{"camera_ranges", "ball_flights",
         "flight_draft"}`` when those changed, ``{"propagation_masks"}`` when the masks did.
         Costs what the edited frames cost, not the unsaved total."""
-        records: list[dict] = [{"frame": fid, "annotation": self._ann[fid].to_json()}
-                               for fid in self._journal_frames]
+        records: list[dict] = [
+            {"frame": fid, "annotation": self._ann[fid].to_json()} for fid in self._journal_frames
+        ]
         if self._journal_ranges:
             records.append(self._project_lists())
         masks = self.masks.journal_record()
@@ -352,25 +393,37 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             self.project.frame(fid)
             rec = parse_annotation(data, f"autosave: {fid}")
             before = self.annotation(fid).to_json()
-            self.undo_stack.push(Command(f"Recover {fid}",
-                                         lambda s, f=fid: self._set_state(f, s), before,
-                                         rec.to_json()))
+            self.undo_stack.push(
+                Command(
+                    f"Recover {fid}", lambda s, f=fid: self._set_state(f, s), before, rec.to_json()
+                )
+            )
         flights = state.get("ball_flights")
         if flights is not None:
             before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
-            self.undo_stack.push(Command("Recover ball flights", self._set_flights, before,
-                                         [tuple(f) for f in flights]))
+            self.undo_stack.push(
+                Command(
+                    "Recover ball flights", self._set_flights, before, [tuple(f) for f in flights]
+                )
+            )
         ranges = state.get("camera_ranges")
         if ranges is not None:
             before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
             after = [(r["first"], r["last"], r["source"]) for r in ranges]
-            self.undo_stack.push(Command("Recover static camera ranges", self._set_ranges,
-                                         before, after))
+            self.undo_stack.push(
+                Command("Recover static camera ranges", self._set_ranges, before, after)
+            )
         draft = state.get("flight_draft")
         if draft:
             before = self._flight_state()
-            self.undo_stack.push(Command("Recover ball flight draft", self._set_flight_state,
-                                         before, {**before, "draft": dict(draft)}))
+            self.undo_stack.push(
+                Command(
+                    "Recover ball flight draft",
+                    self._set_flight_state,
+                    before,
+                    {**before, "draft": dict(draft)},
+                )
+            )
         if state.get("propagation_masks") is not None:
             self.masks.restore(state["propagation_masks"])
 
@@ -402,12 +455,16 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         ann = self.annotation(frame.id) if loaded else None
         rng = self.project.camera_range_of(index)
         prop = self.propagation().get(index, {})
-        return {"court": bool(ann and len(ann.points) >= 4)
-                or prop.get("status") in (PropagationStatus.OK, PropagationStatus.STATIC),
-                "meshes": bool(ann and any(p.mesh for p in ann.players)),
-                "ball": bool(ann and ann.ball is not None
-                             and (not ann.ball.visible or ann.ball.ground_uv is not None)),
-                "players": bool(ann and ann.players),
-                "flagged": bool(ann and ann.flags)
-                or prop.get("status") == PropagationStatus.FLAGGED,
-                "static": rng is not None}
+        return {
+            "court": bool(ann and len(ann.points) >= 4)
+            or prop.get("status") in (PropagationStatus.OK, PropagationStatus.STATIC),
+            "meshes": bool(ann and any(p.mesh for p in ann.players)),
+            "ball": bool(
+                ann
+                and ann.ball is not None
+                and (not ann.ball.visible or ann.ball.ground_uv is not None)
+            ),
+            "players": bool(ann and ann.players),
+            "flagged": bool(ann and ann.flags) or prop.get("status") == PropagationStatus.FLAGGED,
+            "static": rng is not None,
+        }

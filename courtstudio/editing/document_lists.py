@@ -35,15 +35,17 @@ class ProjectLists:
         self.project.frame(source_frame_id)
         before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
         after = before + [(first, last, source_frame_id)]
-        self.undo_stack.push(Command(f"Static camera {first}..{last}", self._set_ranges,
-                                     before, after))
+        self.undo_stack.push(
+            Command(f"Static camera {first}..{last}", self._set_ranges, before, after)
+        )
 
     def remove_camera_range_at(self, index: int) -> None:
         before = [(r.first, r.last, r.source) for r in self.project.camera_ranges]
         after = [r for r in before if not (r[0] <= index <= r[1])]
         if after != before:
-            self.undo_stack.push(Command("Remove static camera range", self._set_ranges,
-                                         before, after))
+            self.undo_stack.push(
+                Command("Remove static camera range", self._set_ranges, before, after)
+            )
 
     def _set_flights(self, flights: list) -> None:
         self.project.ball_flights = [BallFlightMarks(*f) for f in flights]
@@ -61,11 +63,13 @@ class ProjectLists:
 
     def remove_ball_flight_at(self, index: int) -> None:
         before = [(b.start, b.middle, b.end) for b in self.project.ball_flights]
-        after = [b for b in before if not (self.project.index_of(b[0]) <= index
-                                           <= self.project.index_of(b[2]))]
+        after = [
+            b
+            for b in before
+            if not (self.project.index_of(b[0]) <= index <= self.project.index_of(b[2]))
+        ]
         if after != before:
-            self.undo_stack.push(Command("Remove ball flight", self._set_flights, before,
-                                         after))
+            self.undo_stack.push(Command("Remove ball flight", self._set_flights, before, after))
 
     # the ball-flight draft: the frames marked so far, journaled but not saved
     @property
@@ -75,8 +79,10 @@ class ProjectLists:
         return dict(self._flight_draft)
 
     def _flight_state(self) -> dict:
-        return {"flights": [(b.start, b.middle, b.end) for b in self.project.ball_flights],
-                "draft": dict(self._flight_draft)}
+        return {
+            "flights": [(b.start, b.middle, b.end) for b in self.project.ball_flights],
+            "draft": dict(self._flight_draft),
+        }
 
     def _set_flight_state(self, state: dict) -> None:
         """Set the flights and the draft (a mark's undo/redo); ranges_changed when the
@@ -103,13 +109,25 @@ class ProjectLists:
         before = self._flight_state()
         draft = {**before["draft"], part: frame_id}
         if len(draft) < len(FLIGHT_PARTS):
-            self.undo_stack.push(Command(f"Mark flight {part}", self._set_flight_state,
-                                         before, {**before, "draft": draft}))
+            self.undo_stack.push(
+                Command(
+                    f"Mark flight {part}",
+                    self._set_flight_state,
+                    before,
+                    {**before, "draft": draft},
+                )
+            )
             return False
         idx = sorted((self.project.index_of(f), f) for f in draft.values())
         if len({i for i, _ in idx}) != 3:
-            self.undo_stack.push(Command("Clear ball flight draft", self._set_flight_state,
-                                         before, {**before, "draft": {}}))
+            self.undo_stack.push(
+                Command(
+                    "Clear ball flight draft",
+                    self._set_flight_state,
+                    before,
+                    {**before, "draft": {}},
+                )
+            )
             raise ProjectError("a flight needs three different frames")
         after = {"flights": before["flights"] + [tuple(f for _, f in idx)], "draft": {}}
         self.undo_stack.push(Command("Add ball flight", self._set_flight_state, before, after))
@@ -118,6 +136,7 @@ class ProjectLists:
     def ball_flight_at(self, index: int):
         """(BallFlight, marks) for the flight covering frame ``index``, or (None, message)."""
         from geometry.ballistics import fit_flight
+
         for b in self.project.ball_flights:
             idx = [self.project.index_of(f) for f in (b.start, b.middle, b.end)]
             if not idx[0] <= index <= idx[2]:
@@ -125,8 +144,12 @@ class ProjectLists:
             pts = []
             for fid in (b.start, b.middle, b.end):
                 frame = self.project.frame(fid)
-                res, msg = lift_frame_ball(self.camera_state(fid), load_spec(frame.sport),
-                                           self.annotation(fid), uncertainty=False)
+                res, msg = lift_frame_ball(
+                    self.camera_state(fid),
+                    load_spec(frame.sport),
+                    self.annotation(fid),
+                    uncertainty=False,
+                )
                 if res is None:
                     return None, f"flight frame {fid}: {msg}"
                 pts.append(res.world)
@@ -134,7 +157,11 @@ class ProjectLists:
         return None, ""
 
     def _project_lists(self) -> dict:
-        return {"camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
-                                  for r in self.project.camera_ranges],
-                "ball_flights": [[b.start, b.middle, b.end] for b in self.project.ball_flights],
-                "flight_draft": dict(self._flight_draft)}
+        return {
+            "camera_ranges": [
+                {"first": r.first, "last": r.last, "source": r.source}
+                for r in self.project.camera_ranges
+            ],
+            "ball_flights": [[b.start, b.middle, b.end] for b in self.project.ball_flights],
+            "flight_draft": dict(self._flight_draft),
+        }

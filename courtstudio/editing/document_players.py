@@ -20,8 +20,9 @@ def store_person_mesh(project: Project, frame_id: str, pid: int, mesh: PersonMes
     """Write a mesh once under meshes/<frame id>/, named by its content (so an annotation,
     its undo history and the autosave journal can all refer to it); returns the path relative
     to the project."""
-    digest = hashlib.sha1(mesh.vertices_cam.astype(np.float32).tobytes()
-                          + mesh.faces.astype(np.int32).tobytes()).hexdigest()[:12]
+    digest = hashlib.sha1(
+        mesh.vertices_cam.astype(np.float32).tobytes() + mesh.faces.astype(np.int32).tobytes()
+    ).hexdigest()[:12]
     rel = f"meshes/{frame_id}/player_{int(pid)}_{digest}.npz"
     path = project.inside(rel, f"frame {frame_id!r} mesh")
     if not path.exists():
@@ -47,14 +48,17 @@ class PlayerEdits:
             old = a.player(pid)
             h = old.lowest_vertex_height_m if old else None
             mesh = old.mesh if old else None
-            a.players = [p for p in a.players if p.id != pid] + [PlayerAnnotation(pid, box, h,
-                                                                                  mesh)]
+            a.players = [p for p in a.players if p.id != pid] + [
+                PlayerAnnotation(pid, box, h, mesh)
+            ]
             a.players.sort(key=lambda p: p.id)
+
         self._edit(frame_id, f"Player {pid} box", m, ("box", frame_id, pid) if drag else None)
 
     def remove_player(self, frame_id: str, pid: int) -> None:
         def m(a: FrameAnnotation):
             a.players = [p for p in a.players if p.id != pid]
+
         self._edit(frame_id, f"Remove player {pid}", m)
 
     def set_player_height(self, frame_id: str, pid: int, height_m: float | None) -> None:
@@ -63,6 +67,7 @@ class PlayerEdits:
             if p is None:
                 raise ProjectError(f"no player {pid} in frame {frame_id}")
             p.lowest_vertex_height_m = None if height_m is None else float(height_m)
+
         self._edit(frame_id, f"Player {pid} height", m)
 
     def set_player_mesh(self, frame_id: str, pid: int, mesh: PersonMesh | None) -> None:
@@ -77,11 +82,13 @@ class PlayerEdits:
             if p is None:
                 raise ProjectError(f"no player {pid} in frame {frame_id}: draw its box first")
             p.mesh = rel
+
         self._edit(frame_id, f"Player {pid} mesh", m)
 
     def set_tracked_boxes(self, frame_id: str, boxes: dict) -> int:
         """Boxes {player id: xyxy} from a tracker, in one undo step: existing players keep
         their mesh and height and get the new box; returns how many boxes were set."""
+
         def m(a: FrameAnnotation):
             for pid, box in boxes.items():
                 p = a.player(pid)
@@ -90,6 +97,7 @@ class PlayerEdits:
                 else:
                     p.box_xyxy = tuple(float(c) for c in box)
             a.players.sort(key=lambda p: p.id)
+
         if boxes:
             self._edit(frame_id, f"Track {len(boxes)} players", m)
         return len(boxes)
@@ -104,12 +112,14 @@ class PlayerEdits:
         def m(a: FrameAnnotation):
             for pid, box in zip(ids, boxes):
                 a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box)))
+
         if boxes:
             self._edit(frame_id, f"Add {len(boxes)} proposed players", m)
         return ids
 
-    def import_people(self, frame_id: str, assignments: list[tuple[int | None, tuple,
-                                                                   PersonMesh]]) -> list[int]:
+    def import_people(
+        self, frame_id: str, assignments: list[tuple[int | None, tuple, PersonMesh]]
+    ) -> list[int]:
         """Attach HMR people to players in one undo step: (player id or None for a new player,
         box xyxy used for a new player, mesh). Returns the player ids."""
         fresh = iter(self._new_player_ids(frame_id, sum(a[0] is None for a in assignments)))
@@ -123,11 +133,11 @@ class PlayerEdits:
             for pid, box, rel in plan:
                 p = a.player(pid)
                 if p is None:
-                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box),
-                                                      None, rel))
+                    a.players.append(PlayerAnnotation(pid, tuple(float(c) for c in box), None, rel))
                 else:
                     p.mesh = rel
             a.players.sort(key=lambda p: p.id)
+
         self._edit(frame_id, f"Import {len(plan)} HMR people", m)
         return [pid for pid, _, _ in plan]
 

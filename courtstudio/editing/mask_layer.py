@@ -17,10 +17,15 @@ from __future__ import annotations
 from typing import Callable
 
 from courtstudio.editing.events import Signal
-from courtstudio.io.masks_file import (MAX_MASKS, check_mask_boxes, masks_path, read_masks_file,
-                                    write_masks_file)
-from courtstudio.io.project import ProjectError
 from courtstudio.editing.undo import Command, ReadOnlyError, UndoStack
+from courtstudio.io.masks_file import (
+    MAX_MASKS,
+    check_mask_boxes,
+    masks_path,
+    read_masks_file,
+    write_masks_file,
+)
+from courtstudio.io.project import ProjectError
 
 MIN_SIDE_PX = 2.0
 Box = tuple[float, float, float, float]
@@ -37,8 +42,9 @@ def clamp_box(box, image_size) -> Box:
     x0, x1 = sorted((min(max(x0, -0.5), w - 0.5), min(max(x1, -0.5), w - 0.5)))
     y0, y1 = sorted((min(max(y0, -0.5), h - 0.5), min(max(y1, -0.5), h - 0.5)))
     if x1 - x0 < MIN_SIDE_PX or y1 - y0 < MIN_SIDE_PX:
-        raise ProjectError(f"a mask must be at least {MIN_SIDE_PX:g} px wide and high inside "
-                           f"the {w}x{h} frame")
+        raise ProjectError(
+            f"a mask must be at least {MIN_SIDE_PX:g} px wide and high inside the {w}x{h} frame"
+        )
     return (x0, y0, x1, y1)
 
 
@@ -75,8 +81,12 @@ def hit_box(box, uv, radius: float) -> str | None:
     then an edge, then "move" inside; None outside."""
     x0, y0, x1, y1 = box
     u, v = float(uv[0]), float(uv[1])
-    near = {"l": abs(u - x0) <= radius, "r": abs(u - x1) <= radius,
-            "t": abs(v - y0) <= radius, "b": abs(v - y1) <= radius}
+    near = {
+        "l": abs(u - x0) <= radius,
+        "r": abs(u - x1) <= radius,
+        "t": abs(v - y0) <= radius,
+        "b": abs(v - y1) <= radius,
+    }
     for name in ("tl", "tr", "bl", "br"):
         if near[name[1]] and near[name[0]]:
             return name
@@ -94,8 +104,9 @@ def hit_box(box, uv, radius: float) -> str | None:
 class ProjectMasks:
     """The masks of one open project. ``changed()`` is emitted after every change."""
 
-    def __init__(self, project_root, undo_stack: UndoStack,
-                 image_size: Callable[[], tuple[int, int]]):
+    def __init__(
+        self, project_root, undo_stack: UndoStack, image_size: Callable[[], tuple[int, int]]
+    ):
         """image_size: returns the project's frame size (w, h) (the first frame's, as
         propagation uses); called once, when the masks are first needed."""
         self.path = masks_path(project_root)

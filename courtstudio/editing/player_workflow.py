@@ -15,8 +15,10 @@ from courtstudio.editing.document import AnnotationDocument
 from courtstudio.io.settings import Settings
 from courtstudio.pipeline.live_calibration import box_ground_point
 
-NO_PROPOSER = ("No box proposer is configured (SAM3 is an optional extra; set "
-               "COURTSTUDIO_SAM3_CHECKPOINT): draw the boxes by hand")
+NO_PROPOSER = (
+    "No box proposer is configured (SAM3 is an optional extra; set "
+    "COURTSTUDIO_SAM3_CHECKPOINT): draw the boxes by hand"
+)
 _UNSET = object()
 
 
@@ -38,19 +40,24 @@ class PlayerWorkflow:
             self._proposer = None
             if self.settings.sam3_checkpoint:
                 from hmr.sam3_boxes import Sam3BoxProposer
-                self._proposer = Sam3BoxProposer(self.settings.sam3_checkpoint,
-                                                 self.settings.sam3_bpe)
+
+                self._proposer = Sam3BoxProposer(
+                    self.settings.sam3_checkpoint, self.settings.sam3_bpe
+                )
         return self._proposer
 
     def propose_boxes(self, doc: AnnotationDocument, proposer) -> tuple[list[int], str]:
         """New players for the proposer's boxes on the current frame (one undo step); boxes
         over existing players (IoU >= 0.5) are skipped. Returns (new player ids, message)."""
         from courtstudio.pipeline.players import box_iou
+
         fid = doc.current_frame.id
         ann = doc.annotation(fid)
-        boxes = [q.box_xyxy for q in proposer.propose(doc.frames.image(
-            doc.current_frame)) if all(box_iou(q.box_xyxy, p.box_xyxy) < 0.5
-                                       for p in ann.players)]
+        boxes = [
+            q.box_xyxy
+            for q in proposer.propose(doc.frames.image(doc.current_frame))
+            if all(box_iou(q.box_xyxy, p.box_xyxy) < 0.5 for p in ann.players)
+        ]
         ids = doc.add_players(fid, boxes)
         return ids, f"{proposer.name} proposed {len(ids)} new player box(es)"
 
@@ -63,6 +70,7 @@ class PlayerWorkflow:
             raise ValueError("tracking needs a video project (frames from one video)")
         if tracker is None:
             from hmr.sam3_boxes import Sam3VideoTracker
+
             ckpt = self.settings.sam3_checkpoint
             if not ckpt:
                 raise ValueError("set the SAM3 checkpoint in File > Preferences first")
@@ -84,22 +92,27 @@ class PlayerWorkflow:
         step). Returns (player ids, message)."""
         from courtstudio.pipeline.players import match_people_to_players
         from hmr.prompthmr import load_image_output
+
         fid = doc.current_frame.id
         state = doc.camera_state(fid)
         if state.camera is None:
             raise ValueError("calibrate the court first: the meshes are placed with its camera")
         result = load_image_output(path, smplx_model=self.settings.smplx_dir or None)
         ann = doc.annotation(fid)
-        matches = match_people_to_players(state.camera, result.people,
-                                          {p.id: p.box_xyxy for p in ann.players})
+        matches = match_people_to_players(
+            state.camera, result.people, {p.id: p.box_xyxy for p in ann.players}
+        )
         ids = doc.import_people(fid, [(pid, box, result.people[i]) for pid, i, box in matches])
-        return ids, (f"Imported {len(ids)} people: players {', '.join(map(str, ids))}. Give "
-                     "each one's lowest-vertex height to place it.")
+        return ids, (
+            f"Imported {len(ids)} people: players {', '.join(map(str, ids))}. Give "
+            "each one's lowest-vertex height to place it."
+        )
 
     def run_prompthmr(self, doc: AnnotationDocument) -> list[int]:
         """PromptHMR on the current frame's boxes with its calibrated K (GPU machines); one
         undo step. Returns the player ids given meshes."""
         from hmr.prompthmr_runner import PromptHMRRunner
+
         fid = doc.current_frame.id
         state = doc.camera_state(fid)
         if state.camera is None:
@@ -109,17 +122,25 @@ class PlayerWorkflow:
             raise ValueError("draw (or propose) the player boxes first")
         if self._hmr_runner is None:
             self._hmr_runner = PromptHMRRunner(self.settings.prompthmr_dir)
-        res = self._hmr_runner.run(doc.frames.image(doc.current_frame),
-                                   [p.box_xyxy for p in ann.players], state.camera)
-        return doc.import_people(fid, [(p.id, p.box_xyxy, m) for p, m in
-                                       zip(ann.players, res.people)])
+        res = self._hmr_runner.run(
+            doc.frames.image(doc.current_frame), [p.box_xyxy for p in ann.players], state.camera
+        )
+        return doc.import_people(
+            fid, [(p.id, p.box_xyxy, m) for p, m in zip(ann.players, res.people)]
+        )
 
-    def template_body(self, doc: AnnotationDocument, pid: int, stature_m: float,
-                      busy: Callable[[], ContextManager] = nullcontext) -> None:
+    def template_body(
+        self,
+        doc: AnnotationDocument,
+        pid: int,
+        stature_m: float,
+        busy: Callable[[], ContextManager] = nullcontext,
+    ) -> None:
         """An Anny body for a player without an HMR result (feet from the box), standing on
         the player plane (lowest-vertex height 0 m). ``busy()`` wraps the slow build (the
         window shows a wait cursor)."""
         from courtstudio.pipeline.players import template_player
+
         fid = doc.current_frame.id
         state = doc.camera_state(fid)
         p = doc.annotation(fid).player(pid)
@@ -130,7 +151,8 @@ class PlayerWorkflow:
         if foot is None:
             raise ValueError("the box's feet are not on the court in front of the camera")
         with busy():
-            mesh = template_player(state.camera, foot, stature_m,
-                                   cache_dir=self.settings.anny_cache_dir)
+            mesh = template_player(
+                state.camera, foot, stature_m, cache_dir=self.settings.anny_cache_dir
+            )
         doc.import_people(fid, [(pid, p.box_xyxy, mesh)])
         doc.set_player_height(fid, pid, 0.0)

@@ -24,10 +24,11 @@ def keypoint_order(spec: CourtSpec) -> list[str]:
     rest = [n for n in spec.keypoints if n not in first]
     if spec.broadcast_view in ("side", "auto"):
         kp = spec.keypoints
-        first = sorted(first, key=lambda n: (not n.endswith("_corner"), -round(kp[n][1], 2),
-                                             round(kp[n][0], 2)))
-        rest = sorted(rest, key=lambda n: (round(kp[n][0], 2), -round(kp[n][1], 2),
-                                           kp[n][2]))
+        first = sorted(
+            first,
+            key=lambda n: (not n.endswith("_corner"), -round(kp[n][1], 2), round(kp[n][0], 2)),
+        )
+        rest = sorted(rest, key=lambda n: (round(kp[n][0], 2), -round(kp[n][1], 2), kp[n][2]))
     return first + rest
 
 

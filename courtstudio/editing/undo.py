@@ -55,12 +55,16 @@ class UndoStack:
         command when both carry the same non-None merge_key."""
         self._check_writable()
         cmd.do()
-        del self._commands[self._index:]
+        del self._commands[self._index :]
         if self._clean > self._index:
             self._clean = -1  # the saved state is no longer reachable
         prev = self._commands[-1] if self._commands else None
-        if (cmd.merge_key is not None and prev is not None and prev.merge_key == cmd.merge_key
-                and self._clean != self._index):
+        if (
+            cmd.merge_key is not None
+            and prev is not None
+            and prev.merge_key == cmd.merge_key
+            and self._clean != self._index
+        ):
             prev.after = cmd.after
             self.merged_last = True
         else:

@@ -28,31 +28,36 @@ import numpy as np
 
 from court_specs import load_spec
 from courtstudio.editing.document import AnnotationDocument
+from courtstudio.io.project import FrameRef
 from courtstudio.pipeline.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.pipeline.players import world_player
-from courtstudio.io.project import FrameRef
-from safe_io.atomic import (clean_stale_temp_files, is_temp_name, make_temp_dir, replace_dir,
-                              write_json_atomic)
 from exporters.coco import write_coco_court_keypoints
 from exporters.glb import write_glb
 from exporters.mesh_render import RenderMesh, render_meshes
 from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
 from exporters.scene import TOOL_VERSION, BallRecord, BallStatus, PlayerRecord, Scene, save_scene
-from safe_io.validation import read_json_file
 from geometry.body_facing import facing_from_joints
 from geometry.doctor import FitQuality
 from geometry.labelling import WorldConvention
 from geometry.rays import ground_projection_polyline
+from safe_io.atomic import (
+    clean_stale_temp_files,
+    is_temp_name,
+    make_temp_dir,
+    replace_dir,
+    write_json_atomic,
+)
+from safe_io.validation import read_json_file
 
 
 class ExportStatus(StrEnum):
     """A frame's export status (the export manifest's ``frames.<id>.status``)."""
 
     OK = "ok"
-    POOR = "poor"        # exported; residuals beyond what the click noise explains
+    POOR = "poor"  # exported; residuals beyond what the click noise explains
     SKIPPED = "skipped"  # no camera: nothing written
-    ERROR = "error"      # the frame failed: nothing of it kept
+    ERROR = "error"  # the frame failed: nothing of it kept
 
 
 KEPT = frozenset({ExportStatus.OK, ExportStatus.POOR})  # statuses whose outputs are kept
@@ -79,27 +84,46 @@ MANIFEST_FORMAT = "courtstudio.export"
 MANIFEST_VERSION = 1
 OVERLAY_FORMATS = ("png", "jpg")
 # what export_frame writes into a frame's folder (overlay.<png|jpg>)
-OUTPUT_NAMES = frozenset({"camera.json", "camera.yaml", "scene.json", "scene.h5", "scene.glb",
-                          "overlay.png", "overlay.jpg"})
+OUTPUT_NAMES = frozenset(
+    {
+        "camera.json",
+        "camera.yaml",
+        "scene.json",
+        "scene.h5",
+        "scene.glb",
+        "overlay.png",
+        "overlay.jpg",
+    }
+)
 
 
 class ExportFolderError(ValueError):
     """The output folder is not empty and is not a previous export (pass force)."""
 
     def __init__(self, folder: Path, why: str):
-        super().__init__(f"{folder}: {why}; choose an empty folder or a previous export, or "
-                         "write into it anyway with --force")
+        super().__init__(
+            f"{folder}: {why}; choose an empty folder or a previous export, or "
+            "write into it anyway with --force"
+        )
         self.folder = folder
 
 
-def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: bool = True,
-                 glb: bool = True, into=None, overlay_format: str = "png") -> FrameSummary:
+def export_frame(
+    doc: AnnotationDocument,
+    frame: FrameRef,
+    out_dir,
+    overlay: bool = True,
+    glb: bool = True,
+    into=None,
+    overlay_format: str = "png",
+) -> FrameSummary:
     """Write ``out_dir/<frame id>/`` (or the folder ``into``, to be moved there):
     camera.json, camera.yaml, scene.json (+.h5), scene.glb, overlay.png (or .jpg). A frame
     without a camera is skipped (with the reason)."""
     if overlay_format not in OVERLAY_FORMATS:
-        raise ValueError(f"overlay format {overlay_format!r}: expected one of "
-                         f"{', '.join(OVERLAY_FORMATS)}")
+        raise ValueError(
+            f"overlay format {overlay_format!r}: expected one of {', '.join(OVERLAY_FORMATS)}"
+        )
     spec = doc.spec(frame)
     ann = doc.annotation(frame.id)
     state = doc.camera_state(frame.id, diagnose=True)
@@ -114,9 +138,14 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         rms, notes = cal.fit.rms_px, "; ".join(cal.warnings)
     else:
         rec = doc.propagation()[doc.project.index_of(frame.id)]
-        cam_doc = {**camera.to_dict(), "sport": spec.id, "rms_px": rec["rms_px"],
-                   "propagation": {k: rec[k] for k in ("status", "reference", "centre",
-                                                       "reason") if k in rec}}
+        cam_doc = {
+            **camera.to_dict(),
+            "sport": spec.id,
+            "rms_px": rec["rms_px"],
+            "propagation": {
+                k: rec[k] for k in ("status", "reference", "centre", "reason") if k in rec
+            },
+        }
         rms, notes = rec["rms_px"], state.message
     if state.inherited:
         cam_doc["static_camera_of"] = state.source_frame_id
@@ -129,41 +158,68 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         flight, _ = doc.ball_flight_at(index)
         if flight is not None and flight.ok:  # between the annotated frames of a flight
             w = flight.position([index / doc.project.fps])[0]
-            ball_rec = BallRecord(visible=True, uv=camera.project(w[None])[0], world=w,
-                                  height_m=float(w[2] - spec.plane_z()),
-                                  plane=spec.default_plane, method="flight_fit")
+            ball_rec = BallRecord(
+                visible=True,
+                uv=camera.project(w[None])[0],
+                world=w,
+                height_m=float(w[2] - spec.plane_z()),
+                plane=spec.default_plane,
+                method="flight_fit",
+            )
     if ball is not None:
-        ball_rec = BallRecord(visible=True, uv=np.array(ann.ball.uv),
-                              ground_uv=ball.uv_ground_snapped, world=ball.world,
-                              height_m=ball.height_m, sigma_world_m=ball.sigma_world_m,
-                              plane=ball.plane)
+        ball_rec = BallRecord(
+            visible=True,
+            uv=np.array(ann.ball.uv),
+            ground_uv=ball.uv_ground_snapped,
+            world=ball.world,
+            height_m=ball.height_m,
+            sigma_world_m=ball.sigma_world_m,
+            plane=ball.plane,
+        )
     ball_rec.status = _ball_status(ann, ball_rec)
     players = [_player_record(doc, camera, spec, p) for p in ann.players]
     if frame.image is not None:
-        image_ref = os.path.relpath(doc.project.image_path(frame).resolve(),
-                                    final_dir.resolve())
+        image_ref = os.path.relpath(doc.project.image_path(frame).resolve(), final_dir.resolve())
     else:
-        image_ref = os.path.relpath(doc.project.video_path(frame).resolve(),
-                                    final_dir.resolve()) + f"#frame={frame.index}"
-    convention = cal.world_convention if cal is not None else WorldConvention(
-        spec.broadcast_view, spec.length_m, spec.width_m).name_for(camera.camera_centre_world)
-    scene = Scene(frame_id=frame.id, image=image_ref, image_size=ann.image_size,
-                  spec_id=spec.id, camera=camera, camera_info=cam_doc, ball=ball_rec,
-                  players=players, frame_index=frame.index,
-                  frame_phrase=spec.frame_phrase_for(convention), world_convention=convention,
-                  provenance={"project": doc.project.name},
-                  match_id=doc.project.raw.get("match_id") or doc.project.name,
-                  clip_id=doc.project.raw.get("clip_id")
-                  or (Path(frame.video).stem if frame.video else None),
-                  spec_version=spec.raw.get("version", spec.raw.get("format_version")),
-                  time_s=doc.project.index_of(frame.id) / doc.project.fps)
+        image_ref = (
+            os.path.relpath(doc.project.video_path(frame).resolve(), final_dir.resolve())
+            + f"#frame={frame.index}"
+        )
+    convention = (
+        cal.world_convention
+        if cal is not None
+        else WorldConvention(spec.broadcast_view, spec.length_m, spec.width_m).name_for(
+            camera.camera_centre_world
+        )
+    )
+    scene = Scene(
+        frame_id=frame.id,
+        image=image_ref,
+        image_size=ann.image_size,
+        spec_id=spec.id,
+        camera=camera,
+        camera_info=cam_doc,
+        ball=ball_rec,
+        players=players,
+        frame_index=frame.index,
+        frame_phrase=spec.frame_phrase_for(convention),
+        world_convention=convention,
+        provenance={"project": doc.project.name},
+        match_id=doc.project.raw.get("match_id") or doc.project.name,
+        clip_id=doc.project.raw.get("clip_id") or (Path(frame.video).stem if frame.video else None),
+        spec_version=spec.raw.get("version", spec.raw.get("format_version")),
+        time_s=doc.project.index_of(frame.id) / doc.project.fps,
+    )
     save_scene(scene, fdir / "scene.json")
     if glb:
         write_glb(scene, spec, fdir / "scene.glb")
     if overlay:
         image = doc.frames.image(frame).copy()
-        meshes = [RenderMesh(r.vertices_world, r.faces, (0.35, 0.7, 1.0)) for r in players
-                  if r.vertices_world is not None and len(r.faces)]
+        meshes = [
+            RenderMesh(r.vertices_world, r.faces, (0.35, 0.7, 1.0))
+            for r in players
+            if r.vertices_world is not None and len(r.faces)
+        ]
         if meshes:  # the corrected player meshes, seen through
             image = render_meshes(image, camera, meshes, alpha=0.55)
         draw_court(image, camera, spec)
@@ -175,11 +231,16 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
         write_image(fdir / f"overlay.{overlay_format}", image)
     poor = cal is not None and cal.quality == FitQuality.POOR
     status = ExportStatus.POOR if poor else ExportStatus.OK
-    s = FrameSummary(frame.id, spec.id, status, notes, focal_px=float(camera.K[0, 0]),
-                     rms_px=rms,
-                     ball_world=None if ball is None else [float(v) for v in ball.world],
-                     ball_sigma_cm=None if ball is None else
-                     [float(v) * 100 for v in ball.sigma_world_m])
+    s = FrameSummary(
+        frame.id,
+        spec.id,
+        status,
+        notes,
+        focal_px=float(camera.K[0, 0]),
+        rms_px=rms,
+        ball_world=None if ball is None else [float(v) for v in ball.world],
+        ball_sigma_cm=None if ball is None else [float(v) * 100 for v in ball.sigma_world_m],
+    )
     truth_path = doc.project.truth_path(frame.id)
     if truth_path.exists():
         try:  # optional ground truth: a malformed file is noted, the frame still exports
@@ -187,15 +248,31 @@ def export_frame(doc: AnnotationDocument, frame: FrameRef, out_dir, overlay: boo
             f_true = truth["camera"]["K"][0][0]
             s.focal_error_pct = 100 * (s.focal_px - f_true) / f_true
             if ball is not None:
-                s.ball_error_cm = [float(v) * 100 for v in ball.world - np.array(
-                    truth["ball"]["world"], float).reshape(3)]
+                s.ball_error_cm = [
+                    float(v) * 100
+                    for v in ball.world - np.array(truth["ball"]["world"], float).reshape(3)
+                ]
             true_players = {tp["id"]: tp for tp in truth.get("players", [])}
-            errs = {p.id: 100 * float(np.linalg.norm(p.joints_world["pelvis"] - np.array(
-                true_players[p.id]["joints_world"]["pelvis"], float).reshape(3)))
-                for p in players if p.id in true_players and "pelvis" in p.joints_world}
+            errs = {
+                p.id: 100
+                * float(
+                    np.linalg.norm(
+                        p.joints_world["pelvis"]
+                        - np.array(true_players[p.id]["joints_world"]["pelvis"], float).reshape(3)
+                    )
+                )
+                for p in players
+                if p.id in true_players and "pelvis" in p.joints_world
+            }
             s.player_pelvis_error_cm = errs or None
-        except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError,
-                AttributeError) as exc:
+        except (
+            ValueError,
+            KeyError,
+            TypeError,
+            IndexError,
+            ZeroDivisionError,
+            AttributeError,
+        ) as exc:
             s.focal_error_pct = s.ball_error_cm = s.player_pelvis_error_cm = None
             why = exc if isinstance(exc, ValueError) else f"malformed ({type(exc).__name__})"
             s.message = "; ".join(m for m in (s.message, f"truth file ignored: {why}") if m)
@@ -208,17 +285,24 @@ def _ball_status(ann, rec: BallRecord) -> BallStatus:
         return BallStatus.IN_3D
     if ann.ball is None:
         return BallStatus.NOT_ANNOTATED
-    return (BallStatus.IMAGE_ONLY if ann.ball.visible and ann.ball.uv is not None
-            else BallStatus.NOT_VISIBLE)
+    return (
+        BallStatus.IMAGE_ONLY
+        if ann.ball.visible and ann.ball.uv is not None
+        else BallStatus.NOT_VISIBLE
+    )
 
 
 def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
     """A player for the scene file: its box's foot point on the plane players stand on, and
     with a mesh the rescaled mesh, joints, scale and lowest-vertex height."""
     plane_z = spec.player_plane_z()
-    rec = PlayerRecord(id=p.id, box_xyxy=np.array(p.box_xyxy),
-                       ground_world=box_ground_point(camera, p.box_xyxy, plane_z),
-                       source="box", role=getattr(p, "role", None) or "athlete")
+    rec = PlayerRecord(
+        id=p.id,
+        box_xyxy=np.array(p.box_xyxy),
+        ground_world=box_ground_point(camera, p.box_xyxy, plane_z),
+        source="box",
+        role=getattr(p, "role", None) or "athlete",
+    )
     if p.mesh is None:
         return rec
     mesh = doc.player_mesh(p.mesh)
@@ -232,10 +316,16 @@ def _player_record(doc: AnnotationDocument, camera, spec, p) -> PlayerRecord:
     return rec
 
 
-def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
-                  progress: Callable[[int, int, FrameSummary], bool] | None = None,
-                  force: bool = False, overlay_format: str = "png", overlay: bool = True,
-                  glb: bool = True) -> list[FrameSummary]:
+def export_frames(
+    doc: AnnotationDocument,
+    frames: list[FrameRef],
+    out_dir,
+    progress: Callable[[int, int, FrameSummary], bool] | None = None,
+    force: bool = False,
+    overlay_format: str = "png",
+    overlay: bool = True,
+    glb: bool = True,
+) -> list[FrameSummary]:
     """Export frames; ``progress(done, total, summary)`` returning False cancels. A frame
     that fails is reported and the others go on. Writes summary.json, COCO keypoints and the
     manifest. Raises ExportFolderError for a non-empty folder that is not a previous export
@@ -249,30 +339,47 @@ def export_frames(doc: AnnotationDocument, frames: list[FrameRef], out_dir,
         _write_manifest(out_dir, doc, entries, {})
     out = []
     for i, frame in enumerate(frames):
-        s, entry = _export_frame_unit(doc, frame, out_dir, entries.get(frame.id),
-                                      previous is not None, overlay_format, overlay, glb)
+        s, entry = _export_frame_unit(
+            doc,
+            frame,
+            out_dir,
+            entries.get(frame.id),
+            previous is not None,
+            overlay_format,
+            overlay,
+            glb,
+        )
         entries[frame.id] = entry
         out.append(s)
         if progress is not None and progress(i + 1, len(frames), s) is False:
             break
     top = [p.name for p in export_coco(doc, frames, out_dir)]
-    write_json_atomic(out_dir / "summary.json", {"project": doc.project.name,
-                                                 "frames": [vars(s) for s in out]})
+    write_json_atomic(
+        out_dir / "summary.json", {"project": doc.project.name, "frames": [vars(s) for s in out]}
+    )
     top.append("summary.json")
     for name in set(previous.get("files", {}) if previous else ()) - set(top):
         p = out_dir / name
         if _plain_name(name) and p.is_file() and not p.is_symlink():
             p.unlink()  # e.g. the COCO file of a sport no longer exported
-    _write_manifest(out_dir, doc, entries,
-                    {name: _file_record(out_dir / name) for name in top})
+    _write_manifest(out_dir, doc, entries, {name: _file_record(out_dir / name) for name in top})
     return out
 
 
 def _write_manifest(out_dir: Path, doc: AnnotationDocument, frames: dict, files: dict) -> None:
-    write_json_atomic(out_dir / MANIFEST_NAME, {
-        "format": MANIFEST_FORMAT, "format_version": MANIFEST_VERSION,
-        "tool": "courtstudio", "tool_version": TOOL_VERSION, "written_utc": _now(),
-        "project": doc.project.name, "frames": frames, "files": files})
+    write_json_atomic(
+        out_dir / MANIFEST_NAME,
+        {
+            "format": MANIFEST_FORMAT,
+            "format_version": MANIFEST_VERSION,
+            "tool": "courtstudio",
+            "tool_version": TOOL_VERSION,
+            "written_utc": _now(),
+            "project": doc.project.name,
+            "frames": frames,
+            "files": files,
+        },
+    )
 
 
 def read_previous_export(out_dir: Path, force: bool = False) -> dict | None:
@@ -285,12 +392,18 @@ def read_previous_export(out_dir: Path, force: bool = False) -> dict | None:
     path = out_dir / MANIFEST_NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if (not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT
-                or not isinstance(data.get("frames"), dict)):
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != MANIFEST_FORMAT
+            or not isinstance(data.get("frames"), dict)
+        ):
             raise ValueError("not a manifest")
         if data.get("format_version") != MANIFEST_VERSION:
-            raise ExportFolderError(out_dir, f"an export of another CourtStudio version "
-                                             f"(manifest version {data.get('format_version')})")
+            raise ExportFolderError(
+                out_dir,
+                f"an export of another CourtStudio version "
+                f"(manifest version {data.get('format_version')})",
+            )
         return data
     except ExportFolderError:
         if force:
@@ -300,25 +413,44 @@ def read_previous_export(out_dir: Path, force: bool = False) -> dict | None:
         pass
     if force or not any(not is_temp_name(p.name) for p in out_dir.iterdir()):
         return None
-    raise ExportFolderError(out_dir, f"not empty and not a CourtStudio export (no readable "
-                                     f"{MANIFEST_NAME})")
+    raise ExportFolderError(
+        out_dir, f"not empty and not a CourtStudio export (no readable {MANIFEST_NAME})"
+    )
 
 
-def _export_frame_unit(doc, frame: FrameRef, out_dir: Path, before: dict | None,
-                       was_export: bool, overlay_format: str, overlay: bool = True,
-                       glb: bool = True) -> tuple[FrameSummary, dict]:
+def _export_frame_unit(
+    doc,
+    frame: FrameRef,
+    out_dir: Path,
+    before: dict | None,
+    was_export: bool,
+    overlay_format: str,
+    overlay: bool = True,
+    glb: bool = True,
+) -> tuple[FrameSummary, dict]:
     """Export one frame into a temporary folder and swap it in for ``out_dir/<id>``, keeping
     files no export wrote there; returns the summary and its manifest entry."""
     target = out_dir / frame.id
     if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
-        s = FrameSummary(frame.id, frame.sport, ExportStatus.ERROR,
-                         f"{target} exists and is not a folder: left alone")
+        s = FrameSummary(
+            frame.id,
+            frame.sport,
+            ExportStatus.ERROR,
+            f"{target} exists and is not a folder: left alone",
+        )
         return s, {"status": ExportStatus.ERROR, "message": s.message, "files": {}}
     tmp = make_temp_dir(target)
     try:
         try:
-            s = export_frame(doc, frame, out_dir, overlay=overlay, glb=glb, into=tmp,
-                             overlay_format=overlay_format)
+            s = export_frame(
+                doc,
+                frame,
+                out_dir,
+                overlay=overlay,
+                glb=glb,
+                into=tmp,
+                overlay_format=overlay_format,
+            )
         except ValueError as exc:
             s = FrameSummary(frame.id, frame.sport, ExportStatus.ERROR, " ".join(str(exc).split()))
         if s.status not in KEPT:  # partial outputs of a failed frame are not kept
@@ -345,8 +477,7 @@ def _export_frame_unit(doc, frame: FrameRef, out_dir: Path, before: dict | None,
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    entry = {"status": s.status, "message": s.message, "exported_utc": _now(),
-             "files": written}
+    entry = {"status": s.status, "message": s.message, "exported_utc": _now(), "files": written}
     return s, entry
 
 
@@ -357,8 +488,13 @@ def _file_record(path: Path) -> dict:
 
 
 def _plain_name(name) -> bool:
-    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
-            and "\\" not in name and "\0" not in name)
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and "\0" not in name
+    )
 
 
 def _now() -> str:
@@ -374,8 +510,19 @@ def export_coco(doc: AnnotationDocument, frames: list[FrameRef], out_dir) -> lis
         ann = doc.annotation(frame.id)
         if ann.points:
             by_sport.setdefault(frame.sport, []).append(
-                {"id": frame.id, "file_name": frame.image or f"{frame.video}#{frame.index}",
-                 "image_size": ann.image_size, "points": ann.points})
-    return [write_coco_court_keypoints(Path(out_dir) / f"court_keypoints_{sport}.coco.json",
-                                       sport, load_spec(sport).keypoint_names, items)
-            for sport, items in by_sport.items()]
+                {
+                    "id": frame.id,
+                    "file_name": frame.image or f"{frame.video}#{frame.index}",
+                    "image_size": ann.image_size,
+                    "points": ann.points,
+                }
+            )
+    return [
+        write_coco_court_keypoints(
+            Path(out_dir) / f"court_keypoints_{sport}.coco.json",
+            sport,
+            load_spec(sport).keypoint_names,
+            items,
+        )
+        for sport, items in by_sport.items()
+    ]

@@ -14,8 +14,9 @@ from courtstudio.io.project import Project
 SAMPLE_PROJECT = sample_project_dir()
 
 
-def reconstruct_project(project: Project, out_dir, log=print, force: bool = False,
-                        overlay_format: str = "png") -> list[FrameSummary]:
+def reconstruct_project(
+    project: Project, out_dir, log=print, force: bool = False, overlay_format: str = "png"
+) -> list[FrameSummary]:
     """Export every frame (export_frames: refuses a non-empty folder that is not a previous
     export unless ``force``)."""
     doc = AnnotationDocument(project)
@@ -23,8 +24,10 @@ def reconstruct_project(project: Project, out_dir, log=print, force: bool = Fals
     def progress(done, total, s):
         log(summary_line(s))
         return True
-    return export_frames(doc, project.frames, out_dir, progress, force=force,
-                         overlay_format=overlay_format)
+
+    return export_frames(
+        doc, project.frames, out_dir, progress, force=force, overlay_format=overlay_format
+    )
 
 
 def export_project_coco(project: Project, out_dir: Path) -> list[Path]:
@@ -44,5 +47,6 @@ def summary_line(s: FrameSummary) -> str:
             out += " (error {:+.1f}, {:+.1f}, {:+.1f} cm)".format(*s.ball_error_cm)
     if s.player_pelvis_error_cm:
         out += " players: pelvis error " + ", ".join(
-            f"P{pid} {e:.1f} cm" for pid, e in sorted(s.player_pelvis_error_cm.items()))
+            f"P{pid} {e:.1f} cm" for pid, e in sorted(s.player_pelvis_error_cm.items())
+        )
     return out

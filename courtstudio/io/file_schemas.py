@@ -38,12 +38,14 @@ def schema_path(name: str) -> Path:
 @lru_cache(maxsize=8)
 def _compiled(name: str) -> Callable[[object], object]:
     import fastjsonschema  # lazily: 10 ms, and only a command that opens a project needs it
+
     return fastjsonschema.compile(json.loads(schema_path(name).read_text()))
 
 
 def check_schema(data: object, name: str, where: str, error: type[Exception]) -> None:
     """Raise ``error('<where>: field <path>: <message>')`` for the first schema error."""
     from fastjsonschema import JsonSchemaValueException
+
     try:
         _compiled(name)(data)
         return
@@ -51,5 +53,5 @@ def check_schema(data: object, name: str, where: str, error: type[Exception]) ->
         fast = f"field {field_path(list(exc.path or [])[1:])}: {exc.message}"
     problem = first_schema_error(schema_path(name), data) or fast
     if len(problem) > MAX_MESSAGE_CHARS:
-        problem = problem[:MAX_MESSAGE_CHARS - 3] + "..."
+        problem = problem[: MAX_MESSAGE_CHARS - 3] + "..."
     raise error(f"{where}: {problem}")

@@ -28,8 +28,7 @@ class VideoReader:
         ProjectError for a file that is not a regular file, not a video, or whose frames are
         over the pixel limit (safe_io.images)."""
         self.path = Path(path)
-        self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path,
-                                                                        ProjectError)
+        self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path, ProjectError)
         self._next = 0
 
     def read(self, index: int) -> np.ndarray:

@@ -53,8 +53,9 @@ def check_mask_box(value, where: str, image_size=None) -> list[float]:
         lo = -EDGE_SLACK_PX
         for k, (c, hi) in enumerate(zip(box, (w, h, w, h))):
             if not lo <= c <= hi:
-                raise ProjectError(f"{where}[{k}]: {c:g} is outside the {w}x{h} image "
-                                   f"({lo:g}..{hi})")
+                raise ProjectError(
+                    f"{where}[{k}]: {c:g} is outside the {w}x{h} image ({lo:g}..{hi})"
+                )
     return box
 
 
@@ -71,31 +72,38 @@ def read_masks_file(path, image_size=None) -> tuple[list[list[float]], dict]:
     """(boxes, the whole JSON object) of a masks file; ([], {}) when it does not exist.
     Raises ProjectError naming the file and the field."""
     from safe_io.validation import read_json_file
+
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return [], {}
     data = read_json_file(path, ProjectError, "masks file", MAX_MASKS_BYTES)
     if not isinstance(data, dict):
-        raise ProjectError(f"{path}: expected an object {{\"masks\": [[x0, y0, x1, y1], "
-                           "...]}")
+        raise ProjectError(f'{path}: expected an object {{"masks": [[x0, y0, x1, y1], ...]}}')
     if "format" in data and data["format"] != MASKS_FORMAT:
-        raise ProjectError(f"{path}: field format: expected {MASKS_FORMAT!r}, got "
-                           f"{data['format']!r:.40}")
+        raise ProjectError(
+            f"{path}: field format: expected {MASKS_FORMAT!r}, got {data['format']!r:.40}"
+        )
     version = data.get("format_version", MASKS_VERSION)
     if isinstance(version, bool) or not isinstance(version, int) or version > MASKS_VERSION:
-        raise ProjectError(f"{path}: field format_version: {version!r:.20} is newer than this "
-                           f"CourtStudio reads ({MASKS_VERSION}); update CourtStudio")
+        raise ProjectError(
+            f"{path}: field format_version: {version!r:.20} is newer than this "
+            f"CourtStudio reads ({MASKS_VERSION}); update CourtStudio"
+        )
     if "masks" not in data:
         raise ProjectError(f"{path}: field masks: missing (expected [[x0, y0, x1, y1], ...])")
     saved_size = data.get("image_size")
     if saved_size is not None:
-        if (not isinstance(saved_size, list) or len(saved_size) != 2
-                or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0
-                           for s in saved_size)):
+        if (
+            not isinstance(saved_size, list)
+            or len(saved_size) != 2
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in saved_size)
+        ):
             raise ProjectError(f"{path}: field image_size: expected [width, height] pixels")
         if image_size is not None and tuple(saved_size) != tuple(map(int, image_size)):
-            raise ProjectError(f"{path}: field image_size: {saved_size[0]}x{saved_size[1]} but "
-                               f"the project's frames are {image_size[0]}x{image_size[1]}")
+            raise ProjectError(
+                f"{path}: field image_size: {saved_size[0]}x{saved_size[1]} but "
+                f"the project's frames are {image_size[0]}x{image_size[1]}"
+            )
     return check_mask_boxes(data["masks"], f"{path}: field masks", image_size), data
 
 
@@ -105,14 +113,17 @@ def masks_document(boxes, image_size=None, keep: dict | None = None) -> dict:
     out.update({"format": MASKS_FORMAT, "format_version": MASKS_VERSION})
     if image_size is not None:
         out["image_size"] = [int(image_size[0]), int(image_size[1])]
-    out["masks"] = [[float(v) for v in check_mask_box(b, f"masks[{i}]", image_size)]
-                    for i, b in enumerate(boxes)]
+    out["masks"] = [
+        [float(v) for v in check_mask_box(b, f"masks[{i}]", image_size)]
+        for i, b in enumerate(boxes)
+    ]
     return out
 
 
 def write_masks_file(path, boxes, image_size=None, keep: dict | None = None) -> Path:
     """Write the masks atomically (safe_io/atomic.py); returns the path."""
     from safe_io.atomic import write_json_atomic
+
     path = Path(path)
     if len(boxes) > MAX_MASKS:
         raise ProjectError(f"{len(boxes)} masks: at most {MAX_MASKS} are allowed")

@@ -26,11 +26,18 @@ def read_json(path, what: str = "file") -> dict:
 
 def parse_image_size(value, where: str) -> tuple[int, int]:
     """[w, h] pixels: two integers in 1..MAX_IMAGE_SIDE_PX."""
-    if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool)
-                       and 0 < v <= MAX_IMAGE_SIDE_PX for v in value)):
-        raise InputError(f"{where}: expected [width, height] as two integers in 1.."
-                         f"{MAX_IMAGE_SIDE_PX}, got {_short(value)}")
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE_PX
+            for v in value
+        )
+    ):
+        raise InputError(
+            f"{where}: expected [width, height] as two integers in 1.."
+            f"{MAX_IMAGE_SIDE_PX}, got {_short(value)}"
+        )
     return value[0], value[1]
 
 
@@ -47,8 +54,11 @@ def parse_points(value, where: str) -> dict[str, tuple[float, float]]:
         raise InputError(f"{where}: {len(value)} points (at most {MAX_POINTS})")
     out = {}
     for name, uv in value.items():
-        if (not isinstance(uv, list) or len(uv) != 2
-                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in uv)):
+        if (
+            not isinstance(uv, list)
+            or len(uv) != 2
+            or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in uv)
+        ):
             raise InputError(f"{where}.{name}: expected [u, v] pixels, got {_short(uv)}")
         if not all(math.isfinite(c) for c in uv):
             raise InputError(f"{where}.{name}: non-finite pixel coordinate")
@@ -64,5 +74,7 @@ def load_points_file(path) -> tuple[tuple[int, int], dict[str, tuple[float, floa
     for key in ("image_size", "points"):
         if key not in data:
             raise InputError(f"{path}: field {key}: missing")
-    return (parse_image_size(data["image_size"], f"{path}: field image_size"),
-            parse_points(data["points"], f"{path}: field points"))
+    return (
+        parse_image_size(data["image_size"], f"{path}: field image_size"),
+        parse_points(data["points"], f"{path}: field points"),
+    )

@@ -20,11 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from court_specs import available_specs
-from courtstudio.io.file_schemas import (ANNOTATION_SCHEMA, PROJECT_SCHEMA,
-                                         RECOVERED_STATE_SCHEMA, check_schema)
+from courtstudio.io.file_schemas import (
+    ANNOTATION_SCHEMA,
+    PROJECT_SCHEMA,
+    RECOVERED_STATE_SCHEMA,
+    check_schema,
+)
 from courtstudio.io.points_file import InputError, read_json
-from courtstudio.io.project_paths import (bounded_int, check_frame_id, check_project_folders,
-                                          relative_path_problem, resolve_inside)
+from courtstudio.io.project_paths import (
+    bounded_int,
+    check_frame_id,
+    check_project_folders,
+    relative_path_problem,
+    resolve_inside,
+)
 from safe_io.atomic import write_json_atomic
 
 PROJECT_FILE = "courtstudio_project.json"
@@ -118,15 +127,29 @@ class FrameAnnotation:
 
     def to_json(self) -> dict:
         out = dict(self.raw)
-        out.update({"format": ANNOTATION_FORMAT, "format_version": FORMAT_VERSION,
-                    "frame_id": self.frame_id, "image_size": list(self.image_size),
-                    "points": {k: list(v) for k, v in self.points.items()}})
+        out.update(
+            {
+                "format": ANNOTATION_FORMAT,
+                "format_version": FORMAT_VERSION,
+                "frame_id": self.frame_id,
+                "image_size": list(self.image_size),
+                "points": {k: list(v) for k, v in self.points.items()},
+            }
+        )
         out.pop("ball", None)
-        out["players"] = [{"id": p.id, "box_xyxy": list(p.box_xyxy),
-                           **({"lowest_vertex_height_m": p.lowest_vertex_height_m}
-                              if p.lowest_vertex_height_m is not None else {}),
-                           **({"mesh": p.mesh} if p.mesh is not None else {})}
-                          for p in self.players]
+        out["players"] = [
+            {
+                "id": p.id,
+                "box_xyxy": list(p.box_xyxy),
+                **(
+                    {"lowest_vertex_height_m": p.lowest_vertex_height_m}
+                    if p.lowest_vertex_height_m is not None
+                    else {}
+                ),
+                **({"mesh": p.mesh} if p.mesh is not None else {}),
+            }
+            for p in self.players
+        ]
         out["flags"] = list(self.flags)
         out.pop("point_flags", None)
         flags = {n: f for n, f in self.point_flags.items() if n in self.points}
@@ -161,7 +184,6 @@ class Project:
 
     def frame(self, frame_id: str) -> FrameRef:
         return self.frames[self.index_of(frame_id)]
-
 
     def inside(self, rel: str, where: str) -> Path:
         """``root / rel``, refusing a path that leaves the project (also through a link)."""
@@ -223,8 +245,10 @@ class Project:
     def save_annotation(self, ann: FrameAnnotation) -> None:
         self.index_of(ann.frame_id)  # only frames of this project have annotation files
         self.annotation_path(ann.frame_id)  # checks the id
-        write_json_atomic(self.inside(f"annotations/{ann.frame_id}.json",
-                                      f"frame {ann.frame_id!r} annotation"), ann.to_json())
+        write_json_atomic(
+            self.inside(f"annotations/{ann.frame_id}.json", f"frame {ann.frame_id!r} annotation"),
+            ann.to_json(),
+        )
 
     def to_json(self) -> dict:
         out = dict(self.raw)
@@ -238,13 +262,23 @@ class Project:
             if f.sport != self.sport:
                 d["sport"] = f.sport
             frames.append(d)
-        out.update({"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION,
-                    "name": self.name, "sport": self.sport, "frames": frames,
-                    "camera_ranges": [{"first": r.first, "last": r.last, "source": r.source}
-                                      for r in self.camera_ranges],
-                    "ball_flights": [{"start": b.start, "middle": b.middle, "end": b.end}
-                                     for b in self.ball_flights],
-                    "fps": self.fps})
+        out.update(
+            {
+                "format": PROJECT_FORMAT,
+                "format_version": FORMAT_VERSION,
+                "name": self.name,
+                "sport": self.sport,
+                "frames": frames,
+                "camera_ranges": [
+                    {"first": r.first, "last": r.last, "source": r.source}
+                    for r in self.camera_ranges
+                ],
+                "ball_flights": [
+                    {"start": b.start, "middle": b.middle, "end": b.end} for b in self.ball_flights
+                ],
+                "fps": self.fps,
+            }
+        )
         return out
 
     def save(self) -> None:
@@ -258,16 +292,20 @@ def _check_version(data: dict, path: Path, fmt: str) -> None:
     if not isinstance(v, int) or isinstance(v, bool) or v < 1:
         raise ProjectError(f"{path}: field format_version: expected a positive integer")
     if v > FORMAT_VERSION:
-        raise ProjectError(f"{path}: format_version {v} is newer than this CourtStudio reads "
-                           f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed")
+        raise ProjectError(
+            f"{path}: format_version {v} is newer than this CourtStudio reads "
+            f"({FORMAT_VERSION}); upgrade CourtStudio. The file was not changed"
+        )
 
 
 def _check_sport(sport: str, where: str, known: frozenset | None = None) -> str:
     """A bundled spec id: a project never names a spec file (it would be read from anywhere).
     ``known``: available_specs(), when the caller checks many frames."""
     if sport not in (known or available_specs()):
-        raise ProjectError(f"{where}: unknown sport {sport[:80]!r} (a bundled spec id is "
-                           f"expected); available: {', '.join(available_specs())}")
+        raise ProjectError(
+            f"{where}: unknown sport {sport[:80]!r} (a bundled spec id is "
+            f"expected); available: {', '.join(available_specs())}"
+        )
     return sport
 
 
@@ -303,8 +341,9 @@ def load_project(root) -> Project:
         fid, image, video, index = fr["id"], fr.get("image"), fr.get("video"), fr.get("index")
         check_frame_id(fid, f"{where}.id", ProjectError)
         if fid.casefold() in folded:  # one annotation file on a case-insensitive disk
-            raise ProjectError(f"{where}.id: duplicate frame id {fid!r} (ids must differ in "
-                               "more than letter case)")
+            raise ProjectError(
+                f"{where}.id: duplicate frame id {fid!r} (ids must differ in more than letter case)"
+            )
         seen.add(fid)
         folded.add(fid.casefold())
         if video is not None:
@@ -320,8 +359,10 @@ def load_project(root) -> Project:
     for i, r in enumerate(data.get("camera_ranges", [])):
         where = f"{path}: field camera_ranges[{i}]"
         if not r["first"] <= r["last"] < len(frames):
-            raise ProjectError(f"{where}: frames {r['first']}..{r['last']} are not in the "
-                               f"project (0..{len(frames) - 1})")
+            raise ProjectError(
+                f"{where}: frames {r['first']}..{r['last']} are not in the "
+                f"project (0..{len(frames) - 1})"
+            )
         if r["source"] not in seen:
             raise ProjectError(f"{where}.source: no frame {r['source'][:60]!r}")
         ranges.append(CameraRange(int(r["first"]), int(r["last"]), r["source"]))
@@ -329,12 +370,20 @@ def load_project(root) -> Project:
     for i, b in enumerate(data.get("ball_flights", [])):
         for k in ("start", "middle", "end"):
             if b[k] not in seen:
-                raise ProjectError(f"{path}: field ball_flights[{i}].{k}: no frame "
-                                   f"{b[k][:60]!r} in this project")
+                raise ProjectError(
+                    f"{path}: field ball_flights[{i}].{k}: no frame {b[k][:60]!r} in this project"
+                )
         flights.append(BallFlightMarks(b["start"], b["middle"], b["end"]))
-    project = Project(root=root, name=name, sport=sport, frames=frames, raw=data,
-                      camera_ranges=ranges, ball_flights=flights,
-                      fps=float(data.get("fps", 25.0)))
+    project = Project(
+        root=root,
+        name=name,
+        sport=sport,
+        frames=frames,
+        raw=data,
+        camera_ranges=ranges,
+        ball_flights=flights,
+        fps=float(data.get("fps", 25.0)),
+    )
     project.__dict__["_checked_annotations"] = _check_annotations(project)
     return project
 
@@ -355,8 +404,12 @@ def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
             ann = project.load_annotation(f.id)
             for i, p in enumerate(ann.players):
                 if p.mesh is not None:
-                    resolve_inside(project.root, p.mesh, f"{project.annotation_path(f.id)}: "
-                                   f"field players[{i}].mesh", ProjectError)
+                    resolve_inside(
+                        project.root,
+                        p.mesh,
+                        f"{project.annotation_path(f.id)}: field players[{i}].mesh",
+                        ProjectError,
+                    )
             out[f.id] = ann
     return out
 
@@ -386,8 +439,7 @@ def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnno
     check_schema(data, ANNOTATION_SCHEMA, str(path), ProjectError)
     fid = check_frame_id(data["frame_id"], f"{path}: field frame_id", ProjectError)
     if frame_id is not None and fid != frame_id:
-        raise ProjectError(f"{path}: field frame_id: {fid!r} is not this file's frame "
-                           f"{frame_id!r}")
+        raise ProjectError(f"{path}: field frame_id: {fid!r} is not this file's frame {frame_id!r}")
     w, h = (int(v) for v in data["image_size"])  # whole numbers (the schema's integers)
     points = {name: _pixel(uv) for name, uv in data.get("points", {}).items()}
     ball = None
@@ -395,8 +447,9 @@ def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnno
     if b is not None:
         if b["visible"] and "uv" not in b:
             raise ProjectError(f"{path}: field ball.uv: a visible ball needs its pixel")
-        ball = BallAnnotation(b["visible"], _pixel(b.get("uv")), _pixel(b.get("ground_uv")),
-                              b.get("plane"))
+        ball = BallAnnotation(
+            b["visible"], _pixel(b.get("uv")), _pixel(b.get("ground_uv")), b.get("plane")
+        )
     players, ids = [], set()
     for i, pl in enumerate(data.get("players", [])):
         where = f"{path}: field players[{i}]"
@@ -406,18 +459,27 @@ def parse_annotation(data: dict, path, frame_id: str | None = None) -> FrameAnno
         ids.add(pid)
         box = [float(c) for c in pl["box_xyxy"]]
         if not (box[0] < box[2] and box[1] < box[3]):
-            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1] with x0 < x1, "
-                               "y0 < y1")
+            raise ProjectError(f"{where}.box_xyxy: expected [x0, y0, x1, y1] with x0 < x1, y0 < y1")
         h_m = pl.get("lowest_vertex_height_m")
         mesh = pl.get("mesh")
         if mesh is not None and relative_path_problem(mesh):
             raise ProjectError(f"{where}.mesh: {relative_path_problem(mesh)}")
-        players.append(PlayerAnnotation(pid, (box[0], box[1], box[2], box[3]),
-                                        None if h_m is None else float(h_m), mesh))
+        players.append(
+            PlayerAnnotation(
+                pid, (box[0], box[1], box[2], box[3]), None if h_m is None else float(h_m), mesh
+            )
+        )
     pflags = data.get("point_flags", {})
-    return FrameAnnotation(fid, (w, h), points, ball, players, list(data.get("flags", [])),
-                           raw=data,
-                           point_flags={k: v for k, v in pflags.items() if k in points})
+    return FrameAnnotation(
+        fid,
+        (w, h),
+        points,
+        ball,
+        players,
+        list(data.get("flags", [])),
+        raw=data,
+        point_flags={k: v for k, v in pflags.items() if k in points},
+    )
 
 
 def check_recovered_state(project: Project, state: dict, where: str) -> None:
@@ -430,8 +492,9 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
     ids = {f.id for f in project.frames}
     for fid, data in state.get("annotations", {}).items():
         if fid not in ids:
-            raise ProjectError(f"{where}: field annotations.{fid[:60]}: not a frame of this "
-                               "project")
+            raise ProjectError(
+                f"{where}: field annotations.{fid[:60]}: not a frame of this project"
+            )
         ann = parse_annotation(data, f"{where}: annotations.{fid}", frame_id=fid)
         for p in ann.players:
             if p.mesh is not None:
@@ -446,12 +509,15 @@ def check_recovered_state(project: Project, state: dict, where: str) -> None:
     for i, b in enumerate(state.get("ball_flights") or []):
         for f in b:
             if f not in ids:
-                raise ProjectError(f"{where}: field ball_flights[{i}]: no frame {f[:60]!r} in "
-                                   "this project")
+                raise ProjectError(
+                    f"{where}: field ball_flights[{i}]: no frame {f[:60]!r} in this project"
+                )
     if state.get("propagation_masks") is not None:  # the image bounds: ProjectMasks.restore
         from courtstudio.io.masks_file import check_mask_boxes
+
         check_mask_boxes(state["propagation_masks"], f"{where}: field propagation_masks")
     for part, f in (state.get("flight_draft") or {}).items():
         if f not in ids:
-            raise ProjectError(f"{where}: field flight_draft.{part}: no frame {f[:60]!r} in "
-                               "this project")
+            raise ProjectError(
+                f"{where}: field flight_draft.{part}: no frame {f[:60]!r} in this project"
+            )

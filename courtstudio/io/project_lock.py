@@ -67,8 +67,9 @@ class LockInfo:
     def describe(self) -> str:
         if self.corrupt:
             return "an unreadable lock file"
-        return (f"{self.tool or 'a program'} (pid {self.pid} on host {self.host}, since "
-                f"{self.started})")
+        return (
+            f"{self.tool or 'a program'} (pid {self.pid} on host {self.host}, since {self.started})"
+        )
 
 
 def lock_path(root) -> Path:
@@ -78,6 +79,7 @@ def lock_path(root) -> Path:
 def _version() -> str:
     try:
         from importlib.metadata import version
+
         return version("courtstudio")
     except Exception:  # noqa: BLE001 - not installed as a package (source checkout)
         return "unknown"
@@ -97,11 +99,23 @@ def read_lock(root) -> LockInfo | None:
     try:
         data = json.loads(text)
         pid = data["pid"]
-        if (data.get("format") != LOCK_FORMAT or not isinstance(pid, int)
-                or isinstance(pid, bool) or pid <= 0 or not isinstance(data["host"], str)):
+        if (
+            data.get("format") != LOCK_FORMAT
+            or not isinstance(pid, int)
+            or isinstance(pid, bool)
+            or pid <= 0
+            or not isinstance(data["host"], str)
+        ):
             raise ValueError("not a lock")
-        return LockInfo(pid, data["host"], str(data.get("started")), str(data.get("tool")),
-                        str(data.get("version")), str(data.get("token")), age_s=age)
+        return LockInfo(
+            pid,
+            data["host"],
+            str(data.get("started")),
+            str(data.get("tool")),
+            str(data.get("version")),
+            str(data.get("token")),
+            age_s=age,
+        )
     except (ValueError, KeyError, TypeError):
         return LockInfo(None, None, None, None, None, None, corrupt=True, age_s=age)
 
@@ -110,9 +124,12 @@ def _process_start(pid: int) -> float | None:
     """When process ``pid`` started (Unix time), from /proc (Linux); None if unknown."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-        ticks = int(stat[stat.rindex(")") + 2:].split()[19])
-        btime = next(int(ln.split()[1]) for ln in Path("/proc/stat").read_text().splitlines()
-                     if ln.startswith("btime "))
+        ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
+        btime = next(
+            int(ln.split()[1])
+            for ln in Path("/proc/stat").read_text().splitlines()
+            if ln.startswith("btime ")
+        )
         return btime + ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, StopIteration):
         return None
@@ -139,8 +156,8 @@ def _pid_running(pid: int, started: str | None) -> bool:
 class HolderState(StrEnum):
     """Who holds a project's lock."""
 
-    STALE = "stale"      # nobody any more: safe to take over
-    LIVE = "live"        # a running process on this host
+    STALE = "stale"  # nobody any more: safe to take over
+    LIVE = "live"  # a running process on this host
     FOREIGN = "foreign"  # a process on another host (cannot be checked)
 
 
@@ -155,11 +172,15 @@ def holder_state(info: LockInfo) -> HolderState:
 def locked_message(root, info: LockInfo, state: HolderState) -> str:
     path = lock_path(root)
     if state == HolderState.FOREIGN:
-        return (f"{root}: the project is locked by {info.describe()}; CourtStudio cannot "
-                f"check a process on another machine: if it is gone, delete {path}")
+        return (
+            f"{root}: the project is locked by {info.describe()}; CourtStudio cannot "
+            f"check a process on another machine: if it is gone, delete {path}"
+        )
     if info.corrupt:
-        return (f"{root}: the project has an unreadable lock file {path} (written just now?); "
-                "if no other CourtStudio uses the project, delete it")
+        return (
+            f"{root}: the project has an unreadable lock file {path} (written just now?); "
+            "if no other CourtStudio uses the project, delete it"
+        )
     return f"{root}: the project is open in {info.describe()}"
 
 
@@ -257,21 +278,36 @@ def acquire(root, tool: str = "courtstudio") -> ProjectLock:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ProjectLockedError(f"{root}: cannot create {path.parent} ({exc.strerror}): the "
-                                 "project folder is not writable here") from None
+        raise ProjectLockedError(
+            f"{root}: cannot create {path.parent} ({exc.strerror}): the "
+            "project folder is not writable here"
+        ) from None
     token = secrets.token_hex(16)
-    content = (json.dumps({
-        "format": LOCK_FORMAT, "format_version": LOCK_VERSION, "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "tool": tool, "version": _version(), "token": token}, indent=1) + "\n").encode()
+    content = (
+        json.dumps(
+            {
+                "format": LOCK_FORMAT,
+                "format_version": LOCK_VERSION,
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "tool": tool,
+                "version": _version(),
+                "token": token,
+            },
+            indent=1,
+        )
+        + "\n"
+    ).encode()
     for _ in range(5):
         try:
             created = _create(path, content)
         except OSError as exc:
-            raise ProjectLockedError(f"{root}: cannot write the project's lock {path} "
-                                     f"({exc.strerror}): the project folder is not "
-                                     "writable here") from None
+            raise ProjectLockedError(
+                f"{root}: cannot write the project's lock {path} "
+                f"({exc.strerror}): the project folder is not "
+                "writable here"
+            ) from None
         if created:
             return ProjectLock(root, token)
         seen_bytes = read_lock_file(path)
@@ -282,8 +318,9 @@ def acquire(root, tool: str = "courtstudio") -> ProjectLock:
         if state != HolderState.STALE:
             raise ProjectLockedError(locked_message(root, info, state), info)
         _remove_stale(path, seen_bytes)
-    raise ProjectLockedError(f"{root}: could not take the project lock {path} (another "
-                             "process keeps replacing it)")
+    raise ProjectLockedError(
+        f"{root}: could not take the project lock {path} (another process keeps replacing it)"
+    )
 
 
 def enclosing_project(path) -> Path | None:
@@ -301,8 +338,11 @@ def check_not_locked(root, action: str) -> None:
     held = live_holder(root)
     if held is not None:
         info, state = held
-        raise ProjectLockedError(f"{locked_message(root, info, state)}; refusing to {action} "
-                                 "while it is open (close it first)", info)
+        raise ProjectLockedError(
+            f"{locked_message(root, info, state)}; refusing to {action} "
+            "while it is open (close it first)",
+            info,
+        )
 
 
 @contextlib.contextmanager
@@ -319,6 +359,7 @@ def hold_projects(paths, tool: str):
             try:
                 stack.enter_context(acquire(root, tool))
             except ProjectLockedError as exc:
-                raise ProjectLockedError(f"{exc}; {tool} writes into it: close it there first",
-                                         exc.holder) from None
+                raise ProjectLockedError(
+                    f"{exc}; {tool} writes into it: close it there first", exc.holder
+                ) from None
         yield roots

@@ -13,8 +13,14 @@ from pathlib import Path
 
 from court_specs import available_specs
 from courtstudio.io.frames import VideoReader
-from courtstudio.io.project import (FORMAT_VERSION, PROJECT_FILE, PROJECT_FORMAT, FrameRef,
-                                 Project, ProjectError)
+from courtstudio.io.project import (
+    FORMAT_VERSION,
+    PROJECT_FILE,
+    PROJECT_FORMAT,
+    FrameRef,
+    Project,
+    ProjectError,
+)
 from courtstudio.io.project_paths import safe_frame_id
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -46,8 +52,7 @@ def _new(root, sport: str, name: str | None) -> tuple[Path, str]:
     if sport not in available_specs():
         raise ProjectError(f"unknown sport {sport!r}; available: {', '.join(available_specs())}")
     if (root / PROJECT_FILE).exists():
-        raise ProjectError(f"{root / PROJECT_FILE}: a project already exists here; open it "
-                           "instead")
+        raise ProjectError(f"{root / PROJECT_FILE}: a project already exists here; open it instead")
     root.mkdir(parents=True, exist_ok=True)
     return root, name or root.name
 
@@ -56,22 +61,31 @@ def new_project_from_images(root, image_folder, sport: str, name: str | None = N
     """A project whose frames are the images in ``image_folder`` (sorted by name)."""
     root, name = _new(root, sport, name)
     folder = Path(image_folder)
-    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) \
-        if folder.is_dir() else []
+    images = (
+        sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if folder.is_dir()
+        else []
+    )
     if not images:
         raise ProjectError(f"{folder}: no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
     frames = [FrameRef(safe_frame_id(p.stem), _ref(root, p), sport) for p in images]
     ids = [f.id for f in frames]
     if len(set(ids)) != len(ids):
         frames = [FrameRef(f"{i:06d}_{f.id}", f.image, sport) for i, f in enumerate(frames)]
-    project = Project(root=root, name=name, sport=sport, frames=frames,
-                      raw={"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION})
+    project = Project(
+        root=root,
+        name=name,
+        sport=sport,
+        frames=frames,
+        raw={"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION},
+    )
     project.save()
     return project
 
 
-def new_project_from_video(root, video, sport: str, name: str | None = None,
-                           step: int = 1) -> Project:
+def new_project_from_video(
+    root, video, sport: str, name: str | None = None, step: int = 1
+) -> Project:
     """A project with every ``step``-th frame of ``video`` (frame ids ``<stem>_<index>``)."""
     root, name = _new(root, sport, name)
     video = Path(video)
@@ -82,10 +96,15 @@ def new_project_from_video(root, video, sport: str, name: str | None = None,
         raise ProjectError(f"{video}: the video reports no frames")
     ref = _ref(root, video)
     stem = safe_frame_id(video.stem)
-    frames = [FrameRef(f"{stem}_{i:06d}", None, sport, ref, i)
-              for i in range(0, count, max(1, step))]
-    project = Project(root=root, name=name, sport=sport, frames=frames,
-                      raw={"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION})
+    frames = [
+        FrameRef(f"{stem}_{i:06d}", None, sport, ref, i) for i in range(0, count, max(1, step))
+    ]
+    project = Project(
+        root=root,
+        name=name,
+        sport=sport,
+        frames=frames,
+        raw={"format": PROJECT_FORMAT, "format_version": FORMAT_VERSION},
+    )
     project.save()
     return project
-

@@ -26,12 +26,12 @@ _UNSAFE_CHARS_RE = re.compile(r"[^A-Za-z0-9_.\-]+")
 # folders a project writes into (or reads recovery data from): never links leaving it
 PROJECT_FOLDERS = ("annotations", ".courtstudio", "meshes", "propagation", "truth", "frames")
 
-PIXEL_LIMIT = 1e6          # |u|, |v|, box corners: pixels
-HEIGHT_LIMIT_M = 100.0     # |lowest_vertex_height_m|
+PIXEL_LIMIT = 1e6  # |u|, |v|, box corners: pixels
+HEIGHT_LIMIT_M = 100.0  # |lowest_vertex_height_m|
 IMAGE_SIDE_LIMIT = 100_000  # image_size: pixels per side
 FPS_LIMIT = 10_000.0
-INDEX_LIMIT = 10 ** 9      # video frame index
-PLAYER_ID_LIMIT = 10 ** 6
+INDEX_LIMIT = 10**9  # video frame index
+PLAYER_ID_LIMIT = 10**6
 NAME_MAX_CHARS = 1000
 
 
@@ -42,8 +42,10 @@ def frame_id_problem(fid) -> str | None:
     if len(fid) > FRAME_ID_MAX_CHARS:
         return f"longer than {FRAME_ID_MAX_CHARS} characters"
     if not FRAME_ID_RE.fullmatch(fid) or ".." in fid:
-        return (f"{fid[:60]!r} is not a bare name (letters, digits, '_', '-', '.'; starting "
-                "with a letter or digit; no '..')")
+        return (
+            f"{fid[:60]!r} is not a bare name (letters, digits, '_', '-', '.'; starting "
+            "with a letter or digit; no '..')"
+        )
     return None
 
 
@@ -57,7 +59,7 @@ def check_frame_id(fid, where: str, error: type[Exception]) -> str:
 def safe_frame_id(text: str) -> str:
     """A valid frame id made from any file stem ('My Match 1' -> 'My_Match_1')."""
     fid = _UNSAFE_CHARS_RE.sub("_", text).replace("..", "_").lstrip("._-")
-    return fid[:FRAME_ID_MAX_CHARS - 12] or "frame"
+    return fid[: FRAME_ID_MAX_CHARS - 12] or "frame"
 
 
 def relative_path_problem(rel) -> str | None:
@@ -83,8 +85,10 @@ def resolve_inside(root: Path, rel, where: str, error: type[Exception]) -> Path:
     path = Path(root) / rel
     real = path.resolve()
     if real == root_real or not real.is_relative_to(root_real):
-        raise error(f"{where}: {rel[:80]!r} resolves to {real}, outside the project "
-                    f"{root_real} (links leaving the project are refused)")
+        raise error(
+            f"{where}: {rel[:80]!r} resolves to {real}, outside the project "
+            f"{root_real} (links leaving the project are refused)"
+        )
     return path
 
 
@@ -96,8 +100,10 @@ def check_project_folders(root: Path, error: type[Exception]) -> None:
         if p.is_symlink() or p.exists():
             real = p.resolve()
             if real == root_real or not real.is_relative_to(root_real):
-                raise error(f"{p}: links to {real}, outside the project (refused: saves and "
-                            "recovery data must stay in the project)")
+                raise error(
+                    f"{p}: links to {real}, outside the project (refused: saves and "
+                    "recovery data must stay in the project)"
+                )
 
 
 def finite_number(value, where: str, error: type[Exception], limit: float) -> float:

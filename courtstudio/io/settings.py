@@ -58,8 +58,11 @@ class Settings:
         return self.home / "anny_cache"
 
     @classmethod
-    def load(cls, environ: Mapping[str, str] | None = None,
-             stored: Callable[[str], str | None] | None = None) -> Settings:
+    def load(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        stored: Callable[[str], str | None] | None = None,
+    ) -> Settings:
         """The settings from the environment (default ``os.environ``) over the stored ones:
         ``stored(key)`` gives a settings-file value ("paths/smplx_dir"), by default read from
         ``HOME/settings.ini`` (the app passes its own reader of the same file)."""
@@ -97,4 +100,5 @@ def _ini_reader(path: Path) -> Callable[[str], str | None]:
         if len(value) >= 2 and value[0] == value[-1] == '"':
             value = value[1:-1]
         return value.replace("\\\\", "\\")
+
     return read

@@ -18,8 +18,16 @@ import numpy as np
 from court_specs import CourtSpec
 from geometry.calibration import CameraFit, check_correspondences, solve_camera
 from geometry.camera import Camera
-from geometry.doctor import LabelFix, LeaveOneOut, estimate_click_sigma, find_suspects, \
-    FitQuality, fit_quality, leave_one_out, suggest_labelling_fixes
+from geometry.doctor import (
+    FitQuality,
+    LabelFix,
+    LeaveOneOut,
+    estimate_click_sigma,
+    find_suspects,
+    fit_quality,
+    leave_one_out,
+    suggest_labelling_fixes,
+)
 from geometry.errors import CalibrationError
 from geometry.labelling import WHOLE_COURT_KINDS, WorldConvention
 from geometry.uncertainty import ParamCovariance
@@ -77,8 +85,9 @@ class CourtCalibration:
             **cam.to_dict(),
             "rms_px": round(f.rms_px, 4),
             "residuals_px": {n: round(float(r), 4) for n, r in zip(self.names, f.residuals_px)},
-            "residual_vectors_px": {n: [round(float(a), 4) for a in v]
-                                    for n, v in zip(self.names, f.residuals_uv)},
+            "residual_vectors_px": {
+                n: [round(float(a), 4) for a in v] for n, v in zip(self.names, f.residuals_uv)
+            },
             "loo_residuals_px": {n: num(r) for n, r in zip(self.names, self.loo.residual_px)},
             "loo_z": {n: num(z) for n, z in zip(self.names, self.loo.z)},
             "suspects": self.suspects,
@@ -101,8 +110,11 @@ def check_names(spec: CourtSpec, names) -> None:
     for n in names:
         if n not in spec.keypoints:
             close = difflib.get_close_matches(n, spec.keypoint_names, n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else \
-                f"; `courtstudio specs {spec.id}` lists them"
+            hint = (
+                f"; did you mean {', '.join(close)}?"
+                if close
+                else f"; `courtstudio specs {spec.id}` lists them"
+            )
             raise CalibrationError(f"{spec.id} has no keypoint {n!r}{hint}")
 
 
@@ -115,10 +127,17 @@ def world_convention(spec: CourtSpec, view: str | None = None) -> WorldConventio
         raise CalibrationError(str(exc)) from None
 
 
-def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFAULT_MODEL,
-                    radial: bool = False, click_sigma_px: float | None = None,
-                    diagnose: bool = True, theta0=None,
-                    view: str | None = None) -> CourtCalibration:
+def calibrate_court(
+    spec: CourtSpec,
+    image_size,
+    clicks: dict,
+    model: str = DEFAULT_MODEL,
+    radial: bool = False,
+    click_sigma_px: float | None = None,
+    diagnose: bool = True,
+    theta0=None,
+    view: str | None = None,
+) -> CourtCalibration:
     """Calibrate from named clicks.
 
     clicks: {keypoint name: (u, v) pixels}; image_size: (w, h). model: see
@@ -141,12 +160,28 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
     click_sigma_px = float(click_sigma_px) if click_sigma_px is not None else 1.0
 
     def doctor(fit_or_none):
-        return suggest_labelling_fixes(kw, dict(zip(names, uv)), image_size,
-                                       spec.symmetry_maps(), fit_or_none, click_sigma_px, conv)
+        return suggest_labelling_fixes(
+            kw,
+            dict(zip(names, uv)),
+            image_size,
+            spec.symmetry_maps(),
+            fit_or_none,
+            click_sigma_px,
+            conv,
+        )
+
     try:
-        fit = solve_camera(X, uv, image_size, model=model, radial=radial,
-                           click_sigma_px=click_sigma_px, names=names, theta0=theta0,
-                           surface_z_m=spec.plane_z())
+        fit = solve_camera(
+            X,
+            uv,
+            image_size,
+            model=model,
+            radial=radial,
+            click_sigma_px=click_sigma_px,
+            names=names,
+            theta0=theta0,
+            surface_z_m=spec.plane_z(),
+        )
     except CalibrationError as exc:
         if not diagnose:
             raise
@@ -155,8 +190,9 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
         click_sigma_px = estimate_click_sigma(fit)
         if click_sigma_px > fit.sigma_px:  # the covariance follows the estimated noise
             scale = click_sigma_px / fit.sigma_px
-            fit = dataclasses.replace(fit, covariance=fit.covariance * scale ** 2,
-                                      sigma_px=click_sigma_px)
+            fit = dataclasses.replace(
+                fit, covariance=fit.covariance * scale**2, sigma_px=click_sigma_px
+            )
     quality, quality_reason = fit_quality(fit, click_sigma_px)
     centre = fit.camera.camera_centre_world
     if not conv.on_conventional_side(centre):
@@ -168,8 +204,10 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
     if quality == FitQuality.POOR:
         warnings.append(quality_reason)
     elif fit.rms_px > max(HIGH_RMS_PX, 3 * click_sigma_px):
-        warnings.append(f"RMS reprojection {fit.rms_px:.2f} px is high for "
-                        f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions")
+        warnings.append(
+            f"RMS reprojection {fit.rms_px:.2f} px is high for "
+            f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions"
+        )
     suspects: list[str] = []
     if diagnose:
         loo = leave_one_out(fit, X, uv, click_sigma_px)
@@ -179,17 +217,36 @@ def calibrate_court(spec: CourtSpec, image_size, clicks: dict, model: str = DEFA
         if mirrored:
             raise _error_with_fixes(
                 f"the clicks fit the court only relabelled as a whole (RMS {fit.rms_px:.2f} px "
-                f"as labelled)", mirrored + [fx for fx in fixes if fx not in mirrored])
+                f"as labelled)",
+                mirrored + [fx for fx in fixes if fx not in mirrored],
+            )
     else:
         loo = LeaveOneOut(np.full(len(names), np.nan), np.full(len(names), np.nan))
         fixes = []
     if suspects:
-        warnings.append("suspect click(s): " + ", ".join(
-            f"{n} (leave-one-out {r:.1f} px)" for n, r in zip(names, loo.residual_px)
-            if n in suspects))
-    return CourtCalibration(spec.id, fit, names, uv, loo, fixes, click_sigma_px, suspects,
-                            warnings, conv.name_for(centre), sigma_source, quality,
-                            quality_reason)
+        warnings.append(
+            "suspect click(s): "
+            + ", ".join(
+                f"{n} (leave-one-out {r:.1f} px)"
+                for n, r in zip(names, loo.residual_px)
+                if n in suspects
+            )
+        )
+    return CourtCalibration(
+        spec.id,
+        fit,
+        names,
+        uv,
+        loo,
+        fixes,
+        click_sigma_px,
+        suspects,
+        warnings,
+        conv.name_for(centre),
+        sigma_source,
+        quality,
+        quality_reason,
+    )
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:

@@ -44,8 +44,12 @@ def graphics_boxes_px(detector: ScreenFixedDetector, scale: float, size) -> list
     w, h = size
     out = []
     for x0, y0, x1, y1 in box_rectangles(mask == 0):
-        b = [max(0.0, x0 / scale), max(0.0, y0 / scale), min(float(w), x1 / scale),
-             min(float(h), y1 / scale)]
+        b = [
+            max(0.0, x0 / scale),
+            max(0.0, y0 / scale),
+            min(float(w), x1 / scale),
+            min(float(h), y1 / scale),
+        ]
         if b[2] > b[0] and b[3] > b[1]:
             out.append([round(c, 1) for c in b])
     return out
@@ -62,8 +66,9 @@ def _frame_step(frames) -> int:
     return 1
 
 
-def detect_graphics(frames, progress: Callable[[int, int], None] | None = None,
-                    max_frames: int = MAX_FRAMES) -> GraphicsProposal:
+def detect_graphics(
+    frames, progress: Callable[[int, int], None] | None = None, max_frames: int = MAX_FRAMES
+) -> GraphicsProposal:
     """Screen-fixed graphics over ``frames`` (count, size (w, h), image(i) -> (h, w, 3)
     uint8 BGR; e.g. propagate_sources.ProjectFrames). Frames of another size than the first
     and frames that cannot be read are skipped. progress(done, total) may raise to cancel."""
@@ -73,10 +78,13 @@ def detect_graphics(frames, progress: Callable[[int, int], None] | None = None,
     lag = max(1, round(GRAPHICS_LAG / (_frame_step(frames) * stride)))
     need = MIN_FRAMES + lag
     if len(indices) < need:
-        return GraphicsProposal(message=(
-            f"too few frames: the graphics detector compares frames {lag} apart and needs at "
-            f"least {MIN_FRAMES} pairs in which the camera moves ({need} frames); this project "
-            f"has {n}. Draw the rectangles by hand"))
+        return GraphicsProposal(
+            message=(
+                f"too few frames: the graphics detector compares frames {lag} apart and needs at "
+                f"least {MIN_FRAMES} pairs in which the camera moves ({need} frames); this project "
+                f"has {n}. Draw the rectangles by hand"
+            )
+        )
     detector, scale, shape = None, 1.0, None
     history: deque = deque(maxlen=lag + 1)
     read = 0
@@ -103,12 +111,16 @@ def detect_graphics(frames, progress: Callable[[int, int], None] | None = None,
         return GraphicsProposal(message="no frame could be read")
     boxes = graphics_boxes_px(detector, scale, frames.size)
     if detector.pairs < MIN_FRAMES:
-        msg = (f"the camera moved in {detector.pairs} of the compared frame pairs; the "
-               f"detector needs {MIN_FRAMES} (graphics are told from the court only while the "
-               "camera pans, tilts or zooms). Draw the rectangles by hand")
+        msg = (
+            f"the camera moved in {detector.pairs} of the compared frame pairs; the "
+            f"detector needs {MIN_FRAMES} (graphics are told from the court only while the "
+            "camera pans, tilts or zooms). Draw the rectangles by hand"
+        )
     elif not boxes:
         msg = f"no screen-fixed graphics found in {read} frames ({detector.pairs} moving pairs)"
     else:
-        msg = (f"{len(boxes)} screen-fixed graphic(s) found in {read} frames "
-               f"({detector.pairs} moving pairs)")
+        msg = (
+            f"{len(boxes)} screen-fixed graphic(s) found in {read} frames "
+            f"({detector.pairs} moving pairs)"
+        )
     return GraphicsProposal(boxes, read, detector.pairs, msg)

@@ -34,9 +34,14 @@ def painted_ground_lines(spec: CourtSpec) -> tuple[list[str], list[np.ndarray]]:
     return names, lines
 
 
-def refine_on_lines(camera: Camera, spec: CourtSpec, image: np.ndarray, clicks: dict | None = None,
-                    model: str = "auto", click_sigma_px: float = 2.0
-                    ) -> tuple[Camera, LineRefinement]:
+def refine_on_lines(
+    camera: Camera,
+    spec: CourtSpec,
+    image: np.ndarray,
+    clicks: dict | None = None,
+    model: str = "auto",
+    click_sigma_px: float = 2.0,
+) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
     camera: the starting camera; image: (h, w) grey or (h, w, 3) BGR uint8 frame of the
@@ -50,12 +55,14 @@ def refine_on_lines(camera: Camera, spec: CourtSpec, image: np.ndarray, clicks: 
         ks = list(clicks)
         X = np.array([spec.keypoints[k] for k in ks])
         uv = np.array([clicks[k] for k in ks], float)
-    return refine_camera_on_lines(camera, lines, image, X, uv, model=model,
-                                  click_sigma_px=click_sigma_px, line_names=names)
+    return refine_camera_on_lines(
+        camera, lines, image, X, uv, model=model, click_sigma_px=click_sigma_px, line_names=names
+    )
 
 
-def refine_calibration(cal: CourtCalibration, spec: CourtSpec, image: np.ndarray,
-                       model: str = "auto") -> CourtCalibration:
+def refine_calibration(
+    cal: CourtCalibration, spec: CourtSpec, image: np.ndarray, model: str = "auto"
+) -> CourtCalibration:
     """The calibration with its camera refined on the lines (or unchanged, with the report
     saying why). Residuals are the clicks' under the refined camera; the covariance is the
     joint (lines and clicks) one."""
@@ -68,8 +75,15 @@ def refine_calibration(cal: CourtCalibration, spec: CourtSpec, image: np.ndarray
     pm = ParamModel(rep.model)
     X = np.array([spec.keypoints[n] for n in cal.names])
     uv_pred, J = pm.project_with_jacobian(rep.theta, X, cam.image_size)
-    fit = CameraFit(camera=cam, model=pm, theta=np.asarray(rep.theta, float),
-                    covariance=np.asarray(rep.covariance, float),
-                    residuals_uv=uv_pred - cal.clicks_uv, jacobian=J,
-                    sigma_px=cal.click_sigma_px, iterations=0, selection=cal.fit.selection)
+    fit = CameraFit(
+        camera=cam,
+        model=pm,
+        theta=np.asarray(rep.theta, float),
+        covariance=np.asarray(rep.covariance, float),
+        residuals_uv=uv_pred - cal.clicks_uv,
+        jacobian=J,
+        sigma_px=cal.click_sigma_px,
+        iterations=0,
+        selection=cal.fit.selection,
+    )
     return dataclasses.replace(cal, fit=fit, refinement=rep.to_dict(), warnings=warnings)

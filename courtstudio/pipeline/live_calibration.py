@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from court_specs import CourtSpec
+from courtstudio.io.project import FrameAnnotation
 from courtstudio.pipeline.ball import BallResult, lift_ball_with_uncertainty
 from courtstudio.pipeline.calibration import CourtCalibration, calibrate_court
-from courtstudio.io.project import FrameAnnotation
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.rays import intersect_rays_with_plane, pixel_rays_world
@@ -64,16 +64,26 @@ class CalibrationCache:
             self._refined.clear()
 
     def _key(self, frame_id, spec, ann) -> tuple:
-        return (frame_id, spec.id, ann.image_size,
-                tuple(sorted(ann.calibration_points.items())), self.model, self.click_sigma_px)
+        return (
+            frame_id,
+            spec.id,
+            ann.image_size,
+            tuple(sorted(ann.calibration_points.items())),
+            self.model,
+            self.click_sigma_px,
+        )
 
-    def solve(self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation,
-              diagnose: bool = True) -> CameraState:
+    def solve(
+        self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation, diagnose: bool = True
+    ) -> CameraState:
         points = ann.calibration_points  # occluded / estimated clicks are left out
         if len(points) < MIN_POINTS:
             n = len(points)
-            extra = f" ({len(ann.points) - n} flagged occluded/estimated, not used)" \
-                if len(ann.points) > n else ""
+            extra = (
+                f" ({len(ann.points) - n} flagged occluded/estimated, not used)"
+                if len(ann.points) > n
+                else ""
+            )
             return CameraState(None, f"{n} of at least {MIN_POINTS} keypoints clicked{extra}")
         base = self._key(frame_id, spec, ann)
         refined = self._refined.get(frame_id)
@@ -91,44 +101,62 @@ class CalibrationCache:
             if theta0 is not None and diagnose:
                 theta0 = theta0[:7]  # the pinhole start: a release solves afresh
             try:
-                cal = calibrate_court(spec, ann.image_size, dict(points), model=model,
-                                      click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                      theta0=theta0)
+                cal = calibrate_court(
+                    spec,
+                    ann.image_size,
+                    dict(points),
+                    model=model,
+                    click_sigma_px=self.click_sigma_px,
+                    diagnose=diagnose,
+                    theta0=theta0,
+                )
             except ValueError:
                 if model == self.model:
                     raise
                 # the remembered lens no longer fits these clicks: choose again
-                cal = calibrate_court(spec, ann.image_size, dict(points), model=self.model,
-                                      click_sigma_px=self.click_sigma_px, diagnose=diagnose,
-                                      theta0=None if theta0 is None else theta0[:7])
+                cal = calibrate_court(
+                    spec,
+                    ann.image_size,
+                    dict(points),
+                    model=self.model,
+                    click_sigma_px=self.click_sigma_px,
+                    diagnose=diagnose,
+                    theta0=None if theta0 is None else theta0[:7],
+                )
             state = CameraState(cal)
             # a lens model's own parameters: a drag refines them directly (geometry.
             # calibration.solve_camera), the pinhole search runs once the drag ends
-            self._theta[frame_id] = (cal.fit.theta.copy() if cal.fit.model.name in
-                                     ("simple_k1", "simple_k1k2")
-                                     else ParamModel("simple").from_camera(cal.camera))
+            self._theta[frame_id] = (
+                cal.fit.theta.copy()
+                if cal.fit.model.name in ("simple_k1", "simple_k1k2")
+                else ParamModel("simple").from_camera(cal.camera)
+            )
             if self.model == "auto" and diagnose:
                 self._lens[frame_id] = cal.fit.model.name
         except ValueError as exc:
-            state = CameraState(None, " ".join(str(exc).split()),
-                                fixes=tuple(getattr(exc, "fixes", ())))
+            state = CameraState(
+                None, " ".join(str(exc).split()), fixes=tuple(getattr(exc, "fixes", ()))
+            )
         if len(self._cache) > 512:
             self._cache.clear()
         self._cache[key] = state
         return state
 
-    def refine_on_lines(self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation,
-                        image: np.ndarray) -> CameraState:
+    def refine_on_lines(
+        self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation, image: np.ndarray
+    ) -> CameraState:
         """The frame's calibration refined on the painted lines of ``image`` (BGR uint8);
         kept for this frame until its clicks change. The refinement report (accepted or the
         reason not) is in ``state.calibration.refinement``."""
         from courtstudio.pipeline.line_refinement import refine_calibration
+
         self._refined.pop(frame_id, None)
         state = self.solve(frame_id, spec, ann, diagnose=True)
         if state.calibration is None:
             return state
-        cal = refine_calibration(state.calibration, spec, image,
-                                 model="auto" if self.model == "auto" else "keep")
+        cal = refine_calibration(
+            state.calibration, spec, image, model="auto" if self.model == "auto" else "keep"
+        )
         new = CameraState(cal)
         self._refined[frame_id] = (self._key(frame_id, spec, ann), new)
         return new
@@ -138,19 +166,39 @@ _BALL_CACHE: dict[tuple, BallResult] = {}
 _BALL_CACHE_SIZE = 256
 
 
-def _ball_key(camera: Camera, cal, uv, ground_uv, plane: str, plane_z: float,
-              uncertainty: bool) -> tuple:
+def _ball_key(
+    camera: Camera, cal, uv, ground_uv, plane: str, plane_z: float, uncertainty: bool
+) -> tuple:
     """Everything the lifted ball and its 1-sigma depend on (the camera, the calibration's
     covariance and click noise, the clicks), as bytes."""
-    cov = (cal.fit.theta.tobytes() + cal.fit.covariance.tobytes(), cal.fit.model.name,
-           cal.fit.model.radial, cal.click_sigma_px) if cal is not None else None
-    return (camera.K.tobytes(), camera.R.tobytes(), camera.t.tobytes(), camera.dist.tobytes(),
-            tuple(camera.image_size), tuple(uv), tuple(ground_uv), plane, float(plane_z), cov,
-            uncertainty)
+    cov = (
+        (
+            cal.fit.theta.tobytes() + cal.fit.covariance.tobytes(),
+            cal.fit.model.name,
+            cal.fit.model.radial,
+            cal.click_sigma_px,
+        )
+        if cal is not None
+        else None
+    )
+    return (
+        camera.K.tobytes(),
+        camera.R.tobytes(),
+        camera.t.tobytes(),
+        camera.dist.tobytes(),
+        tuple(camera.image_size),
+        tuple(uv),
+        tuple(ground_uv),
+        plane,
+        float(plane_z),
+        cov,
+        uncertainty,
+    )
 
 
-def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
-                    uncertainty: bool = True) -> tuple[BallResult | None, str]:
+def lift_frame_ball(
+    state: CameraState, spec: CourtSpec, ann: FrameAnnotation, uncertainty: bool = True
+) -> tuple[BallResult | None, str]:
     """The frame's ball (or None with the reason); see lift_ball_with_uncertainty for
     ``uncertainty``. Results are cached by their inputs: stepping back to a frame does not
     propagate the 1-sigma again."""
@@ -167,16 +215,21 @@ def lift_frame_ball(state: CameraState, spec: CourtSpec, ann: FrameAnnotation,
         return None, "click the ball's ground point on the line"
     plane = b.plane or spec.default_plane
     cal = state.calibration  # a propagated camera has no covariance: click noise only
-    key = _ball_key(state.camera, cal, b.uv, b.ground_uv, plane, spec.plane_z(plane),
-                    uncertainty)
+    key = _ball_key(state.camera, cal, b.uv, b.ground_uv, plane, spec.plane_z(plane), uncertainty)
     hit = _BALL_CACHE.get(key)
     if hit is not None:
         return hit, ""
     try:
-        res = lift_ball_with_uncertainty(state.camera, b.uv, b.ground_uv, plane,
-                                         spec.plane_z(plane),
-                                         cal.click_sigma_px if cal else 1.0,
-                                         cal.param_covariance if cal else None, uncertainty)
+        res = lift_ball_with_uncertainty(
+            state.camera,
+            b.uv,
+            b.ground_uv,
+            plane,
+            spec.plane_z(plane),
+            cal.click_sigma_px if cal else 1.0,
+            cal.param_covariance if cal else None,
+            uncertainty,
+        )
     except ValueError as exc:
         return None, " ".join(str(exc).split())
     for arr in (res.world, res.ground_world, res.sigma_world_m, res.uv_ground_snapped):

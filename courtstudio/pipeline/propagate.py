@@ -27,17 +27,32 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.propagate_frame import (FrameCamera, Options, Reference, RefState,
-                                                  Tracker, make_ref_state)
+from courtstudio.pipeline.propagate_frame import (
+    FrameCamera,
+    Options,
+    Reference,
+    RefState,
+    Tracker,
+    make_ref_state,
+)
 
 __all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summary"]
-from courtstudio.pipeline.propagate_sources import (ProjectFrames, ProjectSource,  # noqa: F401
-                                           VideoFrames, VideoSource, project_masks,
-                                           save_project_masks)
+from courtstudio.pipeline.propagate_sources import (  # noqa: F401
+    ProjectFrames,
+    ProjectSource,
+    VideoFrames,
+    VideoSource,
+    project_masks,
+    save_project_masks,
+)
 from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
-from courtstudio.pipeline.propagation_records import (MAX_JSONL_BYTES, STATUSES,  # noqa: F401
-                                                      check_record, read_done,
-                                                      write_jsonl_atomic)
+from courtstudio.pipeline.propagation_records import (  # noqa: F401
+    MAX_JSONL_BYTES,
+    STATUSES,
+    check_record,
+    read_done,
+    write_jsonl_atomic,
+)
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
@@ -79,14 +94,22 @@ def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefStat
     return states
 
 
-def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emit,
-          options: Options, states=None) -> list:
+def _pass(
+    frames,
+    spec,
+    refs: list[Reference],
+    lo: int,
+    hi: int,
+    done: dict,
+    emit,
+    options: Options,
+    states=None,
+) -> list:
     """One decode pass over frames lo..hi - 1 (in order): the cut scan, and every frame not
     in done registered, recalibrated and verified; each record goes to emit as soon as it is
     made. A frame takes the nearest reference in its shot as far as the pass knows it (a cut
     found later is repaired by propagate). Returns the screen-fixed graphics boxes found."""
-    tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None),
-                      options)
+    tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None), options)
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
     prev_sig = prev_p = None
@@ -123,8 +146,19 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
         if i in by_frame:
             st = tracker.states[i]
             st.last_H, st.last_frame = np.eye(3), i
-            emit(FrameCamera(i, Status.REFERENCE, st.camera, st.rms_px, reference=i, H=np.eye(3),
-                             points=by_frame[i].points, evidence=st.evidence), cut)
+            emit(
+                FrameCamera(
+                    i,
+                    Status.REFERENCE,
+                    st.camera,
+                    st.rms_px,
+                    reference=i,
+                    H=np.eye(3),
+                    points=by_frame[i].points,
+                    evidence=st.evidence,
+                ),
+                cut,
+            )
             continue
         if img is None:
             emit(FrameCamera(i, Status.FLAGGED, reason="the frame cannot be decoded"), cut)
@@ -137,8 +171,11 @@ def _pass(frames, spec, refs: list[Reference], lo: int, hi: int, done: dict, emi
             r = min(ref_frames, key=lambda f: abs(f - i))
             rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
             if rec.status == Status.FLAGGED:
-                rec.reason = ("no reference in this shot" + (" (starts at a cut)" if cut else "")
-                              + f"; {rec.reason}")
+                rec.reason = (
+                    "no reference in this shot"
+                    + (" (starts at a cut)" if cut else "")
+                    + f"; {rec.reason}"
+                )
             emit(rec, cut)
             continue
         r = a if b is None or (a is not None and i - a <= b - i) else b
@@ -160,20 +197,38 @@ def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
         in_shot = [r for r in refs if s0 <= r.frame < s1]
         if not in_shot:  # its frames were registered to any reference, and verified
             continue
-        bad = [i for i in range(s0, s1) if records.get(i, {}).get("status") != Status.REFERENCE
-               and ((records.get(i, {}).get("reference") is not None
-                     and not s0 <= records[i]["reference"] < s1)
-                    or records.get(i, {}).get("reason", "").startswith("no reference"))]
+        bad = [
+            i
+            for i in range(s0, s1)
+            if records.get(i, {}).get("status") != Status.REFERENCE
+            and (
+                (
+                    records.get(i, {}).get("reference") is not None
+                    and not s0 <= records[i]["reference"] < s1
+                )
+                or records.get(i, {}).get("reason", "").startswith("no reference")
+            )
+        ]
         if bad:
             out.append((bad[0], bad[-1] + 1, in_shot))
     return out
 
 
-def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_dir,
-              flag_rms_px: float = FLAG_RMS_PX, shared_centre: bool = True,
-              progress: Callable[[int, int], None] | None = None, workers: int = 1,
-              frames_source=None, snap: bool = False, masks=(), detect_graphics: bool = True,
-              line_refiner=None) -> list[dict]:
+def propagate(
+    frames: Frames,
+    spec: CourtSpec,
+    references: list[Reference],
+    out_dir,
+    flag_rms_px: float = FLAG_RMS_PX,
+    shared_centre: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
+    frames_source=None,
+    snap: bool = False,
+    masks=(),
+    detect_graphics: bool = True,
+    line_refiner=None,
+) -> list[dict]:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
 
     One decode pass (the cut scan folded in); every record is appended to
@@ -193,12 +248,14 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
     for r in refs:
         if not 0 <= r.frame < n:
             raise ValueError(f"reference frame {r.frame} is outside the clip (0..{n - 1})")
-    options = Options(flag_rms_px, snap, tuple(tuple(m) for m in masks), detect_graphics,
-                      line_refiner)
+    options = Options(
+        flag_rms_px, snap, tuple(tuple(m) for m in masks), detect_graphics, line_refiner
+    )
     states = _references(frames, spec, refs, None)
     finished = len(done)
     graphics: list = []
     with open(path, "a") as fh:
+
         def emit(rec: FrameCamera, cut: bool = False):
             nonlocal finished
             if isinstance(rec, FrameCamera):
@@ -223,19 +280,37 @@ def propagate(frames: Frames, spec: CourtSpec, references: list[Reference], out_
         for lo, hi, in_shot in _misassigned(done, shots, refs):
             if not in_shot:
                 for i in range(lo, hi):
-                    emit(FrameCamera(i, Status.FLAGGED, reason="no reference in this shot",
-                                     cut=bool(done[i].get("cut"))))
+                    emit(
+                        FrameCamera(
+                            i,
+                            Status.FLAGGED,
+                            reason="no reference in this shot",
+                            cut=bool(done[i].get("cut")),
+                        )
+                    )
                 continue
             redo = {k: v for k, v in done.items() if not lo <= k < hi}
-            _pass(frames, spec, in_shot, lo, hi, redo, emit, options,
-                  {r.frame: states[r.frame] for r in in_shot})
+            _pass(
+                frames,
+                spec,
+                in_shot,
+                lo,
+                hi,
+                redo,
+                emit,
+                options,
+                {r.frame: states[r.frame] for r in in_shot},
+            )
     records = [done[i] for i in sorted(done)]
     if shared_centre:
         for s0, s1 in _shots(done, n):
             share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
     write_jsonl_atomic(path, records)  # one record per frame, in frame order
-    propagate.last_extras = {"reference_quality": [states[r.frame].quality() for r in refs],
-                             "graphics_boxes": graphics, "masks": [list(m) for m in masks]}
+    propagate.last_extras = {
+        "reference_quality": [states[r.frame].quality() for r in refs],
+        "graphics_boxes": graphics,
+        "masks": [list(m) for m in masks],
+    }
     return records
 
 
@@ -258,10 +333,20 @@ def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None
     """A worker process: one pass over lo..hi - 1, every record sent to the parent at once."""
     try:
         from court_specs import load_spec
+
         frames = frames_source()
-        boxes = _pass(frames, load_spec(spec_ref), refs, lo, hi, done,
-                      lambda rec, cut=False: queue.put(("record", rec.to_json() | (
-                          {"cut": True} if cut or rec.cut else {}))), options)
+        boxes = _pass(
+            frames,
+            load_spec(spec_ref),
+            refs,
+            lo,
+            hi,
+            done,
+            lambda rec, cut=False: queue.put(
+                ("record", rec.to_json() | ({"cut": True} if cut or rec.cut else {}))
+            ),
+            options,
+        )
         queue.put(("done", boxes))
     except Exception as exc:  # reported to the parent, which raises it
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
@@ -270,14 +355,19 @@ def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None
 def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list:
     import multiprocessing as mp
     import queue as queue_mod
+
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     procs = []
     for lo, hi in ranges:
         sub = {k: v for k, v in done.items() if lo - 1 <= k < hi}
-        procs.append(ctx.Process(target=_worker, args=(frames_source, spec.source or spec.id,
-                                                       refs, lo, hi, sub, options, q),
-                                 daemon=True))
+        procs.append(
+            ctx.Process(
+                target=_worker,
+                args=(frames_source, spec.source or spec.id, refs, lo, hi, sub, options, q),
+                daemon=True,
+            )
+        )
     for p in procs:
         p.start()
     running, boxes, error = len(procs), [], None
@@ -315,8 +405,10 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     refitted for rotation and focal length with it, and keeps its free pose where the shared
     centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
     from geometry.fixed_centre import solve_fixed_centre
-    solved = [r for r in records if r["status"] in (Status.OK, Status.REFERENCE)
-              and r.get("points")]
+
+    solved = [
+        r for r in records if r["status"] in (Status.OK, Status.REFERENCE) and r.get("points")
+    ]
     if len(solved) < 2:
         return
     cams = {r["frame"]: _camera(r) for r in solved}
@@ -331,9 +423,16 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
             r["centre"] = "free"
             continue
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
-            r.update({"K": cam.K.tolist(), "R": cam.R.tolist(), "t": cam.t.tolist(),
-                      "dist": cam.dist.tolist(),
-                      "rms_px": round(rms, 4), "centre": "shared"})
+            r.update(
+                {
+                    "K": cam.K.tolist(),
+                    "R": cam.R.tolist(),
+                    "t": cam.t.tolist(),
+                    "dist": cam.dist.tolist(),
+                    "rms_px": round(rms, 4),
+                    "centre": "shared",
+                }
+            )
         else:
             r["centre"] = "free"
     by_frame = {r["frame"]: r for r in records}
@@ -354,11 +453,19 @@ def summary(records: list[dict]) -> dict:
     counts: dict[str, int] = {}
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    flagged = [{"frame": r["frame"], "reason": r.get("reason", "")} for r in records
-               if r["status"] == Status.FLAGGED]
+    flagged = [
+        {"frame": r["frame"], "reason": r.get("reason", "")}
+        for r in records
+        if r["status"] == Status.FLAGGED
+    ]
     cuts = [r["frame"] for r in records if r.get("cut")]
-    return {"frames": len(records), "counts": counts, "cuts": cuts, "flagged": flagged,
-            **propagate.last_extras}
+    return {
+        "frames": len(records),
+        "counts": counts,
+        "cuts": cuts,
+        "flagged": flagged,
+        **propagate.last_extras,
+    }
 
 
 def project_references(project, annotation_of=None) -> list[Reference]:
@@ -371,10 +478,18 @@ def project_references(project, annotation_of=None) -> list[Reference]:
     return refs
 
 
-def propagate_project(project, references=None, store=None, progress=None,
-                      annotation_of=None, flag_rms_px: float = FLAG_RMS_PX, masks=(),
-                      workers: int = 1, snap: bool = False,
-                      project_masks_boxes=None) -> list[dict]:
+def propagate_project(
+    project,
+    references=None,
+    store=None,
+    progress=None,
+    annotation_of=None,
+    flag_rms_px: float = FLAG_RMS_PX,
+    masks=(),
+    workers: int = 1,
+    snap: bool = False,
+    project_masks_boxes=None,
+) -> list[dict]:
     """Propagate through a project (one sport): writes PROJECT/propagation/cameras.jsonl and
     summary.json; the app's Frame > Propagate and `batch-propagate PROJECT` both call this.
     masks: extra boxes besides the project's (masks.json). project_masks_boxes: the
@@ -383,21 +498,27 @@ def propagate_project(project, references=None, store=None, progress=None,
     saved one starts afresh."""
     from court_specs import load_spec
     from safe_io.atomic import write_json_atomic
+
     sports = {f.sport for f in project.frames}
     if len(sports) != 1:
-        raise ValueError(f"propagation needs one sport per project; this one has "
-                         f"{', '.join(sorted(sports))}")
-    refs = references if references is not None else project_references(project,
-                                                                         annotation_of)
+        raise ValueError(
+            f"propagation needs one sport per project; this one has {', '.join(sorted(sports))}"
+        )
+    refs = references if references is not None else project_references(project, annotation_of)
     if not refs:
         raise ValueError("no reference: annotate at least 4 court keypoints on a frame")
     frames = ProjectFrames(project, store, annotation_of)  # its size bounds masks.json
-    own = project_masks(project, frames.size) if project_masks_boxes is None else [
-        list(map(float, m)) for m in project_masks_boxes]
+    own = (
+        project_masks(project, frames.size)
+        if project_masks_boxes is None
+        else [list(map(float, m)) for m in project_masks_boxes]
+    )
     all_masks = own + [list(map(float, m)) for m in masks]
     out = project.root / "propagation"
-    fingerprint = [[r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)])
-                                    for k, v in r.points.items())] for r in refs]
+    fingerprint = [
+        [r.frame, sorted((k, [round(v[0], 3), round(v[1], 3)]) for k, v in r.points.items())]
+        for r in refs
+    ]
     if all_masks:
         fingerprint.append(["masks", all_masks])
     summary_path = out / "summary.json"
@@ -410,11 +531,20 @@ def propagate_project(project, references=None, store=None, progress=None,
             (out / "cameras.jsonl").unlink()
     elif (out / "cameras.jsonl").exists() and references is not None:
         (out / "cameras.jsonl").unlink()  # results of unknown references
-    records = propagate(frames, load_spec(sports.pop()),
-                        refs, out, flag_rms_px=flag_rms_px, progress=progress,
-                        workers=workers, frames_source=ProjectSource(str(project.root))
-                        if annotation_of is None and store is None else None,
-                        snap=snap, masks=all_masks)
+    records = propagate(
+        frames,
+        load_spec(sports.pop()),
+        refs,
+        out,
+        flag_rms_px=flag_rms_px,
+        progress=progress,
+        workers=workers,
+        frames_source=ProjectSource(str(project.root))
+        if annotation_of is None and store is None
+        else None,
+        snap=snap,
+        masks=all_masks,
+    )
     rep = summary(records)
     rep["references"] = fingerprint
     write_json_atomic(summary_path, rep)

@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.pipeline.calibration import calibrate_court, world_convention
+from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.calibration import CameraFit, solve_camera
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
@@ -31,8 +31,15 @@ from geometry.errors import CalibrationError
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
-from geometry.plane_motion import (WORK_WIDTH, Prepared, is_identity, prepare, reduce_mask,
-                                   register_to_reference, transfer_points)
+from geometry.plane_motion import (
+    WORK_WIDTH,
+    Prepared,
+    is_identity,
+    prepare,
+    reduce_mask,
+    register_to_reference,
+    transfer_points,
+)
 from geometry.projection import densify_all, project_polygon
 from geometry.screen_fixed import ScreenFixedDetector
 
@@ -67,12 +74,21 @@ class FrameCamera:
     registration: dict | None = None
 
     def to_json(self) -> dict:
-        d = {"frame": self.frame, "status": self.status,
-             "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4)}
+        d = {
+            "frame": self.frame,
+            "status": self.status,
+            "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4),
+        }
         if self.camera is not None:
-            d.update({"K": self.camera.K.tolist(), "R": self.camera.R.tolist(),
-                      "t": self.camera.t.tolist(), "image_size": list(self.camera.image_size),
-                      "dist": self.camera.dist.tolist()})
+            d.update(
+                {
+                    "K": self.camera.K.tolist(),
+                    "R": self.camera.R.tolist(),
+                    "t": self.camera.t.tolist(),
+                    "image_size": list(self.camera.image_size),
+                    "dist": self.camera.dist.tolist(),
+                }
+            )
         if self.reason:
             d["reason"] = self.reason
         if self.reference is not None:
@@ -82,8 +98,9 @@ class FrameCamera:
         if self.cut:
             d["cut"] = True
         if self.points:
-            d["points"] = {k: [round(float(v[0]), 3), round(float(v[1]), 3)]
-                           for k, v in self.points.items()}
+            d["points"] = {
+                k: [round(float(v[0]), 3), round(float(v[1]), 3)] for k, v in self.points.items()
+            }
         if self.evidence is not None:
             d["line_support"] = _num(self.evidence["support"])
             d["line_residual_px"] = _num(self.evidence["residual_px"])
@@ -138,13 +155,19 @@ class RefState:
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one when H_pred zooms in."""
-        return self.fine if self.fine is not None and zoom_of(H_pred, self.prepared.size
-                                                              ) >= FINE_ZOOM else self.prepared
+        return (
+            self.fine
+            if self.fine is not None and zoom_of(H_pred, self.prepared.size) >= FINE_ZOOM
+            else self.prepared
+        )
 
     def quality(self) -> dict:
-        return {"frame": self.ref.frame, "rms_px": _num(self.rms_px),
-                "line_support": _num(self.evidence["support"]),
-                "line_residual_px": _num(self.evidence["residual_px"])}
+        return {
+            "frame": self.ref.frame,
+            "rms_px": _num(self.rms_px),
+            "line_support": _num(self.evidence["support"]),
+            "line_residual_px": _num(self.evidence["residual_px"]),
+        }
 
 
 def zoom_of(H, size) -> float:
@@ -196,8 +219,9 @@ def straightened_mask(mask, lens: PixelLens | None, p: Prepared):
     return cv2.bitwise_and(lens.straighten(mask, p.scale, nearest=True), valid)
 
 
-def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask,
-                   dense) -> RefState:
+def make_ref_state(
+    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
+) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
     lens = PixelLens.of_camera(cal.camera)
     p = straightened(prepare(image), lens, corners=True)
@@ -206,19 +230,30 @@ def make_ref_state(spec: CourtSpec, ref: Reference, image: np.ndarray, image_mas
     names = list(ref.points)
     uv = np.array([ref.points[n] for n in names], float)
     model = frame_model(cal.fit)
-    pinhole = cal.camera if lens is None else Camera(cal.camera.K, cal.camera.R, cal.camera.t,
-                                                       cal.camera.image_size)
-    return RefState(ref, cal.camera, float(cal.fit.rms_px), p,
-                    straightened_mask(reduce_mask(image_mask, p), lens, p),
-                    court_region(spec, pinhole, p, COURT_MARGIN_M),
-                    names, uv, line_evidence(image, cal.camera, [], dense=dense),
-                    theta=ParamModel(model).from_camera(cal.camera), model=model,
-                    fine=fine if fine.scale > p.scale else None, lens=lens,
-                    uv_ideal=None if lens is None else lens.undistort(uv))
+    pinhole = (
+        cal.camera
+        if lens is None
+        else Camera(cal.camera.K, cal.camera.R, cal.camera.t, cal.camera.image_size)
+    )
+    return RefState(
+        ref,
+        cal.camera,
+        float(cal.fit.rms_px),
+        p,
+        straightened_mask(reduce_mask(image_mask, p), lens, p),
+        court_region(spec, pinhole, p, COURT_MARGIN_M),
+        names,
+        uv,
+        line_evidence(image, cal.camera, [], dense=dense),
+        theta=ParamModel(model).from_camera(cal.camera),
+        model=model,
+        fine=fine if fine.scale > p.scale else None,
+        lens=lens,
+        uv_ideal=None if lens is None else lens.undistort(uv),
+    )
 
 
-def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str
-                ) -> CameraFit:
+def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
     """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
     spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
     (the last good frame's parameters of ``model``): the reference's lens model is refitted
@@ -256,7 +291,7 @@ def frame_model(fit: CameraFit) -> str:
     r2 = float(np.max(xn) ** 2 + np.max(yn) ** 2)  # the farthest image corner
     k1, k2 = cam.dist[0], cam.dist[1]
     k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
-    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2 ** 2 + k3 * r2 ** 3)
+    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2**2 + k3 * r2**3)
     return fit.model.name if shift_px >= LENS_PX else "simple"
 
 
@@ -298,7 +333,7 @@ class Tracker:
             w, h = self.size
             m = np.full((h, w), 255, np.uint8)
             for x0, y0, x1, y1 in self.options.masks:
-                m[max(0, int(y0)):max(0, int(y1)), max(0, int(x0)):max(0, int(x1))] = 0
+                m[max(0, int(y0)) : max(0, int(y1)), max(0, int(x0)) : max(0, int(x1))] = 0
             self.user_mask = m
 
     # ---------------------------------------------------------------- masks
@@ -346,8 +381,9 @@ class Tracker:
             if rec.status != Status.FLAGGED:
                 yield rec
 
-    def process(self, i: int, image: np.ndarray, frame_mask, st: RefState,
-                p: Prepared | None = None) -> FrameCamera:
+    def process(
+        self, i: int, image: np.ndarray, frame_mask, st: RefState, p: Prepared | None = None
+    ) -> FrameCamera:
         p_raw = p if p is not None else prepare(image)
         screen_raw = self._screen_mask(p_raw)
         m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
@@ -356,29 +392,45 @@ class Tracker:
         for label, target, H_pred, meth, via in self._attempts(st, i):
             key = id(target.lens)
             if key not in ideal:
-                ideal[key] = (straightened(p_raw, target.lens),
-                              straightened_mask(screen_raw, target.lens, p_raw),
-                              straightened_mask(m_raw, target.lens, p_raw))
+                ideal[key] = (
+                    straightened(p_raw, target.lens),
+                    straightened_mask(screen_raw, target.lens, p_raw),
+                    straightened_mask(m_raw, target.lens, p_raw),
+                )
             p, screen, m_frame = ideal[key]
             src = target.source(H_pred) if via is None else via.prepared
-            m_ref = _and(reduce_mask(target.image_mask, src) if via is None else None,
-                         reduce_mask(screen, src),
-                         reduce_mask(target.court_mask, src) if via is None else None)
+            m_ref = _and(
+                reduce_mask(target.image_mask, src) if via is None else None,
+                reduce_mask(screen, src),
+                reduce_mask(target.court_mask, src) if via is None else None,
+            )
             reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
             if not reg.ok and via is None and meth == "auto":  # court region too small
-                reg = register_to_reference(src, p, H_pred,
-                                            _and(reduce_mask(target.image_mask, src),
-                                                 reduce_mask(screen, src)),
-                                            m_frame, method="match")
+                reg = register_to_reference(
+                    src,
+                    p,
+                    H_pred,
+                    _and(reduce_mask(target.image_mask, src), reduce_mask(screen, src)),
+                    m_frame,
+                    method="match",
+                )
             if not reg.ok:
-                rec = FrameCamera(i, Status.FLAGGED, reason=f"registration failed ({reg.reason})",
-                                  reference=target.ref.frame)
+                rec = FrameCamera(
+                    i,
+                    Status.FLAGGED,
+                    reason=f"registration failed ({reg.reason})",
+                    reference=target.ref.frame,
+                )
             else:
                 H = reg.H if via is None else reg.H @ via.H
                 rec = self._evaluate(i, image, target, H)
-                rec.registration = {"inliers": reg.inliers, "rms_px": _num(reg.rms_px),
-                                    "spread": round(reg.spread, 4), "method": reg.method,
-                                    "attempt": label}
+                rec.registration = {
+                    "inliers": reg.inliers,
+                    "rms_px": _num(reg.rms_px),
+                    "spread": round(reg.spread, 4),
+                    "method": reg.method,
+                    "attempt": label,
+                }
             if rec.status != Status.FLAGGED:
                 self._remember(i, p, rec, target)
                 return rec
@@ -398,8 +450,9 @@ class Tracker:
                 yield f"reference {other.ref.frame}", other, np.eye(3), "match", None
         for g in reversed(self.recent):
             if g.prepared.corners is None:  # trackable from now on
-                g.prepared = prepare(g.prepared.gray, corners=True, scale=g.prepared.scale,
-                                     size=g.prepared.size)
+                g.prepared = prepare(
+                    g.prepared.gray, corners=True, scale=g.prepared.scale, size=g.prepared.size
+                )
             last = g.state.last_H
             pred = np.eye(3) if last is None else last @ np.linalg.inv(g.H)
             yield f"frame {g.frame}", g.state, pred / pred[2, 2], "auto", g
@@ -417,36 +470,71 @@ class Tracker:
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
         else:
-            uv = (transfer_points(H, st.uv) if st.lens is None  # H maps ideal pixels:
-                  else st.lens.distort(transfer_points(H, st.uv_ideal)))  # bent back after
+            uv = (
+                transfer_points(H, st.uv)
+                if st.lens is None  # H maps ideal pixels:
+                else st.lens.distort(transfer_points(H, st.uv_ideal))
+            )  # bent back after
             inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
             if inside.sum() < MIN_POINTS_IN_VIEW:
-                return FrameCamera(i, Status.FLAGGED, reason=f"only {int(inside.sum())} keypoints "
-                                   "in view", reference=st.ref.frame, H=H)
+                return FrameCamera(
+                    i,
+                    Status.FLAGGED,
+                    reason=f"only {int(inside.sum())} keypoints in view",
+                    reference=st.ref.frame,
+                    H=H,
+                )
             pts = {n: tuple(q) for n, q, ok in zip(st.names, uv, inside) if ok}
-            theta0 = st.theta if st.theta is not None else ParamModel(st.model).from_camera(
-                st.camera)
+            theta0 = (
+                st.theta if st.theta is not None else ParamModel(st.model).from_camera(st.camera)
+            )
             if opt.snap:
-                ground = {n: v for n, v in pts.items()
-                          if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9}
-                snapped, _ = snap_keypoints(image, ParamModel(st.model).to_camera(theta0, size),
-                                            ground, self.spec.keypoints, ground_lines(self.spec))
+                ground = {
+                    n: v
+                    for n, v in pts.items()
+                    if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9
+                }
+                snapped, _ = snap_keypoints(
+                    image,
+                    ParamModel(st.model).to_camera(theta0, size),
+                    ground,
+                    self.spec.keypoints,
+                    ground_lines(self.spec),
+                )
                 pts.update(snapped)
             try:
                 fit = recalibrate(self.spec, size, pts, theta0, st.model)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
-                return FrameCamera(i, Status.FLAGGED, reason=f"recalibration failed: {exc}",
-                                   reference=st.ref.frame, H=H)
+                return FrameCamera(
+                    i,
+                    Status.FLAGGED,
+                    reason=f"recalibration failed: {exc}",
+                    reference=st.ref.frame,
+                    H=H,
+                )
             cam, rms, status = fit.camera, float(fit.rms_px), Status.OK
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
-        if (status == Status.OK and opt.line_refiner is None and np.isfinite(ev["support"])
-                and ev["support"] < REFINE_BELOW_SUPPORT):
+        if (
+            status == Status.OK
+            and opt.line_refiner is None
+            and np.isfinite(ev["support"])
+            and ev["support"] < REFINE_BELOW_SUPPORT
+        ):
             cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
         reason = self._problem(st, rms, ev)
-        rec = FrameCamera(i, Status.FLAGGED if reason else status, cam, rms, reason, st.ref.frame,
-                          H, points=pts, evidence=ev)
+        rec = FrameCamera(
+            i,
+            Status.FLAGGED if reason else status,
+            cam,
+            rms,
+            reason,
+            st.ref.frame,
+            H,
+            points=pts,
+            evidence=ev,
+        )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
         return rec
@@ -460,9 +548,16 @@ class Tracker:
         carry the reference clicks' noise: their sigma is taken as 1.5x the reference's RMS
         (at least 2 px)."""
         from courtstudio.pipeline.line_refinement import refine_on_lines
+
         try:
-            new, rep = refine_on_lines(cam, self.spec, image, clicks=pts, model="keep",
-                                       click_sigma_px=max(2.0, 1.5 * ref_rms))
+            new, rep = refine_on_lines(
+                cam,
+                self.spec,
+                image,
+                clicks=pts,
+                model="keep",
+                click_sigma_px=max(2.0, 1.5 * ref_rms),
+            )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return cam, rms, ev
         if not rep.accepted:
@@ -479,11 +574,16 @@ class Tracker:
         if excess > self.options.flag_rms_px:
             return f"residual {rms:.1f} px ({excess:.1f} px above the reference's)"
         ref_ev = st.evidence
-        if (ref_ev["samples"] >= MIN_LINE_SAMPLES and np.isfinite(ref_ev["support"])
-                and ref_ev["support"] > 0):
+        if (
+            ref_ev["samples"] >= MIN_LINE_SAMPLES
+            and np.isfinite(ref_ev["support"])
+            and ref_ev["support"] > 0
+        ):
             if ev["samples"] < MIN_LINE_SAMPLES:
                 return "court lines out of view"
             if ev["support"] < SUPPORT_RATIO * ref_ev["support"]:
-                return (f"court lines do not match the image (support {ev['support']:.2f}, "
-                        f"reference {ref_ev['support']:.2f})")
+                return (
+                    f"court lines do not match the image (support {ev['support']:.2f}, "
+                    f"reference {ref_ev['support']:.2f})"
+                )
         return ""

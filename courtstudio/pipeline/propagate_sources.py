@@ -27,6 +27,7 @@ class VideoFrames:
 
     def __init__(self, path, cache: int = 4, ahead: int = 4):
         from courtstudio.io.frames import VideoReader
+
         self.reader = VideoReader(path)
         self.count = self.reader.frame_count
         self.size = self.reader.size
@@ -68,6 +69,7 @@ class VideoFrames:
     def _start(self, first: int) -> None:
         import queue
         import threading
+
         q, stop = queue.Queue(maxsize=self.ahead), threading.Event()
 
         def run():  # cv2 releases the GIL while it decodes
@@ -91,6 +93,7 @@ class VideoFrames:
         if not self._atexit:  # a decoder killed mid-frame at exit aborts the process
             import atexit
             import weakref
+
             ref = weakref.ref(self)
             atexit.register(lambda: ref() is not None and ref()._halt())
             self._atexit = True
@@ -116,6 +119,7 @@ class ProjectFrames:
 
     def __init__(self, project, store=None, annotation_of=None):
         from courtstudio.io.frames import FrameStore
+
         self.project = project
         self.store = store or FrameStore(project)
         self.count = len(project.frames)
@@ -134,7 +138,7 @@ class ProjectFrames:
         for p in ann.players:
             x0, y0, x1, y1 = p.box_xyxy
             px, py = self.BOX_PAD * (x1 - x0), self.BOX_PAD * (y1 - y0)
-            m[max(0, int(y0 - py)):int(y1 + py) + 1, max(0, int(x0 - px)):int(x1 + px) + 1] = 0
+            m[max(0, int(y0 - py)) : int(y1 + py) + 1, max(0, int(x0 - px)) : int(x1 + px) + 1] = 0
         return m
 
 
@@ -144,12 +148,14 @@ def project_masks(project, image_size=None) -> list[list[float]]:
     courtstudio.io.masks_file, also inside image_size (w, h) when given; ProjectError, a
     ValueError, names the file and field)."""
     from courtstudio.io.masks_file import masks_path, read_masks_file
+
     return read_masks_file(masks_path(project.root), image_size)[0]
 
 
 def save_project_masks(project, masks, image_size=None) -> None:
     """Store registration masks with the project (atomic; courtstudio.io.masks_file)."""
     from courtstudio.io.masks_file import masks_path, read_masks_file, write_masks_file
+
     path = masks_path(project.root)
     try:
         keep = read_masks_file(path)[1]
@@ -166,4 +172,5 @@ class ProjectSource:
 
     def __call__(self) -> "ProjectFrames":
         from courtstudio.io.project import load_project
+
         return ProjectFrames(load_project(Path(self.root)))

@@ -7,8 +7,12 @@ import sys
 
 def print_progress(done: int, total: int) -> None:
     if done == total or done % 10 == 0:
-        print(f"\rpropagating: {done}/{total} frames", end="\n" if done == total else "",
-              file=sys.stderr, flush=True)
+        print(
+            f"\rpropagating: {done}/{total} frames",
+            end="\n" if done == total else "",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 class ProgressBar:
@@ -16,8 +20,10 @@ class ProgressBar:
 
     def __init__(self, total: int | None = None):
         from tqdm import tqdm
-        self.bar = tqdm(total=total, unit="frame", desc="propagating", file=sys.stderr,
-                        dynamic_ncols=True)
+
+        self.bar = tqdm(
+            total=total, unit="frame", desc="propagating", file=sys.stderr, dynamic_ncols=True
+        )
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar.total != total:

@@ -12,7 +12,7 @@ import numpy as np
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 
-MAX_JSONL_BYTES = 1024 ** 3  # cameras.jsonl: ~1 KB a frame, a million frames
+MAX_JSONL_BYTES = 1024**3  # cameras.jsonl: ~1 KB a frame, a million frames
 STATUSES = tuple(Status)
 
 
@@ -20,8 +20,9 @@ def check_record(d) -> str | None:
     """Why a cameras.jsonl record is unusable (None: it is fine). A record with a camera
     (K) must hold a valid one (K, R, t, image_size, dist: finite, a rotation, positive
     focal, pixels <= 1e6, metres <= 1e4) and a numeric rms_px."""
-    from safe_io.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M
     from geometry.errors import GeometryError
+    from safe_io.validation import MAX_ABS_PIXEL, MAX_ABS_WORLD_M
+
     if not isinstance(d, dict):
         return "expected a JSON object"
     f = d.get("frame")
@@ -30,8 +31,9 @@ def check_record(d) -> str | None:
     if d.get("status") not in STATUSES:
         return f"field status: expected one of {', '.join(STATUSES)}"
     rms = d.get("rms_px")
-    if rms is not None and (not isinstance(rms, (int, float)) or isinstance(rms, bool)
-                            or not 0 <= rms <= MAX_ABS_PIXEL):
+    if rms is not None and (
+        not isinstance(rms, (int, float)) or isinstance(rms, bool) or not 0 <= rms <= MAX_ABS_PIXEL
+    ):
         return "field rms_px: expected pixels >= 0 or null"
     ref = d.get("reference")
     if ref is not None and (not isinstance(ref, int) or isinstance(ref, bool)):
@@ -46,9 +48,12 @@ def check_record(d) -> str | None:
             cam = Camera.from_dict(d, "camera")
         except GeometryError as exc:
             return f"field {exc}"
-        if (np.abs(cam.K).max() > MAX_ABS_PIXEL or max(cam.image_size) > MAX_ABS_PIXEL
-                or np.abs(cam.camera_centre_world).max() > MAX_ABS_WORLD_M
-                or np.abs(cam.dist).max() > MAX_ABS_WORLD_M):
+        if (
+            np.abs(cam.K).max() > MAX_ABS_PIXEL
+            or max(cam.image_size) > MAX_ABS_PIXEL
+            or np.abs(cam.camera_centre_world).max() > MAX_ABS_WORLD_M
+            or np.abs(cam.dist).max() > MAX_ABS_WORLD_M
+        ):
             return "field K/t/dist/image_size: absurd magnitude"
     return None
 
@@ -59,12 +64,14 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
     there as 'line N: why'). The file must be a regular file of at most MAX_JSONL_BYTES."""
     from courtstudio.io.points_file import InputError
     from safe_io.validation import parse_json_text, read_file_bytes
+
     done = {}
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return done
     text = read_file_bytes(path, MAX_JSONL_BYTES, InputError, "cameras.jsonl file").decode(
-        "utf-8", "replace")
+        "utf-8", "replace"
+    )
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -85,4 +92,5 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
     from safe_io.atomic import write_text_atomic
+
     write_text_atomic(path, "".join(json.dumps(r) + "\n" for r in records))

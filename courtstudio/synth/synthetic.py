@@ -30,9 +30,14 @@ FRAMING_MARGIN = 0.04
 FAR_PLAYER_PROBE_M = (1.0, 1.8)  # pelvis and head heights above the floor kept in frame
 
 
-def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
-                            zoom=(0.80, 0.97), frame_players: bool = False,
-                            k1: float = 0.0) -> Camera:
+def sample_broadcast_camera(
+    spec: CourtSpec,
+    image_size=(1920, 1080),
+    rng=None,
+    zoom=(0.80, 0.97),
+    frame_players: bool = False,
+    k1: float = 0.0,
+) -> Camera:
     """A random broadcast camera for the spec (see module doc). rng: numpy Generator.
     frame_players: also keep the far player's pelvis and head in frame where the court alone
     would crop them (a raised surface: players stand behind the table). k1: OpenCV's first radial
@@ -41,8 +46,11 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     rng = rng or np.random.default_rng()
     pre = spec.synthesis
     L, W = spec.length_m, spec.width_m
-    back, lateral, height = (rng.uniform(*pre.camera_distance_m), rng.uniform(-1, 1),
-                             rng.uniform(*pre.camera_height_m))
+    back, lateral, height = (
+        rng.uniform(*pre.camera_distance_m),
+        rng.uniform(-1, 1),
+        rng.uniform(*pre.camera_height_m),
+    )
     if spec.broadcast_view in ("side", "auto"):
         C = np.array([L / 2 + lateral * 0.15 * L, -back, height])
     else:
@@ -61,8 +69,10 @@ def sample_broadcast_camera(spec: CourtSpec, image_size=(1920, 1080), rng=None,
     Xc = P @ R.T + t
     xn = np.abs(Xc[:, 0] / Xc[:, 2])
     yn = np.abs(Xc[:, 1] / Xc[:, 2])
-    f_max = min(np.min((c[0] * (1 - FRAMING_MARGIN)) / np.maximum(xn, 1e-9)),
-                np.min((c[1] * (1 - FRAMING_MARGIN)) / np.maximum(yn, 1e-9)))
+    f_max = min(
+        np.min((c[0] * (1 - FRAMING_MARGIN)) / np.maximum(xn, 1e-9)),
+        np.min((c[1] * (1 - FRAMING_MARGIN)) / np.maximum(yn, 1e-9)),
+    )
     f = f_max * rng.uniform(*zoom)
     K = np.array([[f, 0, c[0]], [0, f, c[1]], [0, 0, 1.0]])
     return Camera(K=K, R=R, t=t, image_size=image_size, dist=[float(k1), 0, 0, 0, 0])
@@ -78,8 +88,13 @@ def visible_keypoints(spec: CourtSpec, camera: Camera, margin_px: float = 2.0) -
 
 def sample_ball(spec: CourtSpec, rng) -> np.ndarray:
     """(3,) a ball position over the court (world, metres)."""
-    return np.array([rng.uniform(0, spec.length_m), rng.uniform(0, spec.width_m),
-                     spec.plane_z() + rng.uniform(*spec.synthesis.ball_height_m)])
+    return np.array(
+        [
+            rng.uniform(0, spec.length_m),
+            rng.uniform(0, spec.width_m),
+            spec.plane_z() + rng.uniform(*spec.synthesis.ball_height_m),
+        ]
+    )
 
 
 def _fill(img, uv, bgr, alpha=1.0):
@@ -106,19 +121,36 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
     raised = spec.raised_surface
     if raised is not None:
         z_floor, d = spec.plane_z(raised.floor_plane), raised.thickness_m
-        _fill(img, project_polygon(camera, np.array([[-m, -m, z_floor], [L + m, -m, z_floor],
-                                                     [L + m, W + m, z_floor],
-                                                     [-m, W + m, z_floor]])), colours["surround"])
+        _fill(
+            img,
+            project_polygon(
+                camera,
+                np.array(
+                    [
+                        [-m, -m, z_floor],
+                        [L + m, -m, z_floor],
+                        [L + m, W + m, z_floor],
+                        [-m, W + m, z_floor],
+                    ]
+                ),
+            ),
+            colours["surround"],
+        )
         # the table's near and side faces (its top's thickness)
-        for quad in ([[L, 0, 0], [L, W, 0], [L, W, -d], [L, 0, -d]],
-                     [[0, 0, 0], [L, 0, 0], [L, 0, -d], [0, 0, -d]],
-                     [[0, W, 0], [L, W, 0], [L, W, -d], [0, W, -d]]):
+        for quad in (
+            [[L, 0, 0], [L, W, 0], [L, W, -d], [L, 0, -d]],
+            [[0, 0, 0], [L, 0, 0], [L, 0, -d], [0, 0, -d]],
+            [[0, W, 0], [L, W, 0], [L, W, -d], [0, W, -d]],
+        ):
             _fill(img, project_polygon(camera, np.array(quad, float)), colours["surface_edge"])
     else:
         surround = np.array([[-m, -m, 0], [L + m, -m, 0], [L + m, W + m, 0], [-m, W + m, 0]])
         _fill(img, project_polygon(camera, surround), colours["surround"])
-    _fill(img, project_polygon(camera, np.array([[0, 0, 0], [L, 0, 0], [L, W, 0],
-                                                 [0, W, 0]], float)), colours["surface"])
+    _fill(
+        img,
+        project_polygon(camera, np.array([[0, 0, 0], [L, 0, 0], [L, W, 0], [0, W, 0]], float)),
+        colours["surface"],
+    )
     for name, pl in spec.lines.items():
         if name == "net_line":
             continue
@@ -138,8 +170,14 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
             _fill(img, project_polygon(camera, band), (245, 245, 245))
         for p in (left, right):
             post_r = spec.net_post_radius_m
-            quad = np.array([[p[0], p[1] - post_r, z0], [p[0], p[1] + post_r, z0],
-                             [p[0], p[1] + post_r, p[2]], [p[0], p[1] - post_r, p[2]]])
+            quad = np.array(
+                [
+                    [p[0], p[1] - post_r, z0],
+                    [p[0], p[1] + post_r, z0],
+                    [p[0], p[1] + post_r, p[2]],
+                    [p[0], p[1] - post_r, p[2]],
+                ]
+            )
             _fill(img, project_polygon(camera, quad), (50, 50, 50))
     if ball_world is not None:
         _draw_ball(img, camera, np.asarray(ball_world, float), spec.ball_radius_m)
@@ -167,6 +205,7 @@ def _occluders(spec: CourtSpec) -> list:
     import trimesh
 
     from exporters.mesh_render import RenderMesh
+
     d = spec.raised_surface.thickness_m
     slab = trimesh.creation.box(extents=[spec.length_m, spec.width_m, d])
     slab.apply_translation([spec.length_m / 2, spec.width_m / 2, -d / 2])
@@ -188,10 +227,14 @@ class SyntheticPlayer:
     box_xyxy: tuple
 
     def truth_json(self) -> dict:
-        return {"id": self.id, "pose": self.pose, "plane": self.plane,
-                "lowest_vertex_height_m": self.lowest_vertex_height_m,
-                "box_xyxy": list(self.box_xyxy),
-                "joints_world": {k: v.tolist() for k, v in self.joints_world.items()}}
+        return {
+            "id": self.id,
+            "pose": self.pose,
+            "plane": self.plane,
+            "lowest_vertex_height_m": self.lowest_vertex_height_m,
+            "box_xyxy": list(self.box_xyxy),
+            "joints_world": {k: v.tolist() for k, v in self.joints_world.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -205,14 +248,20 @@ class SyntheticFrame:
     def truth_json(self, spec: CourtSpec) -> dict:
         ground = self.ball_world.copy()
         ground[2] = spec.plane_z()
-        return {"format": "courtstudio.truth", "format_version": 1, "sport": spec.id,
-                "camera": self.camera.to_dict(),
-                "ball": {"world": self.ball_world.tolist(),
-                         "uv": self.camera.project(self.ball_world[None])[0].tolist(),
-                         "ground_uv": self.camera.project(ground[None])[0].tolist(),
-                         "plane": spec.default_plane},
-                "keypoints_uv": {k: v.tolist() for k, v in self.keypoints_uv.items()},
-                "players": [p.truth_json() for p in self.players]}
+        return {
+            "format": "courtstudio.truth",
+            "format_version": 1,
+            "sport": spec.id,
+            "camera": self.camera.to_dict(),
+            "ball": {
+                "world": self.ball_world.tolist(),
+                "uv": self.camera.project(self.ball_world[None])[0].tolist(),
+                "ground_uv": self.camera.project(ground[None])[0].tolist(),
+                "plane": spec.default_plane,
+            },
+            "keypoints_uv": {k: v.tolist() for k, v in self.keypoints_uv.items()},
+            "players": [p.truth_json() for p in self.players],
+        }
 
 
 PLAYER_POSES = {"standing": 0.5, "lunge": 0.3, "jump": 0.2}
@@ -224,9 +273,10 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
     or on the floor behind the ends of a raised surface (table tennis). At least MIN_VISIBLE of each
     body, and its pelvis, are inside the image (tight table-tennis framing cuts players off,
     as broadcasts do); boxes are clipped to the image."""
-    from courtstudio.pipeline.players import box_iou
     from courtstudio.io.settings import Settings
+    from courtstudio.pipeline.players import box_iou
     from hmr.anny_body import AnnyBody, place_on_court
+
     body = AnnyBody(Settings.load().anny_cache_dir)
     L, W = spec.length_m, spec.width_m
     players: list[SyntheticPlayer] = []
@@ -242,14 +292,22 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
         else:
             plane = spec.default_plane
             far = len(players) % 2 == 0
-            xy = (rng.uniform(-0.05, 0.45) * L if far else rng.uniform(0.55, 1.05) * L,
-                  rng.uniform(0.05, 0.95) * W)
+            xy = (
+                rng.uniform(-0.05, 0.45) * L if far else rng.uniform(0.55, 1.05) * L,
+                rng.uniform(0.05, 0.95) * W,
+            )
             facing = (0.0 if far else np.pi) + rng.uniform(-0.6, 0.6)
         pose = str(rng.choice(list(PLAYER_POSES), p=list(PLAYER_POSES.values())))
         lift = float(rng.uniform(0.15, 0.45)) if pose == "jump" else 0.0
-        sample = body.sample(pose, {"gender": rng.uniform(0, 1), "height": rng.uniform(0.4, 1),
-                                    "muscle": rng.uniform(0.3, 0.9),
-                                    "weight": rng.uniform(0.3, 0.7)})
+        sample = body.sample(
+            pose,
+            {
+                "gender": rng.uniform(0, 1),
+                "height": rng.uniform(0.4, 1),
+                "muscle": rng.uniform(0.3, 0.9),
+                "weight": rng.uniform(0.3, 0.7),
+            },
+        )
         V, J = place_on_court(sample, xy, facing, lift, spec.plane_z(plane))
         uv = camera.project(V)
         inside = camera.in_image(uv, -4) & np.all(np.isfinite(uv), axis=1)
@@ -258,17 +316,23 @@ def sample_players(spec: CourtSpec, camera: Camera, rng, count: int) -> list[Syn
             continue
         w, h = camera.image_size
         vis = uv[inside]
-        box = (max(-0.5, float(vis[:, 0].min() - 2)), max(-0.5, float(vis[:, 1].min() - 2)),
-               min(w - 0.5, float(vis[:, 0].max() + 2)), min(h - 0.5, float(vis[:, 1].max() + 2)))
+        box = (
+            max(-0.5, float(vis[:, 0].min() - 2)),
+            max(-0.5, float(vis[:, 1].min() - 2)),
+            min(w - 0.5, float(vis[:, 0].max() + 2)),
+            min(h - 0.5, float(vis[:, 1].max() + 2)),
+        )
         if any(box_iou(box, p.box_xyxy) > 0.05 for p in players):
             continue
-        players.append(SyntheticPlayer(len(players) + 1, V, sample.faces, J, pose, plane, lift,
-                                       box))
+        players.append(
+            SyntheticPlayer(len(players) + 1, V, sample.faces, J, pose, plane, lift, box)
+        )
     return players
 
 
-def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=True,
-                         players: int = 0, k1: float = 0.0) -> SyntheticFrame:
+def make_synthetic_frame(
+    spec: CourtSpec, rng, image_size=(1920, 1080), render=True, players: int = 0, k1: float = 0.0
+) -> SyntheticFrame:
     """A broadcast frame; with ``players`` > 0, Anny players rendered into it (pyrender with
     EGL, or the CPU fallback; pinhole only: with k1 the players are not distorted). k1: the
     lens's radial distortion (sample_broadcast_camera)."""
@@ -279,10 +343,20 @@ def make_synthetic_frame(spec: CourtSpec, rng, image_size=(1920, 1080), render=T
         img = render_frame(spec, cam, None, rng)
         if people:
             from exporters.mesh_render import RenderMesh, render_meshes
-            img = render_meshes(img, cam, [RenderMesh(p.vertices_world, p.faces)
-                                           for p in people], occluders=_occluders(spec))
+
+            img = render_meshes(
+                img,
+                cam,
+                [RenderMesh(p.vertices_world, p.faces) for p in people],
+                occluders=_occluders(spec),
+            )
         _draw_ball(img, cam, ball, spec.ball_radius_m)
     else:
         img = np.zeros((0, 0, 3), np.uint8)
-    return SyntheticFrame(image=img, camera=cam, ball_world=ball,
-                          keypoints_uv=visible_keypoints(spec, cam), players=tuple(people))
+    return SyntheticFrame(
+        image=img,
+        camera=cam,
+        ball_world=ball,
+        keypoints_uv=visible_keypoints(spec, cam),
+        players=tuple(people),
+    )

@@ -58,10 +58,12 @@ def graphics_boxes(size) -> list[tuple[int, int, int, int]]:
     """The screen-fixed graphics' boxes [x0, y0, x1, y1] (px) for an image size (w, h):
     clock, score bug, channel logo, ticker."""
     w, h = size
-    return [(int(0.03 * w), int(0.04 * h), int(0.15 * w), int(0.11 * h)),
-            (int(0.03 * w), int(0.72 * h), int(0.33 * w), int(0.86 * h)),
-            (int(0.83 * w), int(0.04 * h), int(0.97 * w), int(0.18 * h)),
-            (0, int(0.93 * h), w, h)]
+    return [
+        (int(0.03 * w), int(0.04 * h), int(0.15 * w), int(0.11 * h)),
+        (int(0.03 * w), int(0.72 * h), int(0.33 * w), int(0.86 * h)),
+        (int(0.83 * w), int(0.04 * h), int(0.97 * w), int(0.18 * h)),
+        (0, int(0.93 * h), w, h),
+    ]
 
 
 def draw_graphics(img: np.ndarray, frame: int, fps: float = 25.0) -> None:
@@ -71,24 +73,61 @@ def draw_graphics(img: np.ndarray, frame: int, fps: float = 25.0) -> None:
     (c0, c1, c2, c3) = graphics_boxes((w, h))
     cv2.rectangle(img, c0[:2], c0[2:], (25, 25, 25), -1)
     secs = 754 + int(frame / fps)
-    cv2.putText(img, f"{secs // 60}:{secs % 60:02d}", (c0[0] + 8, c0[3] - 10),
-                cv2.FONT_HERSHEY_SIMPLEX, 1.3 * fs, (240, 240, 240), 2, cv2.LINE_AA)
+    cv2.putText(
+        img,
+        f"{secs // 60}:{secs % 60:02d}",
+        (c0[0] + 8, c0[3] - 10),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        1.3 * fs,
+        (240, 240, 240),
+        2,
+        cv2.LINE_AA,
+    )
     cv2.rectangle(img, c1[:2], c1[2:], (60, 30, 20), -1)
     for k, row in enumerate(("NADAL   6 4 15", "DJOKOVIC 3 4 30")):
         y = c1[1] + int((k + 0.7) * (c1[3] - c1[1]) / 2)
-        cv2.putText(img, row, (c1[0] + 10, y), cv2.FONT_HERSHEY_SIMPLEX, 1.1 * fs,
-                    (255, 255, 255), 2, cv2.LINE_AA)
+        cv2.putText(
+            img,
+            row,
+            (c1[0] + 10, y),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            1.1 * fs,
+            (255, 255, 255),
+            2,
+            cv2.LINE_AA,
+        )
     cv2.rectangle(img, c2[:2], c2[2:], (200, 200, 200), -1)
     cx, cy = (c2[0] + c2[2]) // 2, (c2[1] + c2[3]) // 2
     for r in range(int(0.06 * h), 0, -int(0.012 * h) or -1):
-        cv2.circle(img, (cx, cy), r, (30, 30, 160) if (r // max(1, int(0.012 * h))) % 2
-                   else (230, 230, 230), -1, cv2.LINE_AA)
-    cv2.putText(img, "TV", (cx - int(0.02 * w), cy + int(0.015 * h)),
-                cv2.FONT_HERSHEY_SIMPLEX, 1.2 * fs, (10, 10, 10), 3, cv2.LINE_AA)
+        cv2.circle(
+            img,
+            (cx, cy),
+            r,
+            (30, 30, 160) if (r // max(1, int(0.012 * h))) % 2 else (230, 230, 230),
+            -1,
+            cv2.LINE_AA,
+        )
+    cv2.putText(
+        img,
+        "TV",
+        (cx - int(0.02 * w), cy + int(0.015 * h)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        1.2 * fs,
+        (10, 10, 10),
+        3,
+        cv2.LINE_AA,
+    )
     cv2.rectangle(img, c3[:2], c3[2:], (120, 40, 20), -1)
-    cv2.putText(img, "BREAKING: RAIN DELAY ON COURT 3  |  WEATHER 21C  |  NEXT MATCH 15:30",
-                (10, c3[3] - int(0.015 * h)), cv2.FONT_HERSHEY_SIMPLEX, 0.9 * fs,
-                (255, 255, 255), 2, cv2.LINE_AA)
+    cv2.putText(
+        img,
+        "BREAKING: RAIN DELAY ON COURT 3  |  WEATHER 21C  |  NEXT MATCH 15:30",
+        (10, c3[3] - int(0.015 * h)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.9 * fs,
+        (255, 255, 255),
+        2,
+        cv2.LINE_AA,
+    )
 
 
 @dataclass
@@ -99,8 +138,9 @@ class Clip:
     blurred: list = field(default_factory=list)
 
 
-def ground_texture(spec: CourtSpec, rng, margin_m: float = 8.0, surface: str = "grass",
-                   crowd: bool = False):
+def ground_texture(
+    spec: CourtSpec, rng, margin_m: float = 8.0, surface: str = "grass", crowd: bool = False
+):
     """(image, A) with A (3, 3) mapping world (x, y, 1) on the court plane to texture pixels.
     surface: a SURFACES key; crowd: a high-contrast speckled band beyond 5 m of the court."""
     if surface not in SURFACES:
@@ -116,20 +156,30 @@ def ground_texture(spec: CourtSpec, rng, margin_m: float = 8.0, surface: str = "
     base = np.empty((h, w, 3), np.float32)
     base[:] = surround
     # texture pixel (col, row) = (y - y0, x - x0) / s: far baseline at the top
-    A = np.array([[0, 1 / TEXTURE_M_PER_PX, -y0 / TEXTURE_M_PER_PX],
-                  [1 / TEXTURE_M_PER_PX, 0, -x0 / TEXTURE_M_PER_PX], [0, 0, 1.0]])
+    A = np.array(
+        [
+            [0, 1 / TEXTURE_M_PER_PX, -y0 / TEXTURE_M_PER_PX],
+            [1 / TEXTURE_M_PER_PX, 0, -x0 / TEXTURE_M_PER_PX],
+            [0, 0, 1.0],
+        ]
+    )
 
     def px(pts):
         P = np.c_[np.asarray(pts, float)[:, :2], np.ones(len(pts))] @ A.T
         return np.round(P[:, :2] * 4).astype(np.int32)
+
     cv2.fillPoly(base, [px([[0, 0], [L, 0], [L, W], [0, W]])], court, cv2.LINE_AA, 2)
     img = base + coarse * noise[..., None] + fine_amp * fine[..., None]
     if crowd:
         inner = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(inner, [px([[-5, -5], [L + 5, -5], [L + 5, W + 5], [-5, W + 5]])], 1,
-                     cv2.LINE_8, 2)
-        people = cv2.resize(rng.uniform(0, 255, (h // 6 + 1, w // 6 + 1, 3)).astype(
-            np.float32), (w, h), interpolation=cv2.INTER_NEAREST)
+        cv2.fillPoly(
+            inner, [px([[-5, -5], [L + 5, -5], [L + 5, W + 5], [-5, W + 5]])], 1, cv2.LINE_8, 2
+        )
+        people = cv2.resize(
+            rng.uniform(0, 255, (h // 6 + 1, w // 6 + 1, 3)).astype(np.float32),
+            (w, h),
+            interpolation=cv2.INTER_NEAREST,
+        )
         img = np.where(inner[..., None] > 0, img, people)
     line_w = max(1, int(round(0.05 / TEXTURE_M_PER_PX)))
     for pl in spec.lines.values():
@@ -153,14 +203,16 @@ def rotate_camera(base: Camera, yaw: float, pitch: float, zoom: float) -> Camera
     return Camera(K=K, R=R, t=-R @ C, image_size=base.image_size)
 
 
-def render_view(spec, camera: Camera, texture, A, occluders, scoreboard: bool,
-                graphics_frame: int | None = None) -> np.ndarray:
+def render_view(
+    spec, camera: Camera, texture, A, occluders, scoreboard: bool, graphics_frame: int | None = None
+) -> np.ndarray:
     """One frame: the ground warped into the camera, the net, occluders; the old scoreboard
     box, or (graphics_frame, the frame number for the clock) the full broadcast graphics."""
     w, h = camera.image_size
     G = camera.K @ np.column_stack([camera.R[:, 0], camera.R[:, 1], camera.t])  # world plane
-    img = cv2.warpPerspective(texture, G @ np.linalg.inv(A), (w, h), flags=cv2.INTER_LINEAR,
-                              borderValue=(60, 60, 70))
+    img = cv2.warpPerspective(
+        texture, G @ np.linalg.inv(A), (w, h), flags=cv2.INTER_LINEAR, borderValue=(60, 60, 70)
+    )
     if spec.net is not None:
         left = np.asarray(spec.net["post_left_top"], float)
         right = np.asarray(spec.net["post_right_top"], float)
@@ -168,25 +220,44 @@ def render_view(spec, camera: Camera, texture, A, occluders, scoreboard: bool,
         uv = project_polygon(camera, quad)
         if len(uv) >= 3:
             layer = img.copy()
-            cv2.fillPoly(layer, [np.round(uv * 16).astype(np.int32)], (30, 30, 30),
-                         cv2.LINE_AA, 4)
+            cv2.fillPoly(layer, [np.round(uv * 16).astype(np.int32)], (30, 30, 30), cv2.LINE_AA, 4)
             img = cv2.addWeighted(layer, 0.45, img, 0.55, 0)
-    for (u, v, a, b) in occluders:
-        cv2.ellipse(img, (int(u), int(v)), (int(a), int(b)), 0, 0, 360, (40, 60, 200), -1,
-                    cv2.LINE_AA)
+    for u, v, a, b in occluders:
+        cv2.ellipse(
+            img, (int(u), int(v)), (int(a), int(b)), 0, 0, 360, (40, 60, 200), -1, cv2.LINE_AA
+        )
     if graphics_frame is not None:
         draw_graphics(img, graphics_frame)
     elif scoreboard:
         cv2.rectangle(img, (20, 20), (20 + w // 5, 20 + h // 12), (20, 20, 20), -1)
-        cv2.putText(img, "SET 1  4-3", (30, 20 + h // 16), cv2.FONT_HERSHEY_SIMPLEX,
-                    h / 1000, (240, 240, 240), 2, cv2.LINE_AA)
+        cv2.putText(
+            img,
+            "SET 1  4-3",
+            (30, 20 + h // 16),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            h / 1000,
+            (240, 240, 240),
+            2,
+            cv2.LINE_AA,
+        )
     return img
 
 
-def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int = 0,
-              cut_at: tuple = (), cut_length: int = 20, blur_frames: tuple = (),
-              occluders: int = 4, scoreboard: bool = True, pan_deg: float = 6.0,
-              tilt_deg: float = 2.0, zoom: float = 0.15, hazards: Hazards = Hazards()):
+def iter_clip(
+    spec: CourtSpec,
+    n_frames: int = 300,
+    size=(1280, 720),
+    seed: int = 0,
+    cut_at: tuple = (),
+    cut_length: int = 20,
+    blur_frames: tuple = (),
+    occluders: int = 4,
+    scoreboard: bool = True,
+    pan_deg: float = 6.0,
+    tilt_deg: float = 2.0,
+    zoom: float = 0.15,
+    hazards: Hazards = Hazards(),
+):
     """Yields (frame (h, w, 3) uint8 BGR, Camera or None inside a cut insert, cut: a shot cut
     just before this frame) one frame at a time. The camera follows a pan/tilt/zoom path
     (zoom: the focal length reaches 1 + zoom times its start); ``cut_at`` frames start an
@@ -196,8 +267,17 @@ def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int 
     other = sample_broadcast_camera(spec, size, np.random.default_rng(seed + 99), zoom=(0.6, 0.7))
     texture, A = ground_texture(spec, rng, surface=hazards.surface, crowd=hazards.crowd)
     w, h = size
-    occ = [[rng.uniform(0.2, 0.8) * w, rng.uniform(0.3, 0.9) * h, w / 60, h / 14,
-            rng.normal(0, 3), rng.normal(0, 1)] for _ in range(occluders)]
+    occ = [
+        [
+            rng.uniform(0.2, 0.8) * w,
+            rng.uniform(0.3, 0.9) * h,
+            w / 60,
+            h / 14,
+            rng.normal(0, 3),
+            rng.normal(0, 1),
+        ]
+        for _ in range(occluders)
+    ]
     insert, cuts = set(), set()
     for c in cut_at:
         insert.update(range(c, min(n_frames, c + cut_length)))
@@ -206,19 +286,26 @@ def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int 
     lens = _LensField(base.K, hazards.lens_k1, size) if hazards.lens_k1 else None
     for i in range(n_frames):
         s = i / max(1, n_frames - 1)
-        cam = rotate_camera(base, np.deg2rad(pan_deg) * np.sin(2 * np.pi * s),
-                            np.deg2rad(tilt_deg) * np.sin(np.pi * s),
-                            1 + zoom * np.sin(3 * np.pi * s) ** 2)
+        cam = rotate_camera(
+            base,
+            np.deg2rad(pan_deg) * np.sin(2 * np.pi * s),
+            np.deg2rad(tilt_deg) * np.sin(np.pi * s),
+            1 + zoom * np.sin(3 * np.pi * s) ** 2,
+        )
         if lens is not None:
             cam = lens.camera(cam)
         for o in occ:
             o[0] = (o[0] + o[4]) % w
             o[1] = float(np.clip(o[1] + o[5], 0.3 * h, 0.95 * h))
         view = other if i in insert else cam
-        ideal_view = view if lens is None else Camera(K=view.K, R=view.R, t=view.t,
-                                                        image_size=view.image_size)
-        img = render_view(spec, ideal_view, texture, A, [o[:4] for o in occ],
-                          scoreboard and not hazards.graphics)
+        ideal_view = (
+            view
+            if lens is None
+            else Camera(K=view.K, R=view.R, t=view.t, image_size=view.image_size)
+        )
+        img = render_view(
+            spec, ideal_view, texture, A, [o[:4] for o in occ], scoreboard and not hazards.graphics
+        )
         if lens is not None:
             img = lens.bend(img)
         centre = _image_motion_probe(view)
@@ -232,8 +319,9 @@ def iter_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int 
             k[20, :] = 1 / 41
             img = cv2.filter2D(img, -1, k)
         if hazards.jpeg_quality:
-            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY,
-                                                 int(hazards.jpeg_quality)])
+            ok, buf = cv2.imencode(
+                ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(hazards.jpeg_quality)]
+            )
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         yield img, (None if i in insert else cam), i in cuts
 
@@ -244,6 +332,7 @@ class _LensField:
 
     def __init__(self, K0: np.ndarray, k1: float, size):
         from geometry.pixel_lens import PixelLens
+
         self.K0, self.k1 = K0, float(k1)
         w, h = size
         u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
@@ -253,14 +342,20 @@ class _LensField:
 
     def bend(self, img: np.ndarray) -> np.ndarray:
         """An ideal (pinhole) rendering as the lens shows it."""
-        return cv2.remap(img, self.map_x, self.map_y, cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(
+            img, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
 
     def camera(self, cam: Camera) -> Camera:
         """cam (pinhole, same principal point as K0) with the field's distortion."""
         k1 = self.k1 * (cam.K[0, 0] / self.K0[0, 0]) ** 2
-        return Camera(K=cam.K, R=cam.R, t=cam.t, image_size=cam.image_size,
-                      dist=np.array([k1, 0.0, 0.0, 0.0, 0.0]))
+        return Camera(
+            K=cam.K,
+            R=cam.R,
+            t=cam.t,
+            image_size=cam.image_size,
+            dist=np.array([k1, 0.0, 0.0, 0.0, 0.0]),
+        )
 
 
 def _image_motion_probe(camera: Camera) -> np.ndarray:
@@ -281,16 +376,40 @@ def _motion_blur(img: np.ndarray, motion_px: np.ndarray) -> np.ndarray:
     return cv2.filter2D(img, -1, k / k.sum())
 
 
-def make_clip(spec: CourtSpec, n_frames: int = 300, size=(1280, 720), seed: int = 0,
-              cut_at: tuple = (), cut_length: int = 20, blur_frames: tuple = (),
-              occluders: int = 4, scoreboard: bool = True,
-              pan_deg: float = 6.0, tilt_deg: float = 2.0, zoom: float = 0.15,
-              hazards: Hazards = Hazards()) -> Clip:
+def make_clip(
+    spec: CourtSpec,
+    n_frames: int = 300,
+    size=(1280, 720),
+    seed: int = 0,
+    cut_at: tuple = (),
+    cut_length: int = 20,
+    blur_frames: tuple = (),
+    occluders: int = 4,
+    scoreboard: bool = True,
+    pan_deg: float = 6.0,
+    tilt_deg: float = 2.0,
+    zoom: float = 0.15,
+    hazards: Hazards = Hazards(),
+) -> Clip:
     """iter_clip collected in memory (short clips: tests)."""
     frames, cams, cuts = [], [], []
-    for i, (img, cam, cut) in enumerate(iter_clip(
-            spec, n_frames, size, seed, cut_at, cut_length, blur_frames, occluders, scoreboard,
-            pan_deg, tilt_deg, zoom, hazards)):
+    for i, (img, cam, cut) in enumerate(
+        iter_clip(
+            spec,
+            n_frames,
+            size,
+            seed,
+            cut_at,
+            cut_length,
+            blur_frames,
+            occluders,
+            scoreboard,
+            pan_deg,
+            tilt_deg,
+            zoom,
+            hazards,
+        )
+    ):
         frames.append(img)
         cams.append(cam)
         if cut:
