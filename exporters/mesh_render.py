@@ -66,18 +66,30 @@ def render_meshes(
     meshes is resolved. The image has no depth of its own, so scene geometry that stands in
     front of a player (a table-tennis table) is passed as ``occluders``: where an occluder is
     nearer, the image shows through."""
+    w, h = camera.image_size
+    if image.ndim != 3 or image.shape[:2] != (h, w) or image.shape[2] != 3:
+        # a caller's mismatch, not a backend failure: it must not switch the backend off
+        raise ValueError(
+            f"the image is {image.shape[1] if image.ndim > 1 else '?'}x{image.shape[0]} "
+            f"but the camera is for {w}x{h}"
+        )
     if not meshes:
         return image.copy()
     if backend(prefer) == "pyrender":
         try:
-            return _render_pyrender(image, camera, meshes, alpha, occluders)
+            rgba, seg = _pyrender_layers(camera, meshes, occluders)
         except Exception as exc:  # noqa: BLE001 - EGL can fail at context creation
             global _backend_error
             _backend_error = f"{type(exc).__name__}: {exc}"
+        else:
+            return _composite(image, rgba, seg, alpha)
     return _render_cpu(image, camera, meshes, alpha, occluders)
 
 
-def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
+def _pyrender_layers(camera: Camera, meshes, occluders=()):
+    """(rgba, seg): the meshes rendered by pyrender at the camera's image size, (h, w, 4)
+    uint8 RGBA with the multisample-resolved coverage as alpha, and with occluders the
+    segmentation (h, w, 3) uint8 (white: a mesh pixel no occluder hides), else None."""
     import trimesh
 
     pyrender = _pyrender()
@@ -123,6 +135,12 @@ def _render_pyrender(image, camera: Camera, meshes, alpha, occluders=()):
                 )
             ] = (0, 0, 0)
         seg, _ = r.render(scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
+    return rgba, seg
+
+
+def _composite(image: np.ndarray, rgba: np.ndarray, seg, alpha: float) -> np.ndarray:
+    """image (h, w, 3) BGR under the rendered layer rgba (h, w, 4) RGBA at opacity alpha;
+    pixels seg marks black (an occluder is nearer) show the image. A new image."""
     out = image.copy()
     # composite only inside the box of covered pixels: outside it alpha is 0 and the image is
     # unchanged (float64 over a whole 1080p frame cost ~0.15 s per render)

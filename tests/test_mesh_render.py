@@ -88,3 +88,15 @@ def test_occluders_let_the_image_show_through(tennis_camera, prefer):
     assert np.all(out[v, u] == 40)  # hidden: the image shows
     u2, v2 = np.round(tennis_camera.project((target + [0, 0.2, 0])[None])[0]).astype(int)
     assert out[v2, u2].max() > 100  # the unoccluded part is drawn
+
+
+@pytest.mark.parametrize("prefer", ["auto", "cpu"])
+def test_an_image_of_another_size_is_refused_and_the_backend_stays(tennis_camera, prefer):
+    """A caller's image that is not the camera's size is a ValueError naming both sizes; it
+    never counts as a backend failure (it once switched pyrender off for the whole session,
+    silently: a later test found the CPU fallback in use)."""
+    before = mesh_render._backend_error
+    small = np.zeros((540, 960, 3), np.uint8)
+    with pytest.raises(ValueError, match=r"960x540 but the camera is for 1920x1080"):
+        render_meshes(small, tennis_camera, [sphere_at(np.array([12.0, 4.0, 1.0]))], prefer=prefer)
+    assert mesh_render._backend_error == before
