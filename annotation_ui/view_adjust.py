@@ -9,14 +9,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
-    QLabel,
-    QSlider,
-    QVBoxLayout,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QSlider, QVBoxLayout
 
 
 @dataclass(frozen=True)
