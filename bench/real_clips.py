@@ -104,7 +104,9 @@ def run_clip(
     )
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     by_frame = {r["frame"]: r for r in records}
-    scale = entry["image_size"][1] / 1080.0
+    # pixel thresholds scale with the broadcast picture's height (picture_box [x, y, w, h]
+    # when the picture sits inside a larger frame, e.g. a portrait re-post with black bars)
+    scale = entry.get("picture_box", [0, 0, *entry["image_size"]])[3] / 1080.0
     off_px = OFF_PX_1080 * scale
     held = []
     for f in sorted(ann):

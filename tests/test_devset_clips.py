@@ -46,6 +46,9 @@ def test_annotation_validates_against_its_spec_and_clip(path):
         assert name in spec.keypoints and not name.startswith("net_line")
         assert all(isinstance(c, (int, float)) and math.isfinite(c) for c in uv)
         assert -0.5 <= uv[0] <= w - 0.5 and -0.5 <= uv[1] <= h - 0.5
+        if "picture_box" in clip:  # a broadcast picture inside a larger frame
+            bx, by, bw, bh = clip["picture_box"]
+            assert bx - 0.5 <= uv[0] <= bx + bw - 0.5 and by - 0.5 <= uv[1] <= by + bh - 0.5
     src = ann["source"]
     assert src["frame_index"] == int(path.stem) < clip["frame_count"]
     for key in ("repo", "commit", "path"):
