@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable
 
-import cv2
 import numpy as np
 
 from court_specs import CourtSpec
@@ -36,7 +35,17 @@ from courtstudio.pipeline.propagate_frame import (
     make_ref_state,
 )
 
-__all__ = ["FrameCamera", "Reference", "propagate", "propagate_project", "summary"]
+__all__ = [
+    "FrameCamera",
+    "Frames",
+    "Reference",
+    "SHARED_TOL_PX",
+    "frame_mask",
+    "propagate",
+    "propagate_project",
+    "share_centre",
+    "summary",
+]
 from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     ProjectFrames,
     ProjectSource,
@@ -45,6 +54,7 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     project_masks,
     save_project_masks,
 )
+from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
 from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
 from courtstudio.pipeline.propagation_records import (  # noqa: F401
     MAX_JSONL_BYTES,
@@ -53,35 +63,16 @@ from courtstudio.pipeline.propagation_records import (  # noqa: F401
     read_done,
     write_jsonl_atomic,
 )
+from courtstudio.pipeline.propagation_shots import (  # noqa: F401
+    SHARED_TOL_PX,
+    _misassigned,
+    _shots,
+    share_centre,
+)
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
-from geometry.camera import Camera
 from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
 
 FLAG_RMS_PX = 3.0
-
-
-class Frames(Protocol):
-    """count, size (w, h), image(i); optionally mask(i): uint8 (h, w), 0 where features must
-    not be used (players), or None."""
-
-    count: int
-    size: tuple[int, int]
-
-    def image(self, index: int) -> np.ndarray: ...
-
-
-def frame_mask(frames, index: int):
-    fn = getattr(frames, "mask", None)
-    return fn(index) if fn is not None else None
-
-
-def _read(frames, i: int):
-    """Frame i, or None when it cannot be decoded (flagged, never fatal)."""
-    try:
-        img = frames.image(i)
-    except (OSError, ValueError, cv2.error):
-        return None
-    return img if isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size else None
 
 
 def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefState]:
@@ -181,37 +172,6 @@ def _pass(
         r = a if b is None or (a is not None and i - a <= b - i) else b
         emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
     return tracker.graphics_boxes()
-
-
-def _shots(records: dict, n: int) -> list[tuple[int, int]]:
-    cuts = [i for i in range(1, n) if records.get(i, {}).get("cut")]
-    bounds = [0] + cuts + [n]
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
-    """Blocks (lo, hi, in-shot references) of frames whose record used a reference outside
-    their shot, or found none, while their shot has one of its own."""
-    out = []
-    for s0, s1 in shots:
-        in_shot = [r for r in refs if s0 <= r.frame < s1]
-        if not in_shot:  # its frames were registered to any reference, and verified
-            continue
-        bad = [
-            i
-            for i in range(s0, s1)
-            if records.get(i, {}).get("status") != Status.REFERENCE
-            and (
-                (
-                    records.get(i, {}).get("reference") is not None
-                    and not s0 <= records[i]["reference"] < s1
-                )
-                or records.get(i, {}).get("reason", "").startswith("no reference")
-            )
-        ]
-        if bad:
-            out.append((bad[0], bad[-1] + 1, in_shot))
-    return out
 
 
 def propagate(
@@ -395,55 +355,6 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list
     if error:
         raise RuntimeError(f"propagation worker failed: {error}")
     return boxes
-
-
-SHARED_TOL_PX = 0.5
-
-
-def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
-    """One camera centre for a shot (the median of its frames' free solutions); each frame is
-    refitted for rotation and focal length with it, and keeps its free pose where the shared
-    centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
-    from geometry.fixed_centre import solve_fixed_centre
-
-    solved = [
-        r for r in records if r["status"] in (Status.OK, Status.REFERENCE) and r.get("points")
-    ]
-    if len(solved) < 2:
-        return
-    cams = {r["frame"]: _camera(r) for r in solved}
-    C = np.median([c.camera_centre_world for c in cams.values()], axis=0)
-    for r in solved:
-        names = list(r["points"])
-        X = np.array([spec.keypoints[n] for n in names])
-        uv = np.array([r["points"][n] for n in names])
-        try:
-            cam, rms = solve_fixed_centre(X, uv, size, C, cams[r["frame"]])
-        except ValueError:
-            r["centre"] = "free"
-            continue
-        if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
-            r.update(
-                {
-                    "K": cam.K.tolist(),
-                    "R": cam.R.tolist(),
-                    "t": cam.t.tolist(),
-                    "dist": cam.dist.tolist(),
-                    "rms_px": round(rms, 4),
-                    "centre": "shared",
-                }
-            )
-        else:
-            r["centre"] = "free"
-    by_frame = {r["frame"]: r for r in records}
-    for r in records:  # static frames show their reference's final camera
-        ref = by_frame.get(r.get("reference"))
-        if r["status"] == Status.STATIC and ref is not None and "K" in ref:
-            r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
-
-
-def _camera(r: dict) -> Camera:
-    return Camera.from_dict(r, f"frame {r.get('frame')} camera")
 
 
 def summary(records: list[dict]) -> dict:

@@ -22,12 +22,18 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.calibration import calibrate_court, world_convention
+from courtstudio.pipeline.calibration import calibrate_court
+from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
+from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
+from courtstudio.pipeline.propagation_result import FrameCamera, _num
+from courtstudio.pipeline.propagation_solve import (  # noqa: F401
+    LENS_PX,
+    frame_model,
+    recalibrate,
+)
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
-from geometry.calibration import CameraFit, solve_camera
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.errors import CalibrationError
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
@@ -40,7 +46,7 @@ from geometry.plane_motion import (
     register_to_reference,
     transfer_points,
 )
-from geometry.projection import densify_all, project_polygon
+from geometry.projection import densify_all
 from geometry.screen_fixed import ScreenFixedDetector
 
 MIN_POINTS_IN_VIEW = 4
@@ -54,63 +60,8 @@ GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
 GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
-LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
-
-
-@dataclass
-class FrameCamera:
-    frame: int
-    status: Status
-    camera: Camera | None = None
-    rms_px: float | None = None
-    reason: str = ""
-    reference: int | None = None
-    H: np.ndarray | None = None  # reference -> frame
-    cut: bool = False  # a shot cut just before this frame
-    points: dict | None = None  # the keypoints it was calibrated from, px
-    evidence: dict | None = None  # line_evidence of this frame's camera on this frame
-    registration: dict | None = None
-
-    def to_json(self) -> dict:
-        d = {
-            "frame": self.frame,
-            "status": self.status,
-            "rms_px": None if self.rms_px is None else round(float(self.rms_px), 4),
-        }
-        if self.camera is not None:
-            d.update(
-                {
-                    "K": self.camera.K.tolist(),
-                    "R": self.camera.R.tolist(),
-                    "t": self.camera.t.tolist(),
-                    "image_size": list(self.camera.image_size),
-                    "dist": self.camera.dist.tolist(),
-                }
-            )
-        if self.reason:
-            d["reason"] = self.reason
-        if self.reference is not None:
-            d["reference"] = self.reference
-        if self.H is not None:
-            d["H_from_reference"] = self.H.tolist()
-        if self.cut:
-            d["cut"] = True
-        if self.points:
-            d["points"] = {
-                k: [round(float(v[0]), 3), round(float(v[1]), 3)] for k, v in self.points.items()
-            }
-        if self.evidence is not None:
-            d["line_support"] = _num(self.evidence["support"])
-            d["line_residual_px"] = _num(self.evidence["residual_px"])
-        if self.registration:
-            d["registration"] = self.registration
-        return d
-
-
-def _num(x):
-    return None if x is None or not np.isfinite(x) else round(float(x), 4)
 
 
 @dataclass(frozen=True)
@@ -170,55 +121,6 @@ class RefState:
         }
 
 
-def zoom_of(H, size) -> float:
-    """Linear magnification of the homography H (3, 3) over an image of size (w, h)."""
-    w, h = size
-    c = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-    q = transfer_points(H, c)
-    return float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32))) / (w * h)))
-
-
-def ground_lines(spec: CourtSpec) -> list:
-    return [pl for pl in spec.lines.values() if np.all(np.abs(pl[:, 2] - spec.plane_z()) < 1e-9)]
-
-
-def court_region(spec: CourtSpec, camera: Camera, p: Prepared, margin_m: float) -> np.ndarray:
-    """Reduced uint8 mask: 255 inside the court rectangle grown by margin_m, as camera sees it."""
-    z = spec.plane_z()
-    L, W, m = spec.length_m, spec.width_m, margin_m
-    quad = np.array([[-m, -m, z], [L + m, -m, z], [L + m, W + m, z], [-m, W + m, z]])
-    uv = project_polygon(camera, quad)
-    h, w = p.gray.shape[:2]
-    out = np.zeros((h, w), np.uint8)
-    if len(uv) >= 3:
-        cv2.fillPoly(out, [np.round(uv * p.scale * 16).astype(np.int32)], 255, cv2.LINE_8, 4)
-    return out
-
-
-def straightened(p: Prepared, lens: PixelLens | None, corners: bool = False) -> Prepared:
-    """p resampled into the lens's ideal pixels (p itself without a lens); corners are
-    detected on the straightened image, away from the black border."""
-    if lens is None:
-        return prepare(p.gray, corners=True, scale=p.scale, size=p.size) if corners else p
-    q = prepare(lens.straighten(p.gray, p.scale), corners=corners, scale=p.scale, size=p.size)
-    if corners and q.corners is not None and len(q.corners):
-        valid = cv2.erode(lens.valid(q.gray.shape[:2], p.scale), np.ones((9, 9), np.uint8))
-        c = np.round(q.corners).astype(int)
-        q = Prepared(q.gray, q.scale, q.size, q.corners[valid[c[:, 1], c[:, 0]] > 0])
-    return q
-
-
-def straightened_mask(mask, lens: PixelLens | None, p: Prepared):
-    """A reduced mask (0 = ignore) in the lens's ideal pixels, the straightening border
-    masked too (None stays None without a lens)."""
-    if lens is None:
-        return mask
-    valid = lens.valid(p.gray.shape[:2], p.scale)
-    if mask is None:
-        return valid
-    return cv2.bitwise_and(lens.straighten(mask, p.scale, nearest=True), valid)
-
-
 def make_ref_state(
     spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
 ) -> RefState:
@@ -251,48 +153,6 @@ def make_ref_state(
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
     )
-
-
-def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
-    """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
-    spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
-    (the last good frame's parameters of ``model``): the reference's lens model is refitted
-    locally (no model selection and no diagnosis per frame: one local solve in the common
-    case); a lens model the frame's points do not determine falls back to the pinhole. The
-    camera must stand on the world convention's side, as calibrate_court demands. Returns
-    the CameraFit; raises CalibrationError (a ValueError) when no camera fits."""
-    names = list(points)
-    X = np.array([spec.keypoints[n] for n in names], float)
-    uv = np.array([points[n] for n in names], float).reshape(-1, 2)
-    kw = dict(names=names, surface_z_m=spec.plane_z())
-    try:
-        fit = solve_camera(X, uv, size, model=model, theta0=theta0, **kw)
-    except ValueError:
-        if model == "simple":
-            raise
-        fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
-    conv = world_convention(spec)
-    centre = fit.camera.camera_centre_world
-    if not conv.on_conventional_side(centre):
-        raise CalibrationError(conv.wrong_side_message(centre))
-    return fit
-
-
-def frame_model(fit: CameraFit) -> str:
-    """The lens model every frame of a reference's run refits: the reference's own choice,
-    or the pinhole when its lens moves no pixel of the image by LENS_PX or more (a k1 of
-    1e-18 chosen over the pinhole on exact clicks is a pinhole)."""
-    cam = fit.camera
-    if fit.model.name == "simple" or not cam.has_distortion:
-        return "simple"
-    w, h = cam.image_size
-    xn = np.array([(w - cam.K[0, 2]) / cam.K[0, 0], cam.K[0, 2] / cam.K[0, 0]])
-    yn = np.array([(h - cam.K[1, 2]) / cam.K[1, 1], cam.K[1, 2] / cam.K[1, 1]])
-    r2 = float(np.max(xn) ** 2 + np.max(yn) ** 2)  # the farthest image corner
-    k1, k2 = cam.dist[0], cam.dist[1]
-    k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
-    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2**2 + k3 * r2**3)
-    return fit.model.name if shift_px >= LENS_PX else "simple"
 
 
 def _and(*masks):

@@ -1,0 +1,55 @@
+"""Solve one propagated frame's camera: refit its reference's lens model to the frame's
+transferred keypoints, and choose that model once per reference (docs/propagation.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from court_specs import CourtSpec
+from courtstudio.pipeline.calibration import world_convention
+from geometry.calibration import CameraFit, solve_camera
+from geometry.errors import CalibrationError
+
+LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
+
+
+def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
+    """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
+    spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
+    (the last good frame's parameters of ``model``): the reference's lens model is refitted
+    locally (no model selection and no diagnosis per frame: one local solve in the common
+    case); a lens model the frame's points do not determine falls back to the pinhole. The
+    camera must stand on the world convention's side, as calibrate_court demands. Returns
+    the CameraFit; raises CalibrationError (a ValueError) when no camera fits."""
+    names = list(points)
+    X = np.array([spec.keypoints[n] for n in names], float)
+    uv = np.array([points[n] for n in names], float).reshape(-1, 2)
+    kw = dict(names=names, surface_z_m=spec.plane_z())
+    try:
+        fit = solve_camera(X, uv, size, model=model, theta0=theta0, **kw)
+    except ValueError:
+        if model == "simple":
+            raise
+        fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
+    conv = world_convention(spec)
+    centre = fit.camera.camera_centre_world
+    if not conv.on_conventional_side(centre):
+        raise CalibrationError(conv.wrong_side_message(centre))
+    return fit
+
+
+def frame_model(fit: CameraFit) -> str:
+    """The lens model every frame of a reference's run refits: the reference's own choice,
+    or the pinhole when its lens moves no pixel of the image by LENS_PX or more (a k1 of
+    1e-18 chosen over the pinhole on exact clicks is a pinhole)."""
+    cam = fit.camera
+    if fit.model.name == "simple" or not cam.has_distortion:
+        return "simple"
+    w, h = cam.image_size
+    xn = np.array([(w - cam.K[0, 2]) / cam.K[0, 0], cam.K[0, 2] / cam.K[0, 0]])
+    yn = np.array([(h - cam.K[1, 2]) / cam.K[1, 1], cam.K[1, 2] / cam.K[1, 1]])
+    r2 = float(np.max(xn) ** 2 + np.max(yn) ** 2)  # the farthest image corner
+    k1, k2 = cam.dist[0], cam.dist[1]
+    k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
+    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2**2 + k3 * r2**3)
+    return fit.model.name if shift_px >= LENS_PX else "simple"
