@@ -124,7 +124,7 @@ def replace_dir(new_dir: Path | None, target) -> None:
 
 
 # ------------------------------------------------------------------------------ cleanup
-def _proc_start_epoch(pid: int) -> float | None:
+def process_start_epoch(pid: int) -> float | None:
     """When process ``pid`` started (seconds since the epoch), from /proc; None elsewhere."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -150,7 +150,7 @@ def _writer_running(pid: int, mtime: float) -> bool:
         return False
     except (PermissionError, OSError):
         return True  # someone else's live process
-    start = _proc_start_epoch(pid)
+    start = process_start_epoch(pid)
     return start is None or start <= mtime + 2.0  # else the pid was reused after a kill
 
 

@@ -104,7 +104,7 @@ def test_a_reused_pid_does_not_protect_an_old_leftover(tmp_path):
     # our parent is alive but started long after this file was written: the pid was reused
     leftover = tmp_path / f".a.json.courtstudio-tmp-{os.getppid()}-12345678.json"
     leftover.write_text("{")
-    start = atomic._proc_start_epoch(os.getppid())
+    start = atomic.process_start_epoch(os.getppid())
     if start is None:
         pytest.skip("no /proc here")
     os.utime(leftover, (start - 3600, start - 3600))

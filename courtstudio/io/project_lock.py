@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from safe_io.atomic import process_start_epoch
+
 LOCK_FORMAT = "courtstudio.lock"
 LOCK_VERSION = 1
 LOCK_NAME = "lock"
@@ -120,21 +122,6 @@ def read_lock(root) -> LockInfo | None:
         return LockInfo(None, None, None, None, None, None, corrupt=True, age_s=age)
 
 
-def _process_start(pid: int) -> float | None:
-    """When process ``pid`` started (Unix time), from /proc (Linux); None if unknown."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
-        btime = next(
-            int(ln.split()[1])
-            for ln in Path("/proc/stat").read_text().splitlines()
-            if ln.startswith("btime ")
-        )
-        return btime + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-
-
 def _pid_running(pid: int, started: str | None) -> bool:
     try:
         os.kill(pid, 0)
@@ -144,7 +131,7 @@ def _pid_running(pid: int, started: str | None) -> bool:
         pass  # it exists, owned by someone else
     except OverflowError:
         return False
-    begun = _process_start(pid)
+    begun = process_start_epoch(pid)
     try:
         locked_at = _dt.datetime.fromisoformat(started).timestamp() if started else None
     except ValueError:
