@@ -14,16 +14,14 @@ Exit code 0 when every clip was written, 2 otherwise (one line per problem on st
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from devset_extract import mirror_for, read_blob  # noqa: E402
+from devset_extract import checked_blob  # noqa: E402
 
 
 def count_frames(path: Path) -> tuple[int, tuple[int, int]]:
@@ -44,17 +42,7 @@ def count_frames(path: Path) -> tuple[int, tuple[int, int]]:
 
 def extract_clip(entry: dict, git_dirs: list[Path], out_dir: Path) -> Path:
     """Write one manifest clip into out_dir; raises ValueError with a one-line reason."""
-    git_dir = mirror_for(entry["repo"], git_dirs)
-    if git_dir is None:
-        raise ValueError(f"{entry['id']}: no mirror given for {entry['repo']}")
-    try:
-        blob = read_blob(git_dir, entry["commit"], entry["path"])
-    except subprocess.CalledProcessError as err:
-        raise ValueError(
-            f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} is not in {git_dir}"
-        ) from err
-    if hashlib.sha256(blob).hexdigest() != entry["source_sha256"]:
-        raise ValueError(f"{entry['id']}: source blob digest differs from the manifest")
+    blob = checked_blob(entry, git_dirs, require_digest=True)
     target = out_dir / entry["file"]
     target.write_bytes(blob)
     n, size = count_frames(target)

@@ -75,11 +75,10 @@ def decode_video_frame(video_bytes: bytes, frame_index: int, suffix: str) -> np.
             capture.release()
 
 
-def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Path, list[str]]:
-    """Write one manifest frame into ``out_dir``; returns its path and warnings.
-
-    Raises ValueError with a one-line reason when the frame cannot be produced.
-    """
+def checked_blob(entry: dict, git_dirs: list[Path], require_digest: bool) -> bytes:
+    """The bytes of a manifest entry's ``commit:path`` from its repository's mirror, checked
+    against the entry's ``source_sha256`` (when it has one, or always with require_digest).
+    Raises ValueError with a one-line reason."""
     git_dir = mirror_for(entry["repo"], git_dirs)
     if git_dir is None:
         raise ValueError(f"{entry['id']}: no mirror given for {entry['repo']}")
@@ -89,9 +88,19 @@ def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Pat
         raise ValueError(
             f"{entry['id']}: {entry['commit'][:10]}:{entry['path']} is not in {git_dir}"
         ) from err
-    warnings = []
-    if entry.get("source_sha256") and hashlib.sha256(blob).hexdigest() != entry["source_sha256"]:
+    digest = entry.get("source_sha256")
+    if (require_digest or digest) and hashlib.sha256(blob).hexdigest() != digest:
         raise ValueError(f"{entry['id']}: source blob digest differs from the manifest")
+    return blob
+
+
+def extract_frame(entry: dict, git_dirs: list[Path], out_dir: Path) -> tuple[Path, list[str]]:
+    """Write one manifest frame into ``out_dir``; returns its path and warnings.
+
+    Raises ValueError with a one-line reason when the frame cannot be produced.
+    """
+    blob = checked_blob(entry, git_dirs, require_digest=False)
+    warnings = []
     target = out_dir / entry["file"]
     if entry.get("frame_index") is None:
         image = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
