@@ -170,27 +170,7 @@ def generate(sources, out_dir, opts: GenerateOptions | None = None) -> dict:
             scenes, ents_for, balancer, stats, out_dir, opts, bench_units, taken, len(items)
         )
     stats.kept = len(items)
-    write_datasets(out_dir, items)
-    sharegpt = {
-        "formatting": "sharegpt",
-        "columns": {"messages": "messages", "images": "images"},
-        "tags": {
-            "role_tag": "role",
-            "content_tag": "content",
-            "user_tag": "user",
-            "assistant_tag": "assistant",
-        },
-    }
-    write_json_atomic(
-        out_dir / "dataset_info.json",
-        {
-            DATASET_NAME: {"file_name": "train.json", **sharegpt},
-            DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt},
-        },
-    )
-    write_text_atomic(
-        out_dir / "items.jsonl", "".join(json.dumps(it, allow_nan=False) + "\n" for it in items)
-    )
+    write_dataset_files(out_dir, items)
     summary = _summary(items, stats, skipped, n_images, time.perf_counter() - t0, opts)
     write_json_atomic(out_dir / "summary.json", summary)
     return summary
@@ -219,6 +199,33 @@ def train_record(it: dict) -> dict:
         ],
         "images": images,
     }
+
+
+def write_dataset_files(out_dir: Path, items: list[dict]) -> None:
+    """The dataset of ``items`` in out_dir: bench/train JSON (write_datasets), the
+    LLaMA-Factory dataset_info.json naming the train files, and items.jsonl (the provenance
+    items, one per line). Every file atomic."""
+    write_datasets(out_dir, items)
+    sharegpt = {
+        "formatting": "sharegpt",
+        "columns": {"messages": "messages", "images": "images"},
+        "tags": {
+            "role_tag": "role",
+            "content_tag": "content",
+            "user_tag": "user",
+            "assistant_tag": "assistant",
+        },
+    }
+    write_json_atomic(
+        out_dir / "dataset_info.json",
+        {
+            DATASET_NAME: {"file_name": "train.json", **sharegpt},
+            DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt},
+        },
+    )
+    write_text_atomic(
+        out_dir / "items.jsonl", "".join(json.dumps(it, allow_nan=False) + "\n" for it in items)
+    )
 
 
 def write_datasets(out_dir: Path, items: list[dict]) -> None:

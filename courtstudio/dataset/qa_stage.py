@@ -38,7 +38,7 @@ def clip_candidates(scenes_dir: Path, work: Path, clip: Clip, qa: QAOptions) -> 
 def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -> dict:
     """Gather every clip's QA into OUT/dataset, split by match. Reused when no clip's QA
     changed and the split options are the same."""
-    from qa.generate import DATASET_NAME, split_units, write_datasets
+    from qa.generate import split_units, write_dataset_files
     from qa.review import read_items
     from safe_io.atomic import write_json_atomic
 
@@ -79,27 +79,7 @@ def merge_clips(clips: list[Clip], out: Path, qa: QAOptions, qa_digests: dict) -
                 item_id=f"{clip.id}/{it.get('item_id', len(items))}",
             )
             items.append(it)
-    write_datasets(work, items)
-    sharegpt = {
-        "formatting": "sharegpt",
-        "columns": {"messages": "messages", "images": "images"},
-        "tags": {
-            "role_tag": "role",
-            "content_tag": "content",
-            "user_tag": "user",
-            "assistant_tag": "assistant",
-        },
-    }
-    write_json_atomic(
-        work / "dataset_info.json",
-        {
-            DATASET_NAME: {"file_name": "train.json", **sharegpt},
-            DATASET_NAME + "_multi_frame": {"file_name": "train_multi_frame.json", **sharegpt},
-        },
-    )
-    with open(work / "items.jsonl", "w") as fh:
-        for it in items:
-            fh.write(json.dumps(it, allow_nan=False) + "\n")
+    write_dataset_files(work, items)
     train_m = {it["match_id"] for it in items if it["split"] == "train"}
     bench_m = {it["match_id"] for it in items if it["split"] == "bench"}
     assert not train_m & bench_m  # one split per match, by construction
