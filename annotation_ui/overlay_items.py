@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from annotation_ui.coords import uv_polyline, uv_to_scene
 from geometry.projection import densify_all, project_polylines
 from geometry.rays import ground_projection_polyline
+from geometry.triangle_fill import triangles_union_mask
 
 COURT = QColor(255, 230, 60)
 NET = QColor(60, 140, 255)
@@ -391,8 +392,8 @@ def mesh_silhouette(
     sw, sh = (x1 - x0) // sc + 1, (y1 - y0) // sc + 1
     rel = (uv - [x0, y0] + 0.5) / sc  # mask pixel coordinates of the box
     mask = np.zeros((sh, sw), np.uint8)
-    if len(mesh.faces):
-        cv2.fillPoly(mask, list((rel[mesh.faces] * 4).astype(np.int32)), 255, cv2.LINE_8, 2)
+    if len(mesh.faces):  # the union of the triangles (fillPoly's parity drops overlaps)
+        mask[triangles_union_mask(rel[mesh.faces], (sh, sw))] = 255
     else:  # vertices without faces (no SMPL-X model given): dots
         pts = np.round(rel).astype(int)
         ok = (pts[:, 0] >= 0) & (pts[:, 0] < sw) & (pts[:, 1] >= 0) & (pts[:, 1] < sh)
