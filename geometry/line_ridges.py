@@ -210,3 +210,21 @@ def find_ridges(
             good[sel] &= _smooth_inliers(arc[sel], found[sel], smooth_tol_px)
     q = uv[good] + found[good, None] * normals[good]
     return Ridges(P[good], q, normals[good], idx[good], tried)
+
+
+def ridge_offsets(
+    gray: np.ndarray, uv: np.ndarray, normals: np.ndarray, width_px: float, search_px: float
+) -> np.ndarray:
+    """(S,) px: the painted-line centre across the line at each of S image points, as a signed
+    offset along the normal (the centre is at uv + offset * normal), NaN where no single clear
+    ridge lies within search_px. gray: (h, w) float32 from to_gray; uv: (S, 2) px; normals:
+    (2,) or (S, 2) unit image normals; width_px: the painted line's expected width, px."""
+    pts = np.asarray(uv, float).reshape(-1, 2)
+    nrm = np.broadcast_to(np.asarray(normals, float), pts.shape)
+    if len(pts) == 0:
+        return np.zeros(0)
+    reach = min(search_px + 0.5 * width_px + 4.0, search_px + 30.0)
+    offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
+    prof = _profiles(gray, pts, nrm, offsets)
+    w = max(float(width_px), 1.0)
+    return np.array([_ridge_centre(p, offsets, w, search_px) for p in prof])

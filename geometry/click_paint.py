@@ -1,0 +1,237 @@
+"""Is a click on its painted crossing? The frame's own paint as evidence for the doctor.
+
+Most court keypoints are crossings of painted lines (a corner, a T), and the annotator clicks
+the crossing of the two line centres. A camera solved from few clicks absorbs a wrong click
+(the leave-one-out residuals cannot tell which one moved), but the image does not: a click
+12 px off its crossing sits 12 px off the painted lines' centres.
+
+For each click and each painted line through its keypoint, the line is followed in the image
+from the click (its direction from the camera) over ``REACH_PX``; across it, within
+``SEARCH_PX``, the painted-line centre is found as a sub-pixel ridge (geometry.line_ridges:
+ambiguous and too-wide profiles are dropped), and a straight line is fitted to the centres
+robustly. The click's signed distance from each fitted line is the evidence; with two lines at
+a clear angle, their crossing gives the click's full 2D offset. No ridge, too few or
+scattered centres, or a keypoint on no painted line = no evidence (NaN), never a suspect.
+
+Plain arrays only (pixels of the image as it is; world metres), no court spec types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from geometry.camera import Camera
+from geometry.line_ridges import ridge_offsets
+
+SEARCH_PX = 18.0  # half-width of the search across each line, px (a 12 px slip is inside)
+START_PX = 7.0  # samples start this far from the click (clear of the crossing line)
+REACH_PX = 60.0  # and end this far along the line
+STEP_PX = 2.0
+MIN_RIDGES = 6  # painted-line centres needed for a line's fit
+MIN_SPAN_PX = 20.0  # ... spread over at least this length along the line
+MAX_SCATTER_PX = 1.5  # robust scatter of the centres about the fitted line
+MIN_SIN_ANGLE = 0.35  # two lines give a crossing only when they meet at >= ~20 degrees
+ON_LINE_TOL_M = 1e-3
+# The camera backs the paint when the keypoint it predicts without the click lies at most this
+# share of the click's distance from the paint (a ridge of a neighbouring line, found where
+# the keypoint's own line is not painted, lies about as far from both)
+BACKING_RATIO = 0.5
+
+
+@dataclass(frozen=True)
+class PaintCheck:
+    """The painted lines near N clicks.
+
+    offset_uv: (N, 2) px, painted crossing minus click (the component along the one painted
+    line found is 0 when only one line was found); NaN rows: no evidence. normals: (N, 2, 2)
+    unit image normals of the (up to two) lines used, NaN rows where absent; offsets: (N, 2)
+    px, the click's signed distance from each fitted line centre (along that normal: the line
+    centre is at click + offset * normal), NaN where absent; sigma_px: (N,) 1-sigma of the
+    fitted offsets (ridge scatter over the fit), px; lines: (N,) int, painted lines found.
+    """
+
+    offset_uv: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    sigma_px: np.ndarray
+    lines: np.ndarray
+
+    def distance_px(self) -> np.ndarray:
+        """(N,) px: |offset_uv|, NaN without evidence."""
+        return np.linalg.norm(self.offset_uv, axis=1)
+
+    def disagreement_px(self, uv: np.ndarray, predicted_uv: np.ndarray) -> np.ndarray:
+        """(N,) px: how far predicted_uv (N, 2) lies from the painted lines, measured along
+        the normals found (root of the summed squares); NaN without evidence. With uv the
+        clicks, predicted_uv = uv gives the click's own distance from the paint."""
+        d = np.einsum("nkj,nj->nk", self.normals, predicted_uv - uv) - self.offsets
+        out = np.sqrt(np.nansum(d**2, axis=1))
+        return np.where(self.lines > 0, out, np.nan)
+
+
+def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list[np.ndarray]]]:
+    """[(line index, [unit (3,) world directions the line runs on from the point])] for every
+    polyline (M, 3) metres through point_world (3,) (within ON_LINE_TOL_M): one direction at
+    a line's end, two inside it."""
+    out = []
+    X = np.asarray(point_world, float)
+    for k, pl in enumerate(polylines):
+        P = np.asarray(pl, float)
+        dirs: list[np.ndarray] = []
+        for a, b in zip(P[:-1], P[1:]):
+            d = b - a
+            n = float(np.linalg.norm(d))
+            if n < 1e-9:
+                continue
+            s = float(np.clip(np.dot(X - a, d) / n**2, 0.0, 1.0))
+            if np.linalg.norm(a + s * d - X) > ON_LINE_TOL_M:
+                continue
+            if s * n > ON_LINE_TOL_M:
+                dirs.append(-d / n)
+            if (1 - s) * n > ON_LINE_TOL_M:
+                dirs.append(d / n)
+        uniq: list[np.ndarray] = []
+        for d in dirs:
+            if all(np.dot(d, e) < 0.999 for e in uniq):
+                uniq.append(d)
+        if uniq:
+            out.append((k, uniq))
+    return out
+
+
+def _line_fit(gray, camera, X, click, dirs, width_m):
+    """(unit image normal (2,), click's signed offset from the line centre px, its 1-sigma
+    px) for one painted line through world point X along world dirs, or None."""
+    uv0 = camera.project(X[None])[0]
+    rs, cs = [], []
+    tangent = None
+    normal = None
+    for d in dirs:
+        # the line's image direction and extent (px) from the keypoint, by projection
+        far = camera.project(np.array([X + d * m for m in (0.05, 0.5)]))
+        if not np.all(np.isfinite(far)):
+            continue
+        t = far[0] - uv0
+        if np.linalg.norm(t) < 1e-6:
+            continue
+        t = t / np.linalg.norm(t)
+        if tangent is None:
+            tangent = t
+            normal = np.array([-t[1], t[0]])
+            side = camera.project((X + width_m * np.cross(d, [0.0, 0.0, 1.0]))[None])[0]
+            width_px = max(abs(float(np.dot(side - uv0, normal))), 1.0)
+        sgn = 1.0 if np.dot(t, tangent) > 0 else -1.0
+        r = np.arange(START_PX, REACH_PX + 1e-9, STEP_PX)
+        pts = click[None] + sgn * r[:, None] * tangent[None]
+        ok = camera.in_image(pts, -(SEARCH_PX + 12.0))
+        if not np.any(ok):
+            continue
+        off = ridge_offsets(gray, pts[ok], normal, width_px, SEARCH_PX)
+        rs.append(sgn * r[ok])
+        cs.append(off)
+    if tangent is None or not rs:
+        return None
+    r, c = np.concatenate(rs), np.concatenate(cs)
+    good = np.isfinite(c)
+    r, c = r[good], c[good]
+    if len(r) < MIN_RIDGES or np.ptp(r) < MIN_SPAN_PX:
+        return None
+    keep = np.ones(len(r), bool)
+    for _ in range(4):  # a straight line through the centres, samples off it dropped
+        A = np.stack([np.ones(keep.sum()), r[keep]], axis=1)
+        coef, *_ = np.linalg.lstsq(A, c[keep], rcond=None)
+        res = c - (coef[0] + coef[1] * r)
+        mad = 1.4826 * float(np.median(np.abs(res[keep])))
+        new = np.abs(res) <= max(1.0, 3.0 * mad)
+        if np.array_equal(new, keep) or new.sum() < MIN_RIDGES:
+            break
+        keep = new
+    if keep.sum() < MIN_RIDGES or np.ptp(r[keep]) < MIN_SPAN_PX:
+        return None
+    res = c[keep] - (coef[0] + coef[1] * r[keep])
+    scatter = float(np.sqrt(np.mean(res**2)))
+    if scatter > MAX_SCATTER_PX:
+        return None
+    # 1-sigma of the intercept of a straight-line fit
+    A = np.stack([np.ones(keep.sum()), r[keep]], axis=1)
+    cov = np.linalg.inv(A.T @ A) * max(scatter, 0.3) ** 2
+    return normal, float(coef[0]), float(np.sqrt(cov[0, 0]))
+
+
+def check_clicks_on_paint(
+    gray: np.ndarray,
+    camera: Camera,
+    points_world: np.ndarray,
+    uv: np.ndarray,
+    polylines,
+    widths_m=None,
+) -> PaintCheck:
+    """Paint evidence for each click.
+
+    gray: (h, w) float32 of geometry.line_ridges.to_gray, the frame of camera.image_size;
+    camera: the clicks' camera (only the lines' directions and widths are taken from it);
+    points_world: (N, 3) metres, world frame, the clicked keypoints; uv: (N, 2) px, the
+    clicks; polylines: painted lines (M, 3) metres on the playing surface; widths_m: their
+    painted widths, metres (default 5 cm each).
+    """
+    X = np.asarray(points_world, float).reshape(-1, 3)
+    x = np.asarray(uv, float).reshape(-1, 2)
+    n = len(X)
+    normals = np.full((n, 2, 2), np.nan)
+    offsets = np.full((n, 2), np.nan)
+    sig = np.full(n, np.nan)
+    nlines = np.zeros(n, int)
+    widths = [0.05] * len(polylines) if widths_m is None else list(widths_m)
+    h, w = gray.shape[:2]
+    if tuple(camera.image_size) != (w, h):
+        raise ValueError(f"image is {w}x{h}, the camera's {camera.image_size}")
+    for i in range(n):
+        if not np.all(np.isfinite(x[i])) or not camera.in_image(x[i][None], 0.0)[0]:
+            continue
+        fits = []
+        for k, dirs in lines_through(X[i], polylines):
+            f = _line_fit(gray, camera, X[i], x[i], dirs, widths[k])
+            if f is not None:
+                fits.append(f)
+        if len(fits) > 2:  # the two lines crossing most squarely
+            pairs = [(a, b) for a in range(len(fits)) for b in range(a + 1, len(fits))]
+            a, b = max(pairs, key=lambda p: abs(np.cross(fits[p[0]][0], fits[p[1]][0])))
+            fits = [fits[a], fits[b]]
+        if len(fits) == 2 and abs(float(np.cross(fits[0][0], fits[1][0]))) < MIN_SIN_ANGLE:
+            fits = [min(fits, key=lambda f: f[2])]  # nearly parallel: one line's worth
+        for j, (nrm, off, s) in enumerate(fits):
+            normals[i, j], offsets[i, j] = nrm, off
+        if fits:
+            nlines[i] = len(fits)
+            sig[i] = float(np.sqrt(np.mean([f[2] ** 2 for f in fits])))
+    offset_uv = np.full((n, 2), np.nan)
+    for i in range(n):
+        if nlines[i] == 2:
+            offset_uv[i] = np.linalg.solve(normals[i], offsets[i])
+        elif nlines[i] == 1:
+            offset_uv[i] = offsets[i, 0] * normals[i, 0]
+    return PaintCheck(offset_uv, normals, offsets, sig, nlines)
+
+
+def off_paint_z(
+    paint: PaintCheck, uv: np.ndarray, predicted_uv: np.ndarray | None, click_sigma_px: float
+) -> np.ndarray:
+    """(N,) how far each click lies off its painted lines in units of its 1-sigma (click
+    noise click_sigma_px and the line fits' own), NaN where there is no evidence or the
+    camera does not back it: predicted_uv (N, 2) px, each keypoint as the camera solved
+    without that click projects it, must lie within BACKING_RATIO of the click's distance
+    from the paint (a ridge found on another line, a logo, a painted key's edge, is then no
+    evidence). With
+    predicted_uv None the paint alone speaks."""
+    x = np.asarray(uv, float).reshape(-1, 2)
+    d_click = paint.disagreement_px(x, x)
+    sigma = np.sqrt(click_sigma_px**2 + paint.sigma_px**2)
+    z = d_click / sigma
+    if predicted_uv is not None:
+        with np.errstate(invalid="ignore"):
+            d_pred = paint.disagreement_px(x, np.asarray(predicted_uv, float))
+            backed = d_pred <= BACKING_RATIO * d_click
+        z = np.where(backed, z, np.nan)
+    return z
