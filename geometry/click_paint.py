@@ -34,10 +34,8 @@ MIN_SPAN_PX = 20.0  # ... spread over at least this length along the line
 MAX_SCATTER_PX = 1.5  # robust scatter of the centres about the fitted line
 MIN_SIN_ANGLE = 0.35  # two lines give a crossing only when they meet at >= ~20 degrees
 ON_LINE_TOL_M = 1e-3
-# The camera backs the paint when the keypoint it predicts without the click lies at most this
-# share of the click's distance from the paint (a ridge of a neighbouring line, found where
-# the keypoint's own line is not painted, lies about as far from both)
-BACKING_RATIO = 0.5
+STRAIGHT_COS = float(np.cos(np.radians(1.0)))  # a polyline runs straight while it turns less
+MIN_LINE_SIGMA_PX = 0.5  # a fitted line centre is never trusted below this (bias, curvature)
 
 
 @dataclass(frozen=True)
@@ -48,8 +46,9 @@ class PaintCheck:
     line found is 0 when only one line was found); NaN rows: no evidence. normals: (N, 2, 2)
     unit image normals of the (up to two) lines used, NaN rows where absent; offsets: (N, 2)
     px, the click's signed distance from each fitted line centre (along that normal: the line
-    centre is at click + offset * normal), NaN where absent; sigma_px: (N,) 1-sigma of the
-    fitted offsets (ridge scatter over the fit), px; lines: (N,) int, painted lines found.
+    centre is at click + offset * normal), NaN where absent; sigma_px: (N, 2) px, 1-sigma of
+    those offsets (the line fits' own, from the ridges' scatter about them, at least
+    MIN_LINE_SIGMA_PX); lines: (N,) int, painted lines found.
     """
 
     offset_uv: np.ndarray
@@ -62,25 +61,58 @@ class PaintCheck:
         """(N,) px: |offset_uv|, NaN without evidence."""
         return np.linalg.norm(self.offset_uv, axis=1)
 
-    def disagreement_px(self, uv: np.ndarray, predicted_uv: np.ndarray) -> np.ndarray:
-        """(N,) px: how far predicted_uv (N, 2) lies from the painted lines, measured along
-        the normals found (root of the summed squares); NaN without evidence. With uv the
-        clicks, predicted_uv = uv gives the click's own distance from the paint."""
-        d = np.einsum("nkj,nj->nk", self.normals, predicted_uv - uv) - self.offsets
-        out = np.sqrt(np.nansum(d**2, axis=1))
-        return np.where(self.lines > 0, out, np.nan)
+    def z(self, uv: np.ndarray, predicted_uv: np.ndarray, click_sigma_px: float) -> np.ndarray:
+        """(N,) how far predicted_uv (N, 2) px lies from the paint, in 1-sigma units: the
+        root of the chi-square of the line offsets (one or two) at predicted_uv, their
+        covariance the click noise click_sigma_px (isotropic, px) seen along the lines'
+        normals plus the line fits' own; NaN without evidence. uv: (N, 2) px, the clicks the
+        evidence was measured from (predicted_uv = uv: each click's own distance)."""
+        x = np.asarray(uv, float)
+        q = np.asarray(predicted_uv, float)
+        out = np.full(len(x), np.nan)
+        for i in np.flatnonzero(self.lines > 0):
+            k = int(self.lines[i])
+            N = self.normals[i, :k]
+            c = self.offsets[i, :k] - N @ (q[i] - x[i])
+            S = click_sigma_px**2 * (N @ N.T) + np.diag(self.sigma_px[i, :k] ** 2)
+            out[i] = float(np.sqrt(c @ np.linalg.solve(S, c)))
+        return out
 
 
-def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list[np.ndarray]]]:
-    """[(line index, [unit (3,) world directions the line runs on from the point])] for every
-    polyline (M, 3) metres through point_world (3,) (within ON_LINE_TOL_M): one direction at
-    a line's end, two inside it."""
+def _straight_run(P: np.ndarray, j: int, X: np.ndarray, forward: bool) -> tuple[np.ndarray, float]:
+    """(unit (3,) direction, length m) of the polyline P (M, 3) from X on its segment j,
+    onward (forward: toward P[j + 1]) for as long as it runs straight (STRAIGHT_COS)."""
+    step = 1 if forward else -1
+    end = j + 1 if forward else j
+    d = P[end] - X
+    length = float(np.linalg.norm(d))
+    u = d / length
+    k = end
+    while 0 <= k + step < len(P):
+        e = P[k + step] - P[k]
+        n = float(np.linalg.norm(e))
+        if n < 1e-9:
+            k += step
+            continue
+        if float(np.dot(e / n, u)) < STRAIGHT_COS:
+            break
+        length += n
+        k += step
+    return u, length
+
+
+def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list]]:
+    """The straight painted lines through point_world (3,) metres: [(polyline index,
+    [(unit (3,) world direction, length m)])], one entry per straight line (within
+    ON_LINE_TOL_M), with one arm where the line ends at the point (a corner: a polyline
+    turning there gives two lines) and two opposite arms where it runs through. An arm's
+    length is how far the polyline runs straight from the point (an arc: a few centimetres)."""
     out = []
     X = np.asarray(point_world, float)
     for k, pl in enumerate(polylines):
         P = np.asarray(pl, float)
-        dirs: list[np.ndarray] = []
-        for a, b in zip(P[:-1], P[1:]):
+        arms: list[tuple[np.ndarray, float]] = []
+        for j, (a, b) in enumerate(zip(P[:-1], P[1:])):
             d = b - a
             n = float(np.linalg.norm(d))
             if n < 1e-9:
@@ -89,30 +121,41 @@ def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list[np
             if np.linalg.norm(a + s * d - X) > ON_LINE_TOL_M:
                 continue
             if s * n > ON_LINE_TOL_M:
-                dirs.append(-d / n)
+                arms.append(_straight_run(P, j, X, forward=False))
             if (1 - s) * n > ON_LINE_TOL_M:
-                dirs.append(d / n)
-        uniq: list[np.ndarray] = []
-        for d in dirs:
-            if all(np.dot(d, e) < 0.999 for e in uniq):
-                uniq.append(d)
-        if uniq:
-            out.append((k, uniq))
+                arms.append(_straight_run(P, j, X, forward=True))
+        uniq: list[tuple[np.ndarray, float]] = []
+        for arm in arms:
+            if all(np.dot(arm[0], e[0]) < 0.999 for e in uniq):
+                uniq.append(arm)
+        used: set[int] = set()
+        for i, arm in enumerate(uniq):
+            if i in used:
+                continue
+            group = [arm]
+            for j in range(i + 1, len(uniq)):
+                if j not in used and np.dot(arm[0], uniq[j][0]) < -0.999:
+                    group.append(uniq[j])
+                    used.add(j)
+                    break
+            out.append((k, group))
     return out
 
 
-def _line_fit(gray, camera, X, click, dirs, width_m):
+def _line_fit(gray, camera, X, click, arms, width_m):
     """(unit image normal (2,), click's signed offset from the line centre px, its 1-sigma
-    px) for one painted line through world point X along world dirs, or None."""
+    px) for one straight painted line through world point X along its arms ((direction,
+    length m) pairs, lines_through), or None."""
     uv0 = camera.project(X[None])[0]
     rs, cs = [], []
     tangent = None
     normal = None
-    for d in dirs:
-        # the line's image direction and extent (px) from the keypoint, by projection
-        far = camera.project(np.array([X + d * m for m in (0.05, 0.5)]))
+    for d, length_m in arms:
+        # the line's image direction and straight extent (px) from the keypoint
+        far = camera.project(np.array([X + d * min(0.05, length_m), X + d * length_m]))
         if not np.all(np.isfinite(far)):
             continue
+        reach_px = min(REACH_PX, float(np.linalg.norm(far[1] - uv0)) - 2.0)
         t = far[0] - uv0
         if np.linalg.norm(t) < 1e-6:
             continue
@@ -123,7 +166,9 @@ def _line_fit(gray, camera, X, click, dirs, width_m):
             side = camera.project((X + width_m * np.cross(d, [0.0, 0.0, 1.0]))[None])[0]
             width_px = max(abs(float(np.dot(side - uv0, normal))), 1.0)
         sgn = 1.0 if np.dot(t, tangent) > 0 else -1.0
-        r = np.arange(START_PX, REACH_PX + 1e-9, STEP_PX)
+        r = np.arange(START_PX, reach_px + 1e-9, STEP_PX)
+        if len(r) == 0:
+            continue
         pts = click[None] + sgn * r[:, None] * tangent[None]
         ok = camera.in_image(pts, -(SEARCH_PX + 12.0))
         if not np.any(ok):
@@ -181,7 +226,7 @@ def check_clicks_on_paint(
     n = len(X)
     normals = np.full((n, 2, 2), np.nan)
     offsets = np.full((n, 2), np.nan)
-    sig = np.full(n, np.nan)
+    sig = np.full((n, 2), np.nan)
     nlines = np.zeros(n, int)
     widths = [0.05] * len(polylines) if widths_m is None else list(widths_m)
     h, w = gray.shape[:2]
@@ -191,8 +236,8 @@ def check_clicks_on_paint(
         if not np.all(np.isfinite(x[i])) or not camera.in_image(x[i][None], 0.0)[0]:
             continue
         fits = []
-        for k, dirs in lines_through(X[i], polylines):
-            f = _line_fit(gray, camera, X[i], x[i], dirs, widths[k])
+        for k, arms in lines_through(X[i], polylines):
+            f = _line_fit(gray, camera, X[i], x[i], arms, widths[k])
             if f is not None:
                 fits.append(f)
         if len(fits) > 2:  # the two lines crossing most squarely
@@ -202,10 +247,8 @@ def check_clicks_on_paint(
         if len(fits) == 2 and abs(float(np.cross(fits[0][0], fits[1][0]))) < MIN_SIN_ANGLE:
             fits = [min(fits, key=lambda f: f[2])]  # nearly parallel: one line's worth
         for j, (nrm, off, s) in enumerate(fits):
-            normals[i, j], offsets[i, j] = nrm, off
-        if fits:
-            nlines[i] = len(fits)
-            sig[i] = float(np.sqrt(np.mean([f[2] ** 2 for f in fits])))
+            normals[i, j], offsets[i, j], sig[i, j] = nrm, off, max(s, MIN_LINE_SIGMA_PX)
+        nlines[i] = len(fits)
     offset_uv = np.full((n, 2), np.nan)
     for i in range(n):
         if nlines[i] == 2:
@@ -216,22 +259,48 @@ def check_clicks_on_paint(
 
 
 def off_paint_z(
-    paint: PaintCheck, uv: np.ndarray, predicted_uv: np.ndarray | None, click_sigma_px: float
+    paint: PaintCheck,
+    uv: np.ndarray,
+    click_sigma_px: float,
+    predicted_uv: np.ndarray | None = None,
+    predicted_cov: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(N,) how far each click lies off its painted lines in units of its 1-sigma (click
-    noise click_sigma_px and the line fits' own), NaN where there is no evidence or the
-    camera does not back it: predicted_uv (N, 2) px, each keypoint as the camera solved
-    without that click projects it, must lie within BACKING_RATIO of the click's distance
-    from the paint (a ridge found on another line, a logo, a painted key's edge, is then no
-    evidence). With
-    predicted_uv None the paint alone speaks."""
+    """(N,) how far each click lies off its painted lines in 1-sigma units (PaintCheck.z),
+    NaN where there is no evidence or the camera does not back it.
+
+    Backing: predicted_uv (N, 2) px, each keypoint as the camera solved without that click
+    projects it, with predicted_cov (N, 2, 2) px^2 its covariance, must be more likely
+    under "the keypoint is on the paint" (within the line fits' own sigma) than under "the
+    keypoint is at the click" (within click_sigma_px): a ridge found on a neighbouring line
+    (the keypoint's own line unpainted, a painted key's edge) lies as far from the
+    prediction as the click does, or farther, and is then no evidence. With predicted_uv
+    None the paint alone speaks."""
     x = np.asarray(uv, float).reshape(-1, 2)
-    d_click = paint.disagreement_px(x, x)
-    sigma = np.sqrt(click_sigma_px**2 + paint.sigma_px**2)
-    z = d_click / sigma
-    if predicted_uv is not None:
-        with np.errstate(invalid="ignore"):
-            d_pred = paint.disagreement_px(x, np.asarray(predicted_uv, float))
-            backed = d_pred <= BACKING_RATIO * d_click
-        z = np.where(backed, z, np.nan)
+    z = paint.z(x, x, click_sigma_px)
+    if predicted_uv is None:
+        return z
+    q = np.asarray(predicted_uv, float)
+    cq = np.zeros((len(x), 2, 2)) if predicted_cov is None else np.asarray(predicted_cov, float)
+    for i in np.flatnonzero(np.isfinite(z)):
+        k = int(paint.lines[i])
+        N = paint.normals[i, :k]
+        if not (np.all(np.isfinite(q[i])) and np.all(np.isfinite(cq[i]))):
+            z[i] = np.nan
+            continue
+        c_paint = paint.offsets[i, :k] - N @ (q[i] - x[i])  # paint relative to the prediction
+        c_click = -N @ (q[i] - x[i])  # the click relative to the prediction
+        s_pred = N @ cq[i] @ N.T
+        if not _log_likelihood(c_paint, s_pred + np.diag(paint.sigma_px[i, :k] ** 2)) > (
+            _log_likelihood(c_click, s_pred + click_sigma_px**2 * (N @ N.T))
+        ):
+            z[i] = np.nan
     return z
+
+
+def _log_likelihood(c: np.ndarray, cov: np.ndarray) -> float:
+    """Gaussian log-density of the offsets c (K,) px under covariance cov (K, K) px^2, up to
+    the constant both hypotheses share."""
+    sign, logdet = np.linalg.slogdet(cov)
+    if sign <= 0:
+        return -np.inf
+    return float(-0.5 * (c @ np.linalg.solve(cov, c)) - 0.5 * logdet)

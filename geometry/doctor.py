@@ -136,6 +136,7 @@ class LeaveOneOut:
     residual_px: np.ndarray
     z: np.ndarray
     predicted_uv: np.ndarray | None = None  # (N, 2) px: each click as the others predict it
+    predicted_cov: np.ndarray | None = None  # (N, 2, 2) px^2: that prediction's covariance
 
 
 SUSPECT_Z = 3.5  # set on the real-frames dev set at the frame's own click noise (BENCHMARKS.md)
@@ -149,8 +150,9 @@ def leave_one_out(
     n = len(points_world)
     res_px, z = np.full(n, np.nan), np.full(n, np.nan)
     pred_uv = np.full((n, 2), np.nan)
+    pred_cov = np.full((n, 2, 2), np.nan)
     if n - 1 < MIN_POINTS:
-        return LeaveOneOut(res_px, z, pred_uv)
+        return LeaveOneOut(res_px, z, pred_uv, pred_cov)
     simple = fit.model if fit.model.one_focal else ParamModel("simple")
     if 2 * (n - 1) <= simple.size:
         simple = ParamModel("simple")
@@ -166,15 +168,16 @@ def leave_one_out(
         pred_uv[i] = pred[0]
         res_px[i] = float(np.linalg.norm(r))
         try:
-            cov = click_sigma_px**2 * (
-                np.eye(2) + j @ np.linalg.inv(res.jacobian.T @ res.jacobian) @ j.T
+            pred_cov[i] = click_sigma_px**2 * (
+                j @ np.linalg.inv(res.jacobian.T @ res.jacobian) @ j.T
             )
+            cov = click_sigma_px**2 * np.eye(2) + pred_cov[i]
             q = float(r @ np.linalg.solve(cov, r))
         except np.linalg.LinAlgError:
             continue
         if np.isfinite(q) and q >= 0:  # an ill-conditioned reduced fit can give q < 0
             z[i] = float(np.sqrt(q))
-    return LeaveOneOut(res_px, z, pred_uv)
+    return LeaveOneOut(res_px, z, pred_uv, pred_cov)
 
 
 def find_suspects(
@@ -201,7 +204,7 @@ def find_suspects(
     if paint is not None and len(keep) - 1 >= MIN_POINTS:
         if loo is None:
             loo = leave_one_out(fit, points_world, uv, click_sigma_px)
-        z = off_paint_z(paint, uv, loo.predicted_uv, click_sigma_px)
+        z = off_paint_z(paint, uv, click_sigma_px, loo.predicted_uv, loo.predicted_cov)
         for i in np.argsort(-np.nan_to_num(z, nan=-1.0)):
             if not z[i] > SUSPECT_Z or len(keep) - 1 < MIN_POINTS:
                 break
