@@ -18,6 +18,7 @@ Plain arrays only (pixels of the image as it is; world metres), no court spec ty
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,7 +60,7 @@ class PaintCheck:
 
     def distance_px(self) -> np.ndarray:
         """(N,) px: |offset_uv|, NaN without evidence."""
-        return np.linalg.norm(self.offset_uv, axis=1)
+        return np.asarray(np.linalg.norm(self.offset_uv, axis=1))
 
     def z(self, uv: np.ndarray, predicted_uv: np.ndarray, click_sigma_px: float) -> np.ndarray:
         """(N,) how far predicted_uv (N, 2) px lies from the paint, in 1-sigma units: the
@@ -101,7 +102,12 @@ def _straight_run(P: np.ndarray, j: int, X: np.ndarray, forward: bool) -> tuple[
     return u, length
 
 
-def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list]]:
+Arm = tuple[np.ndarray, float]  # (unit (3,) world direction, length m)
+
+
+def lines_through(
+    point_world: np.ndarray, polylines: Sequence[np.ndarray]
+) -> list[tuple[int, list[Arm]]]:
     """The straight painted lines through point_world (3,) metres: [(polyline index,
     [(unit (3,) world direction, length m)])], one entry per straight line (within
     ON_LINE_TOL_M), with one arm where the line ends at the point (a corner: a polyline
@@ -142,14 +148,20 @@ def lines_through(point_world: np.ndarray, polylines) -> list[tuple[int, list]]:
     return out
 
 
-def _line_fit(gray, camera, X, click, arms, width_m):
+def _line_fit(
+    gray: np.ndarray,
+    camera: Camera,
+    X: np.ndarray,
+    click: np.ndarray,
+    arms: list[Arm],
+    width_m: float,
+) -> tuple[np.ndarray, float, float] | None:
     """(unit image normal (2,), click's signed offset from the line centre px, its 1-sigma
     px) for one straight painted line through world point X along its arms ((direction,
     length m) pairs, lines_through), or None."""
     uv0 = camera.project(X[None])[0]
     rs, cs = [], []
-    tangent = None
-    normal = None
+    axes: tuple[np.ndarray, np.ndarray, float] | None = None  # tangent, normal, width px
     for d, length_m in arms:
         # the line's image direction and straight extent (px) from the keypoint
         far = camera.project(np.array([X + d * min(0.05, length_m), X + d * length_m]))
@@ -160,11 +172,11 @@ def _line_fit(gray, camera, X, click, arms, width_m):
         if np.linalg.norm(t) < 1e-6:
             continue
         t = t / np.linalg.norm(t)
-        if tangent is None:
-            tangent = t
-            normal = np.array([-t[1], t[0]])
+        if axes is None:
+            nrm = np.array([-t[1], t[0]])
             side = camera.project((X + width_m * np.cross(d, [0.0, 0.0, 1.0]))[None])[0]
-            width_px = max(abs(float(np.dot(side - uv0, normal))), 1.0)
+            axes = (t, nrm, max(abs(float(np.dot(side - uv0, nrm))), 1.0))
+        tangent, normal, width_px = axes
         sgn = 1.0 if np.dot(t, tangent) > 0 else -1.0
         r = np.arange(START_PX, reach_px + 1e-9, STEP_PX)
         if len(r) == 0:
@@ -176,8 +188,9 @@ def _line_fit(gray, camera, X, click, arms, width_m):
         off = ridge_offsets(gray, pts[ok], normal, width_px, SEARCH_PX)
         rs.append(sgn * r[ok])
         cs.append(off)
-    if tangent is None or not rs:
+    if axes is None or not rs:
         return None
+    normal = axes[1]
     r, c = np.concatenate(rs), np.concatenate(cs)
     good = np.isfinite(c)
     r, c = r[good], c[good]
@@ -210,8 +223,8 @@ def check_clicks_on_paint(
     camera: Camera,
     points_world: np.ndarray,
     uv: np.ndarray,
-    polylines,
-    widths_m=None,
+    polylines: Sequence[np.ndarray],
+    widths_m: Sequence[float] | None = None,
 ) -> PaintCheck:
     """Paint evidence for each click.
 
@@ -242,9 +255,9 @@ def check_clicks_on_paint(
                 fits.append(f)
         if len(fits) > 2:  # the two lines crossing most squarely
             pairs = [(a, b) for a in range(len(fits)) for b in range(a + 1, len(fits))]
-            a, b = max(pairs, key=lambda p: abs(np.cross(fits[p[0]][0], fits[p[1]][0])))
+            a, b = max(pairs, key=lambda p: abs(_cross2(fits[p[0]][0], fits[p[1]][0])))
             fits = [fits[a], fits[b]]
-        if len(fits) == 2 and abs(float(np.cross(fits[0][0], fits[1][0]))) < MIN_SIN_ANGLE:
+        if len(fits) == 2 and abs(_cross2(fits[0][0], fits[1][0])) < MIN_SIN_ANGLE:
             fits = [min(fits, key=lambda f: f[2])]  # nearly parallel: one line's worth
         for j, (nrm, off, s) in enumerate(fits):
             normals[i, j], offsets[i, j], sig[i, j] = nrm, off, max(s, MIN_LINE_SIGMA_PX)
@@ -295,6 +308,11 @@ def off_paint_z(
         ):
             z[i] = np.nan
     return z
+
+
+def _cross2(a: np.ndarray, b: np.ndarray) -> float:
+    """z of the cross product of two 2D vectors (the sine of their angle for unit ones)."""
+    return float(a[0] * b[1] - a[1] * b[0])
 
 
 def _log_likelihood(c: np.ndarray, cov: np.ndarray) -> float:

@@ -200,7 +200,7 @@ def find_suspects(
     bad one.) loo: the fit's leave_one_out, when already computed."""
     keep = list(range(len(names)))
     suspects: list[str] = []
-    cur = fit
+    cur: CameraFit | None = fit
     if paint is not None and len(keep) - 1 >= MIN_POINTS:
         if loo is None:
             loo = leave_one_out(fit, points_world, uv, click_sigma_px)
