@@ -29,7 +29,7 @@ from geometry.line_ridges import ridge_offsets
 SEARCH_PX = 18.0  # half-width of the search across each line, px (a 12 px slip is inside)
 START_PX = 7.0  # samples start this far from the click (clear of the crossing line)
 REACH_PX = 60.0  # and end this far along the line
-STEP_PX = 2.0
+STEP_PX = 3.0
 MIN_RIDGES = 6  # painted-line centres needed for a line's fit
 MIN_SPAN_PX = 20.0  # ... spread over at least this length along the line
 MAX_SCATTER_PX = 1.5  # robust scatter of the centres about the fitted line
@@ -118,14 +118,13 @@ def lines_through(
     for k, pl in enumerate(polylines):
         P = np.asarray(pl, float)
         arms: list[tuple[np.ndarray, float]] = []
-        for j, (a, b) in enumerate(zip(P[:-1], P[1:])):
-            d = b - a
-            n = float(np.linalg.norm(d))
-            if n < 1e-9:
-                continue
-            s = float(np.clip(np.dot(X - a, d) / n**2, 0.0, 1.0))
-            if np.linalg.norm(a + s * d - X) > ON_LINE_TOL_M:
-                continue
+        A, D = P[:-1], P[1:] - P[:-1]
+        L2 = np.sum(D**2, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            S = np.clip(np.sum((X - A) * D, axis=1) / L2, 0.0, 1.0)
+        near = (L2 > 1e-18) & (np.linalg.norm(A + S[:, None] * D - X, axis=1) <= ON_LINE_TOL_M)
+        for j in map(int, np.flatnonzero(near)):
+            s, n = float(S[j]), float(np.sqrt(L2[j]))
             if s * n > ON_LINE_TOL_M:
                 arms.append(_straight_run(P, j, X, forward=False))
             if (1 - s) * n > ON_LINE_TOL_M:
@@ -139,59 +138,61 @@ def lines_through(
             if i in used:
                 continue
             group = [arm]
-            for j in range(i + 1, len(uniq)):
-                if j not in used and np.dot(arm[0], uniq[j][0]) < -0.999:
-                    group.append(uniq[j])
-                    used.add(j)
+            for m in range(i + 1, len(uniq)):
+                if m not in used and np.dot(arm[0], uniq[m][0]) < -0.999:
+                    group.append(uniq[m])
+                    used.add(m)
                     break
             out.append((k, group))
     return out
 
 
-def _line_fit(
-    gray: np.ndarray,
-    camera: Camera,
-    X: np.ndarray,
-    click: np.ndarray,
-    arms: list[Arm],
-    width_m: float,
-) -> tuple[np.ndarray, float, float] | None:
-    """(unit image normal (2,), click's signed offset from the line centre px, its 1-sigma
-    px) for one straight painted line through world point X along its arms ((direction,
-    length m) pairs, lines_through), or None."""
-    uv0 = camera.project(X[None])[0]
-    rs, cs = [], []
-    axes: tuple[np.ndarray, np.ndarray, float] | None = None  # tangent, normal, width px
+def _ends(X: np.ndarray, arms: list[Arm], width_m: float) -> list[np.ndarray]:
+    """World points (3,) metres whose projections place one straight line through X: X, X
+    a line width to its side, then per arm a point 5 cm along it and its straight end."""
+    side = np.cross(arms[0][0], [0.0, 0.0, 1.0])
+    ends = [X, X + width_m * side]
     for d, length_m in arms:
-        # the line's image direction and straight extent (px) from the keypoint
-        far = camera.project(np.array([X + d * min(0.05, length_m), X + d * length_m]))
-        if not np.all(np.isfinite(far)):
-            continue
-        reach_px = min(REACH_PX, float(np.linalg.norm(far[1] - uv0)) - 2.0)
-        t = far[0] - uv0
-        if np.linalg.norm(t) < 1e-6:
-            continue
-        t = t / np.linalg.norm(t)
-        if axes is None:
-            nrm = np.array([-t[1], t[0]])
-            side = camera.project((X + width_m * np.cross(d, [0.0, 0.0, 1.0]))[None])[0]
-            axes = (t, nrm, max(abs(float(np.dot(side - uv0, nrm))), 1.0))
-        tangent, normal, width_px = axes
-        sgn = 1.0 if np.dot(t, tangent) > 0 else -1.0
-        r = np.arange(START_PX, reach_px + 1e-9, STEP_PX)
-        if len(r) == 0:
-            continue
-        pts = click[None] + sgn * r[:, None] * tangent[None]
-        ok = camera.in_image(pts, -(SEARCH_PX + 12.0))
-        if not np.any(ok):
-            continue
-        off = ridge_offsets(gray, pts[ok], normal, width_px, SEARCH_PX)
-        rs.append(sgn * r[ok])
-        cs.append(off)
-    if axes is None or not rs:
+        ends += [X + d * min(0.05, length_m), X + d * length_m]
+    return ends
+
+
+def _samples(
+    uv: np.ndarray, click: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+    """Where to look for one straight painted line: (image points (S, 2) px along the line
+    from the click, their signed distance r (S,) px from it, the line's unit image normal
+    (2,), its painted width px), or None. uv: the projections (px) of _ends. The points run
+    from the click along the line's image direction (the camera's) on each arm, START_PX to
+    REACH_PX or the arm's straight extent."""
+    if not np.all(np.isfinite(uv[:2])):
         return None
-    normal = axes[1]
-    r, c = np.concatenate(rs), np.concatenate(cs)
+    uv0 = uv[0]
+    tangent: np.ndarray | None = None
+    pts, rs = [], []
+    for k in range((len(uv) - 2) // 2):
+        near, far = uv[2 + 2 * k], uv[3 + 2 * k]
+        t = near - uv0
+        if not (np.all(np.isfinite(near)) and np.all(np.isfinite(far))) or np.hypot(*t) < 1e-6:
+            continue
+        t = t / np.hypot(*t)
+        if tangent is None:
+            tangent = t
+        sgn = 1.0 if np.dot(t, tangent) > 0 else -1.0
+        r = np.arange(START_PX, min(REACH_PX, float(np.hypot(*(far - uv0))) - 2.0), STEP_PX)
+        pts.append(click[None] + sgn * r[:, None] * tangent[None])
+        rs.append(sgn * r)
+    if tangent is None or not pts:
+        return None
+    normal = np.array([-tangent[1], tangent[0]])
+    width_px = max(abs(float(np.dot(uv[1] - uv0, normal))), 1.0)
+    return np.concatenate(pts), np.concatenate(rs), normal, width_px
+
+
+def _fit_line(r: np.ndarray, c: np.ndarray) -> tuple[float, float] | None:
+    """(offset at r = 0 px, its 1-sigma px) of a straight line c(r) through the ridge
+    centres c (S,) px (NaN: none found) at signed distances r (S,) px along the line, with
+    the centres off it dropped; None when too few, too short or too scattered."""
     good = np.isfinite(c)
     r, c = r[good], c[good]
     if len(r) < MIN_RIDGES or np.ptp(r) < MIN_SPAN_PX:
@@ -215,7 +216,7 @@ def _line_fit(
     # 1-sigma of the intercept of a straight-line fit
     A = np.stack([np.ones(keep.sum()), r[keep]], axis=1)
     cov = np.linalg.inv(A.T @ A) * max(scatter, 0.3) ** 2
-    return normal, float(coef[0]), float(np.sqrt(cov[0, 0]))
+    return float(coef[0]), float(np.sqrt(cov[0, 0]))
 
 
 def check_clicks_on_paint(
@@ -237,36 +238,66 @@ def check_clicks_on_paint(
     X = np.asarray(points_world, float).reshape(-1, 3)
     x = np.asarray(uv, float).reshape(-1, 2)
     n = len(X)
-    normals = np.full((n, 2, 2), np.nan)
-    offsets = np.full((n, 2), np.nan)
-    sig = np.full((n, 2), np.nan)
-    nlines = np.zeros(n, int)
     widths = [0.05] * len(polylines) if widths_m is None else list(widths_m)
     h, w = gray.shape[:2]
     if tuple(camera.image_size) != (w, h):
         raise ValueError(f"image is {w}x{h}, the camera's {camera.image_size}")
-    for i in range(n):
-        if not np.all(np.isfinite(x[i])) or not camera.in_image(x[i][None], 0.0)[0]:
+    # every line near every click first, then all the profiles in one pass
+    inside = np.all(np.isfinite(x), axis=1) & camera.in_image(x, 0.0)
+    todo = [
+        (int(i), k, arms)
+        for i in np.flatnonzero(inside)
+        for k, arms in lines_through(X[i], polylines)
+    ]
+    ends = [_ends(X[i], arms, widths[k]) for i, k, arms in todo]
+    proj = camera.project(np.array([e for es in ends for e in es])) if todo else np.zeros((0, 2))
+    first = np.cumsum([0] + [len(es) for es in ends])
+    lines: list[tuple[int, np.ndarray, np.ndarray]] = []  # (click, normal, r) per line
+    pts, nrm, wid, owner = [], [], [], []
+    for j, (i, _k, _arms) in enumerate(todo):
+        sm = _samples(proj[first[j] : first[j + 1]], x[i])
+        if sm is None:
             continue
-        fits = []
-        for k, arms in lines_through(X[i], polylines):
-            f = _line_fit(gray, camera, X[i], x[i], arms, widths[k])
-            if f is not None:
-                fits.append(f)
+        p, r, normal, width_px = sm
+        ok = camera.in_image(p, -(SEARCH_PX + 12.0))
+        if not np.any(ok):
+            continue
+        owner.append(np.full(int(ok.sum()), len(lines)))
+        lines.append((i, normal, r[ok]))
+        pts.append(p[ok])
+        nrm.append(np.repeat(normal[None], int(ok.sum()), axis=0))
+        wid.append(np.full(int(ok.sum()), width_px))
+    found = (
+        ridge_offsets(
+            gray, np.concatenate(pts), np.concatenate(nrm), np.concatenate(wid), SEARCH_PX
+        )
+        if pts
+        else np.zeros(0)
+    )
+    own = np.concatenate(owner) if owner else np.zeros(0, int)
+    per_click: dict[int, list[tuple[np.ndarray, float, float]]] = {}
+    for j, (i, normal, r) in enumerate(lines):
+        f = _fit_line(r, found[own == j])
+        if f is not None:
+            per_click.setdefault(i, []).append((normal, f[0], f[1]))
+    normals = np.full((n, 2, 2), np.nan)
+    offsets = np.full((n, 2), np.nan)
+    sig = np.full((n, 2), np.nan)
+    nlines = np.zeros(n, int)
+    offset_uv = np.full((n, 2), np.nan)
+    for i, fits in per_click.items():
         if len(fits) > 2:  # the two lines crossing most squarely
             pairs = [(a, b) for a in range(len(fits)) for b in range(a + 1, len(fits))]
-            a, b = max(pairs, key=lambda p: abs(_cross2(fits[p[0]][0], fits[p[1]][0])))
+            a, b = max(pairs, key=lambda q: abs(_cross2(fits[q[0]][0], fits[q[1]][0])))
             fits = [fits[a], fits[b]]
         if len(fits) == 2 and abs(_cross2(fits[0][0], fits[1][0])) < MIN_SIN_ANGLE:
             fits = [min(fits, key=lambda f: f[2])]  # nearly parallel: one line's worth
-        for j, (nrm, off, s) in enumerate(fits):
-            normals[i, j], offsets[i, j], sig[i, j] = nrm, off, max(s, MIN_LINE_SIGMA_PX)
+        for j, (nv, off, s) in enumerate(fits):
+            normals[i, j], offsets[i, j], sig[i, j] = nv, off, max(s, MIN_LINE_SIGMA_PX)
         nlines[i] = len(fits)
-    offset_uv = np.full((n, 2), np.nan)
-    for i in range(n):
-        if nlines[i] == 2:
+        if len(fits) == 2:
             offset_uv[i] = np.linalg.solve(normals[i], offsets[i])
-        elif nlines[i] == 1:
+        else:
             offset_uv[i] = offsets[i, 0] * normals[i, 0]
     return PaintCheck(offset_uv, normals, offsets, sig, nlines)
 
