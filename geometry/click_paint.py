@@ -226,6 +226,7 @@ def check_clicks_on_paint(
     uv: np.ndarray,
     polylines: Sequence[np.ndarray],
     widths_m: Sequence[float] | None = None,
+    through: Sequence[list[tuple[int, list[Arm]]]] | None = None,
 ) -> PaintCheck:
     """Paint evidence for each click.
 
@@ -233,7 +234,8 @@ def check_clicks_on_paint(
     camera: the clicks' camera (only the lines' directions and widths are taken from it);
     points_world: (N, 3) metres, world frame, the clicked keypoints; uv: (N, 2) px, the
     clicks; polylines: painted lines (M, 3) metres on the playing surface; widths_m: their
-    painted widths, metres (default 5 cm each).
+    painted widths, metres (default 5 cm each); through: lines_through(points_world[i],
+    polylines) per click when the caller keeps them (they depend on the court only).
     """
     X = np.asarray(points_world, float).reshape(-1, 3)
     x = np.asarray(uv, float).reshape(-1, 2)
@@ -245,9 +247,9 @@ def check_clicks_on_paint(
     # every line near every click first, then all the profiles in one pass
     inside = np.all(np.isfinite(x), axis=1) & camera.in_image(x, 0.0)
     todo = [
-        (int(i), k, arms)
-        for i in np.flatnonzero(inside)
-        for k, arms in lines_through(X[i], polylines)
+        (i, k, arms)
+        for i in map(int, np.flatnonzero(inside))
+        for k, arms in (through[i] if through is not None else lines_through(X[i], polylines))
     ]
     ends = [_ends(X[i], arms, widths[k]) for i, k, arms in todo]
     proj = camera.project(np.array([e for es in ends for e in es])) if todo else np.zeros((0, 2))

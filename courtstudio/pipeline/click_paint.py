@@ -12,7 +12,7 @@ import numpy as np
 
 from court_specs import CourtSpec
 from geometry.camera import Camera
-from geometry.click_paint import PaintCheck, check_clicks_on_paint
+from geometry.click_paint import PaintCheck, check_clicks_on_paint, lines_through
 from geometry.line_ridges import to_gray
 
 NOT_PAINTED = ("net_line",)  # as courtstudio.pipeline.line_refinement: the net's foot
@@ -54,4 +54,20 @@ def check_paint(
     (h, w, 3) BGR uint8 of camera.image_size; check image_mismatch first)."""
     lines, widths = painted_lines_with_widths(spec)
     X = np.array([spec.keypoints[n] for n in names], float).reshape(-1, 3)
-    return check_clicks_on_paint(to_gray(image), camera, X, uv, lines, widths)
+    key = (spec.id, hash(tuple(pl.tobytes() for pl in lines)))
+    through = [_lines_through(key, n, X[i], lines) for i, n in enumerate(names)]
+    return check_clicks_on_paint(to_gray(image), camera, X, uv, lines, widths, through)
+
+
+_THROUGH: dict[tuple, list] = {}
+
+
+def _lines_through(key: tuple, name: str, point_world: np.ndarray, lines) -> list:
+    """geometry.click_paint.lines_through of one keypoint, kept per court (key: the spec's id
+    and its painted lines' digest) and keypoint: the doctor asks on every release."""
+    hit = _THROUGH.get(key + (name,))
+    if hit is None:
+        if len(_THROUGH) > 4096:
+            _THROUGH.clear()
+        hit = _THROUGH[key + (name,)] = lines_through(point_world, lines)
+    return hit
