@@ -199,24 +199,32 @@ def _fit_line(r: np.ndarray, c: np.ndarray) -> tuple[float, float] | None:
         return None
     keep = np.ones(len(r), bool)
     for _ in range(4):  # a straight line through the centres, samples off it dropped
-        A = np.stack([np.ones(keep.sum()), r[keep]], axis=1)
-        coef, *_ = np.linalg.lstsq(A, c[keep], rcond=None)
-        res = c - (coef[0] + coef[1] * r)
+        b, a = _line(r[keep], c[keep])
+        res = c - (a + b * r)
         mad = 1.4826 * float(np.median(np.abs(res[keep])))
         new = np.abs(res) <= max(1.0, 3.0 * mad)
         if np.array_equal(new, keep) or new.sum() < MIN_RIDGES:
             break
         keep = new
-    if keep.sum() < MIN_RIDGES or np.ptp(r[keep]) < MIN_SPAN_PX:
+    rk = r[keep]
+    if len(rk) < MIN_RIDGES or np.ptp(rk) < MIN_SPAN_PX:
         return None
-    res = c[keep] - (coef[0] + coef[1] * r[keep])
-    scatter = float(np.sqrt(np.mean(res**2)))
+    b, a = _line(rk, c[keep])
+    scatter = float(np.sqrt(np.mean((c[keep] - (a + b * rk)) ** 2)))
     if scatter > MAX_SCATTER_PX:
         return None
     # 1-sigma of the intercept of a straight-line fit
-    A = np.stack([np.ones(keep.sum()), r[keep]], axis=1)
-    cov = np.linalg.inv(A.T @ A) * max(scatter, 0.3) ** 2
-    return float(coef[0]), float(np.sqrt(cov[0, 0]))
+    sxx = float(np.sum((rk - rk.mean()) ** 2))
+    var = max(scatter, 0.3) ** 2 * (1.0 / len(rk) + rk.mean() ** 2 / sxx)
+    return a, float(np.sqrt(var))
+
+
+def _line(r: np.ndarray, c: np.ndarray) -> tuple[float, float]:
+    """(slope, intercept) of the least-squares line c = intercept + slope r (r spread)."""
+    rm, cm = float(r.mean()), float(c.mean())
+    dr = r - rm
+    slope = float(np.dot(dr, c - cm) / max(float(np.dot(dr, dr)), 1e-12))
+    return slope, cm - slope * rm
 
 
 def check_clicks_on_paint(
