@@ -11,8 +11,10 @@ import pytest
 
 from court_specs import load_spec
 from courtstudio.cli import main
+from courtstudio.io.project import FrameAnnotation
 from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.click_paint import painted_lines_with_widths
+from courtstudio.pipeline.live_calibration import CalibrationCache
 from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera, visible_keypoints
 from geometry.click_paint import check_clicks_on_paint, lines_through
 from geometry.line_ridges import to_gray
@@ -236,3 +238,18 @@ def test_cli_calibrate_with_the_frame_names_the_moved_click(tmp_path, capsys):
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "480x270" in err[0]
+
+
+def test_the_app_cache_gives_the_doctor_the_frame_only_when_diagnosing():
+    spec, cam, img, kp = scene(5)
+    clicks = noisy(kp, FEW, 5)
+    name = "far_service_centre"
+    clicks[name] = tuple(np.asarray(clicks[name]) + [0.0, 12.0])
+    ann = FrameAnnotation("f", SIZE, clicks)
+    cache = CalibrationCache()
+    seen = cache.solve("f", spec, ann, diagnose=True, image=img).calibration
+    assert seen.paint_offsets_px is not None and seen.suspects[:1] == [name]
+    blind = cache.solve("f", spec, ann, diagnose=True).calibration
+    assert blind.paint_offsets_px is None  # cached apart from the solve with the frame
+    dragging = cache.solve("f", spec, ann, diagnose=False, image=img).calibration
+    assert dragging.paint_offsets_px is None and dragging.suspects == []
