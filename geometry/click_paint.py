@@ -13,6 +13,11 @@ robustly. The click's signed distance from each fitted line is the evidence; wit
 a clear angle, their crossing gives the click's full 2D offset. No ridge, too few or
 scattered centres, or a keypoint on no painted line = no evidence (NaN), never a suspect.
 
+Paint can mislead (the keypoint's own line unpainted and a neighbouring line's ridge found, a
+painted area's edge instead of a line), so ``off_paint_z`` counts the evidence only where the
+camera solved without the click backs it: the keypoint it predicts is likelier on the paint
+than at the click (geometry.doctor.find_suspects then names such clicks first).
+
 Plain arrays only (pixels of the image as it is; world metres), no court spec types.
 """
 
