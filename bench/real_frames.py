@@ -19,7 +19,10 @@ Per frame (and the median over frames):
   lines/corners.
 - doctor: ``clean`` = no suspect on the frame as clicked (the false-alarm rate is the share of
   frames with a suspect); ``det`` = share of trials in which one click moved by 12 px (random
-  direction, every click in turn, ``--trials`` directions each) is the first suspect.
+  direction, every click in turn, ``--trials`` directions each) is the first suspect. Both
+  without the frame (clicks only) and, where the frame is readable, with it (``+ paint``:
+  the doctor also checks each click against the painted lines through its keypoint,
+  courtstudio.pipeline.click_paint), on the same moved clicks.
 """
 
 from __future__ import annotations
@@ -88,13 +91,20 @@ def corners_and_lines(spec, size, clicks, image, truth=None):
     return e0, e1, rep
 
 
-def doctor(spec, size, clicks, trials, rng):
-    """(clean: no suspect on the frame as clicked, detections, trials)."""
-    try:
-        clean = not calibrate_court(spec, size, clicks).suspects
-    except GeometryError:
-        clean = False
-    hits = n = 0
+def doctor(spec, size, clicks, trials, rng, image=None):
+    """{"clean": no suspect on the frame as clicked, "hits", "trials", and with an image the
+    same with the doctor shown the frame: "paint_clean", "paint_hits"}. Both doctors see the
+    same moved clicks."""
+
+    def suspects(pts, img):
+        try:
+            return calibrate_court(spec, size, pts, image=img).suspects
+        except GeometryError:
+            return None
+
+    out = {"clean": suspects(clicks, None) == [], "hits": 0, "trials": 0}
+    if image is not None:
+        out.update(paint_clean=suspects(clicks, image) == [], paint_hits=0)
     for name in clicks:
         for _ in range(trials):
             a = rng.uniform(0, 2 * np.pi)
@@ -102,13 +112,13 @@ def doctor(spec, size, clicks, trials, rng):
             moved[name] = tuple(
                 np.asarray(clicks[name]) + MOVE_PX * np.array([np.cos(a), np.sin(a)])
             )
-            n += 1
-            try:
-                sus = calibrate_court(spec, size, moved).suspects
-            except GeometryError:
-                continue
-            hits += bool(sus) and sus[0] == name
-    return clean, hits, n
+            out["trials"] += 1
+            sus = suspects(moved, None)
+            out["hits"] += bool(sus) and sus[0] == name
+            if image is not None:
+                sus = suspects(moved, image)
+                out["paint_hits"] += bool(sus) and sus[0] == name
+    return out
 
 
 def frame_path(folder: Path, doc: dict, fid: str) -> Path | None:
@@ -175,10 +185,11 @@ def main(argv=None) -> int:
             auto_rms=float(np.sqrt(np.nanmean(la**2))),
         )
         img_path = frame_path(folder, doc, fid)
-        cl = None
+        cl = img_ok = None
         if img_path is not None:
             img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
             if img is not None and (img.shape[1], img.shape[0]) == size:
+                img_ok = img
                 cl = corners_and_lines(spec, size, clicks, img, truth)
         if cl is not None:
             e0, e1, rep = cl
@@ -193,8 +204,10 @@ def main(argv=None) -> int:
                 support_after=rep.support_after,
             )
         if not args.no_doctor:
-            clean, hits, n = doctor(spec, size, clicks, args.trials, rng)
-            row.update(doctor_clean=clean, detect_hits=hits, detect_trials=n)
+            d = doctor(spec, size, clicks, args.trials, rng, img_ok)
+            row.update(doctor_clean=d["clean"], detect_hits=d["hits"], detect_trials=d["trials"])
+            if img_ok is not None:
+                row.update(paint_clean=d["paint_clean"], paint_hits=d["paint_hits"])
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
         print(
@@ -206,7 +219,14 @@ def main(argv=None) -> int:
             + (
                 ""
                 if args.no_doctor
-                else f"{'yes' if row['doctor_clean'] else 'NO':>12} {hits:>2}/{n:<3}"
+                else f"{'yes' if row['doctor_clean'] else 'NO':>12} "
+                f"{row['detect_hits']:>2}/{row['detect_trials']:<3}"
+                + (
+                    f" | + paint: {'yes' if row['paint_clean'] else 'NO':>4} "
+                    f"{row['paint_hits']:>2}/{row['detect_trials']:<3}"
+                    if "paint_hits" in row
+                    else ""
+                )
             )
         )
     ok = [r for r in rows if "error" not in r]
@@ -231,13 +251,30 @@ def main(argv=None) -> int:
             f"(ratio {med('lines_ratio', sel):.2f})"
         )
     if not args.no_doctor and ok:
-        clean = np.mean([r["doctor_clean"] for r in ok])
-        det = sum(r["detect_hits"] for r in ok) / max(1, sum(r["detect_trials"] for r in ok))
-        print(
-            f"doctor: no suspect on {100 * clean:.0f} % of frames as clicked (target >= 85 %);"
-            f" a click moved by {MOVE_PX:g} px is the first suspect in {100 * det:.0f} % of "
-            f"trials (target >= 90 %)"
-        )
+        for label, sel in (
+            ("all", ok),
+            ("< 10 clicks", [r for r in ok if r["n"] < 10]),
+            (">= 10 clicks", [r for r in ok if r["n"] >= 10]),
+        ):
+            if not sel:
+                continue
+            clean = np.mean([r["doctor_clean"] for r in sel])
+            trials = max(1, sum(r["detect_trials"] for r in sel))
+            det = sum(r["detect_hits"] for r in sel) / trials
+            print(
+                f"doctor, {label} ({len(sel)} frames): no suspect on {100 * clean:.0f} % of "
+                f"frames as clicked (target >= 85 %); a click moved by {MOVE_PX:g} px is the "
+                f"first suspect in {100 * det:.0f} % of trials (target >= 90 %)"
+            )
+            ps = [r for r in sel if "paint_hits" in r]
+            if ps:
+                pclean = np.mean([r["paint_clean"] for r in ps])
+                ptrials = max(1, sum(r["detect_trials"] for r in ps))
+                pdet = sum(r["paint_hits"] for r in ps) / ptrials
+                print(
+                    f"  with the frame (painted lines, {len(ps)} frames): no suspect on "
+                    f"{100 * pclean:.0f} %, first suspect in {100 * pdet:.0f} % of trials"
+                )
     refused = [r for r in rows if "error" in r]
     if refused:
         print(

@@ -1,6 +1,7 @@
 """Write synthetic frames in the real-frames layout, shot through a lens, for bench/real_frames.py.
 
     python bench/synthetic_lens_frames.py OUT [--k1 -0.2] [--count 8] [--sigma 2.0] [--seed 0]
+        [--clicks N]
     python bench/real_frames.py OUT
 
 Wide broadcast cameras (the court fills about 60 % of the frame, courtstudio.synth.synthetic with
@@ -41,6 +42,13 @@ def main(argv=None) -> int:
     ap.add_argument("--sigma", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", nargs=2, type=int, default=[1280, 720])
+    ap.add_argument(
+        "--clicks",
+        type=int,
+        default=None,
+        help="keep only this many of the visible ground keypoints, chosen at random (a "
+        "few-click set, as side-on frames and webcams give; default: all visible ones)",
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     (out / "frames").mkdir(parents=True, exist_ok=True)
@@ -56,11 +64,16 @@ def main(argv=None) -> int:
         img = render_frame(spec, cam, rng=rng)
         kp = visible_keypoints(spec, cam, margin_px=4.0)
         fid = f"{spec.id}_k1_{written:02d}"
-        cv2.imwrite(str(out / "frames" / f"{fid}.png"), img)
         pts = {
             n: [round(float(c), 2) for c in uv + rng.normal(0, args.sigma, 2)]
             for n, uv in kp.items()
         }
+        if args.clicks is not None:
+            ground = [n for n in pts if spec.keypoints[n][2] == spec.plane_z()]
+            if len(ground) < args.clicks:
+                continue
+            pts = {n: pts[n] for n in rng.choice(ground, args.clicks, replace=False)}
+        cv2.imwrite(str(out / "frames" / f"{fid}.png"), img)
         doc = {
             "image_size": list(size),
             "sport": spec.id,

@@ -25,6 +25,7 @@ import numpy as np
 
 from geometry.calibration import MIN_POINTS, CameraFit, solve_camera
 from geometry.camera_params import ParamModel
+from geometry.click_paint import PaintCheck, off_paint_z
 from geometry.errors import GeometryError
 from geometry.labelling import WorldConvention
 from geometry.levenberg_marquardt import refine
@@ -134,6 +135,8 @@ class LeaveOneOut:
 
     residual_px: np.ndarray
     z: np.ndarray
+    predicted_uv: np.ndarray | None = None  # (N, 2) px: each click as the others predict it
+    predicted_cov: np.ndarray | None = None  # (N, 2, 2) px^2: that prediction's covariance
 
 
 SUSPECT_Z = 3.5  # set on the real-frames dev set at the frame's own click noise (BENCHMARKS.md)
@@ -146,8 +149,10 @@ def leave_one_out(
     else the simple model; warm-started from ``fit``)."""
     n = len(points_world)
     res_px, z = np.full(n, np.nan), np.full(n, np.nan)
+    pred_uv = np.full((n, 2), np.nan)
+    pred_cov = np.full((n, 2, 2), np.nan)
     if n - 1 < MIN_POINTS:
-        return LeaveOneOut(res_px, z)
+        return LeaveOneOut(res_px, z, pred_uv, pred_cov)
     simple = fit.model if fit.model.one_focal else ParamModel("simple")
     if 2 * (n - 1) <= simple.size:
         simple = ParamModel("simple")
@@ -160,17 +165,19 @@ def leave_one_out(
             continue
         pred, j = simple.project_with_jacobian(res.theta, points_world[i : i + 1], size)
         r = pred[0] - uv[i]
+        pred_uv[i] = pred[0]
         res_px[i] = float(np.linalg.norm(r))
         try:
-            cov = click_sigma_px**2 * (
-                np.eye(2) + j @ np.linalg.inv(res.jacobian.T @ res.jacobian) @ j.T
+            pred_cov[i] = click_sigma_px**2 * (
+                j @ np.linalg.inv(res.jacobian.T @ res.jacobian) @ j.T
             )
+            cov = click_sigma_px**2 * np.eye(2) + pred_cov[i]
             q = float(r @ np.linalg.solve(cov, r))
         except np.linalg.LinAlgError:
             continue
         if np.isfinite(q) and q >= 0:  # an ill-conditioned reduced fit can give q < 0
             z[i] = float(np.sqrt(q))
-    return LeaveOneOut(res_px, z)
+    return LeaveOneOut(res_px, z, pred_uv, pred_cov)
 
 
 def find_suspects(
@@ -179,33 +186,58 @@ def find_suspects(
     uv: np.ndarray,
     names: list[str],
     click_sigma_px: float = 1.0,
+    paint: PaintCheck | None = None,
+    loo: LeaveOneOut | None = None,
 ) -> list[str]:
-    """Clicks that do not fit, found one at a time: the worst leave-one-out z above SUSPECT_Z
-    is a suspect; it is removed and the rest re-examined. (Judging all clicks from one pass
-    would blame good clicks for the pull of a bad one.)"""
+    """Clicks that do not fit.
+
+    With paint (geometry.click_paint, the frame's painted lines near each click), the clicks
+    lying off their painted lines by more than SUSPECT_Z sigma, where the camera solved
+    without them agrees the paint is closer, come first (worst first): a few clicks cannot
+    tell which of them moved, the paint can. Then, on the remaining clicks, one at a time:
+    the worst leave-one-out z above SUSPECT_Z is a suspect; it is removed and the rest
+    re-examined. (Judging all clicks from one pass would blame good clicks for the pull of a
+    bad one.) loo: the fit's leave_one_out, when already computed."""
     keep = list(range(len(names)))
     suspects: list[str] = []
-    cur = fit
-    while len(keep) - 1 >= MIN_POINTS:
+    cur: CameraFit | None = fit
+    if paint is not None and len(keep) - 1 >= MIN_POINTS:
+        if loo is None:
+            loo = leave_one_out(fit, points_world, uv, click_sigma_px)
+        z = off_paint_z(paint, uv, click_sigma_px, loo.predicted_uv, loo.predicted_cov)
+        for i in np.argsort(-np.nan_to_num(z, nan=-1.0)):
+            if not z[i] > SUSPECT_Z or len(keep) - 1 < MIN_POINTS:
+                break
+            suspects.append(names[i])
+            keep.remove(int(i))
+        if suspects:
+            cur = _resolve(fit, points_world, uv, names, keep, click_sigma_px)
+    while cur is not None and len(keep) - 1 >= MIN_POINTS:
         z = leave_one_out(cur, points_world[keep], uv[keep], click_sigma_px).z
         if not np.any(np.isfinite(z)) or np.nanmax(z) <= SUSPECT_Z:
             break
         worst = keep[int(np.nanargmax(z))]
         suspects.append(names[worst])
         keep.remove(worst)
-        try:
-            model = fit.model.name if fit.model.one_focal else "simple"
-            cur = solve_camera(
-                points_world[keep],
-                uv[keep],
-                cur.camera.image_size,
-                model=model if len(keep) >= 6 else "simple",
-                click_sigma_px=click_sigma_px,
-                names=[names[k] for k in keep],
-            )
-        except GeometryError:
-            break
+        cur = _resolve(fit, points_world, uv, names, keep, click_sigma_px)
     return suspects
+
+
+def _resolve(fit, points_world, uv, names, keep, click_sigma_px) -> CameraFit | None:
+    """The camera of the clicks keep (indices), with the fit's one-focal model (the simple
+    one below 6 clicks); None when they do not solve."""
+    try:
+        model = fit.model.name if fit.model.one_focal else "simple"
+        return solve_camera(
+            points_world[keep],
+            uv[keep],
+            fit.camera.image_size,
+            model=model if len(keep) >= 6 else "simple",
+            click_sigma_px=click_sigma_px,
+            names=[names[k] for k in keep],
+        )
+    except GeometryError:
+        return None
 
 
 def _try(keypoints_world, uv_list, image_size, names, sigma) -> CameraFit | None:

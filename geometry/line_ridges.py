@@ -210,3 +210,64 @@ def find_ridges(
             good[sel] &= _smooth_inliers(arc[sel], found[sel], smooth_tol_px)
     q = uv[good] + found[good, None] * normals[good]
     return Ridges(P[good], q, normals[good], idx[good], tried)
+
+
+def ridge_offsets(
+    gray: np.ndarray, uv: np.ndarray, normals: np.ndarray, width_px, search_px: float
+) -> np.ndarray:
+    """(S,) px: the painted-line centre across the line at each of S image points, as a signed
+    offset along the normal (the centre is at uv + offset * normal), NaN where no single clear
+    ridge lies within search_px. gray: (h, w) float32 from to_gray; uv: (S, 2) px; normals:
+    (2,) or (S, 2) unit image normals; width_px: the painted line's expected width, px, one
+    for all or (S,). All profiles are read in one remap."""
+    pts = np.asarray(uv, float).reshape(-1, 2)
+    nrm = np.broadcast_to(np.asarray(normals, float), pts.shape)
+    if len(pts) == 0:
+        return np.zeros(0)
+    w = np.maximum(np.broadcast_to(np.asarray(width_px, float), (len(pts),)), 1.0)
+    reach = min(search_px + 0.5 * float(w.max()) + 4.0, search_px + 30.0)
+    offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
+    prof = _profiles(gray, pts, nrm, offsets)
+    return _ridge_centres(prof, offsets, w, search_px)
+
+
+def _ridge_centres(prof, offsets, width_px, search_px) -> np.ndarray:
+    """_ridge_centre of every row of prof (S, O) at once (width_px: (S,)): the same tests and
+    the same sub-pixel centre, vectorised per side-probe distance."""
+    step = PROFILE_STEP_PX
+    S, n = prof.shape
+    out = np.full(S, np.nan)
+    a_all = np.round((0.5 * width_px + 1.5) / step).astype(int)
+    cols = np.arange(n)
+    for a in np.unique(a_all):
+        rows = np.flatnonzero(a_all == a)
+        if n <= 2 * a + 2:
+            continue
+        P = prof[rows]
+        resp = P[:, a : n - a] - np.maximum(P[:, : n - 2 * a], P[:, 2 * a :])
+        inner = np.abs(offsets[a : n - a]) <= search_px
+        resp = np.where(inner[None], resp, -np.inf)
+        k = np.argmax(resp, axis=1)
+        best = resp[np.arange(len(rows)), k]
+        ok = best > MIN_CONTRAST
+        far = np.abs(np.arange(resp.shape[1])[None] - k[:, None]) > 2 * a
+        rival = np.max(np.where(far, resp, -np.inf), axis=1)
+        ok &= ~(rival > AMBIGUOUS_RATIO * best)
+        kp = k + a
+        r_ = np.arange(len(rows))
+        half = 0.5 * (P[r_, kp] + 0.5 * (P[r_, kp - a] + P[r_, kp + a]))
+        below = P < half[:, None]
+        # lo - 1: the last sample left of kp below half; hi + 1: the first right of it
+        left_b = np.where(below & (cols[None] < kp[:, None]), cols[None], -1).max(axis=1)
+        right_b = np.where(below & (cols[None] > kp[:, None]), cols[None], n).min(axis=1)
+        ok &= (left_b >= 0) & (right_b <= n - 1)
+        lo, hi = np.clip(left_b + 1, 1, n - 1), np.clip(right_b - 1, 0, n - 2)
+        pl, pl1 = P[r_, lo - 1], P[r_, lo]
+        ph, ph1 = P[r_, hi], P[r_, hi + 1]
+        left = offsets[lo - 1] + step * (half - pl) / np.maximum(pl1 - pl, 1e-6)
+        right = offsets[hi] + step * (ph - half) / np.maximum(ph - ph1, 1e-6)
+        measured = right - left
+        w = width_px[rows]
+        ok &= (measured <= 2.5 * w + 2.0) & (measured >= 0.3 * w)
+        out[rows[ok]] = 0.5 * (left + right)[ok]
+    return out

@@ -86,6 +86,9 @@ def cmd_calibrate(args) -> int:
     size, points = load_points_file(args.points)
     if args.click_sigma is not None and not args.click_sigma > 0:
         raise CliError(f"--click-sigma must be positive, got {args.click_sigma:g}")
+    if args.refine_lines and not args.image:
+        raise CliError("--refine-lines needs --image FRAME (the frame the points were clicked on)")
+    image = read_frame(args.image, size) if args.image else None
     cal = calibrate_court(
         spec,
         size,
@@ -94,15 +97,11 @@ def cmd_calibrate(args) -> int:
         radial=args.radial,
         click_sigma_px=args.click_sigma,
         view=args.view or _points_view(args.points),
+        image=image,
     )
     if args.refine_lines:
         from courtstudio.pipeline.line_refinement import refine_calibration
 
-        if not args.image:
-            raise CliError(
-                "--refine-lines needs --image FRAME (the frame the points were clicked on)"
-            )
-        image = read_frame(args.image, size)
         cal = refine_calibration(cal, spec, image, model="auto" if args.model == "auto" else "keep")
     doc = cal.to_json()
     if args.output:
@@ -293,7 +292,12 @@ def register(sub, fmt) -> None:
         metavar="PX",
         help="click noise, 1-sigma pixels (default: estimated from the residuals, 1 to 3 px)",
     )
-    sp.add_argument("--image", metavar="FRAME", help="the frame the points were clicked on")
+    sp.add_argument(
+        "--image",
+        metavar="FRAME",
+        help="the frame the points were clicked on (the doctor then also checks each click "
+        "against the painted lines through its keypoint)",
+    )
     sp.add_argument(
         "--refine-lines",
         action="store_true",

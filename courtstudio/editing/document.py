@@ -116,7 +116,9 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         """The frame's own calibration, else its static-camera range's source camera."""
         frame = self.project.frame(frame_id)
         ann = self.annotation(frame_id)
-        own = self.calibrations.solve(frame_id, load_spec(frame.sport), ann, diagnose)
+        own = self.calibrations.solve(
+            frame_id, load_spec(frame.sport), ann, diagnose, self._doctor_image(frame, diagnose)
+        )
         if own.calibration is not None or ann.points:
             return own
         index = self.project.index_of(frame_id)
@@ -137,6 +139,16 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             if src.calibration is not None:
                 return CameraState(src.calibration, f"static camera of {rng.source}", rng.source)
         return own
+
+    def _doctor_image(self, frame, diagnose: bool):
+        """The frame's image for the doctor's paint check (None while not diagnosing, before
+        4 clicks, or when the frame cannot be read: the doctor then uses the clicks alone)."""
+        if not diagnose or len(self.annotation(frame.id).calibration_points) < 4:
+            return None
+        try:
+            return self.frames.image(frame)
+        except (ProjectError, ValueError, OSError):
+            return None
 
     def refine_on_lines(self, frame_id: str) -> CameraState:
         """Refine the frame's own calibration on its painted lines (live_calibration)."""

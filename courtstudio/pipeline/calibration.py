@@ -56,6 +56,7 @@ class CourtCalibration:
     quality: FitQuality = FitQuality.OK  # POOR: residuals beyond what the click noise explains
     quality_reason: str = ""
     refinement: dict | None = None  # line refinement report (geometry.line_refine)
+    paint_offsets_px: dict | None = None  # name -> painted crossing minus click (an image given)
 
     @property
     def camera(self) -> Camera:
@@ -102,6 +103,11 @@ class CourtCalibration:
             "warnings": list(self.warnings),
             "suggestions": [fx.to_dict() for fx in self.fixes],
             **({"line_refinement": self.refinement} if self.refinement else {}),
+            **(
+                {"paint_offsets_px": self.paint_offsets_px}
+                if self.paint_offsets_px is not None
+                else {}
+            ),
         }
 
 
@@ -137,6 +143,7 @@ def calibrate_court(
     diagnose: bool = True,
     theta0=None,
     view: str | None = None,
+    image: np.ndarray | None = None,
 ) -> CourtCalibration:
     """Calibrate from named clicks.
 
@@ -147,7 +154,10 @@ def calibrate_court(
     convention, docs/frames.md), None for the spec's broadcast_view. Raises
     CalibrationError for unknown names, degenerate input, clicks that only a mirrored court
     fits, or clicks that put the camera on the wrong side for the convention (with the
-    relabelling that would fix it, when the doctor finds one).
+    relabelling that would fix it, when the doctor finds one). image: the frame the clicks
+    were made on ((h, w) grey or (h, w, 3) BGR uint8) or None: with it the doctor also checks
+    each click against the painted lines through its keypoint (courtstudio.pipeline.
+    click_paint); a frame of another size is not used (a warning says so).
     """
     names = list(clicks)
     check_names(spec, names)
@@ -209,9 +219,18 @@ def calibrate_court(
             f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions"
         )
     suspects: list[str] = []
+    paint = None
     if diagnose:
         loo = leave_one_out(fit, X, uv, click_sigma_px)
-        suspects = find_suspects(fit, X, uv, names, click_sigma_px)
+        if image is not None:
+            from courtstudio.pipeline.click_paint import check_paint, image_mismatch
+
+            why = image_mismatch(image, image_size)
+            if why:
+                warnings.append(why)
+            else:
+                paint = check_paint(spec, fit.camera, image, names, uv)
+        suspects = find_suspects(fit, X, uv, names, click_sigma_px, paint, loo)
         fixes = doctor(fit)
         mirrored = [fx for fx in fixes if fx.kind in WHOLE_COURT_KINDS]
         if mirrored:
@@ -224,11 +243,14 @@ def calibrate_court(
         loo = LeaveOneOut(np.full(len(names), np.nan), np.full(len(names), np.nan))
         fixes = []
     if suspects:
+        off = paint.distance_px() if paint is not None else np.full(len(names), np.nan)
         warnings.append(
             "suspect click(s): "
             + ", ".join(
-                f"{n} (leave-one-out {r:.1f} px)"
-                for n, r in zip(names, loo.residual_px)
+                f"{n} (leave-one-out {r:.1f} px"
+                + (f"; {d:.1f} px off its painted lines" if np.isfinite(d) else "")
+                + ")"
+                for n, r, d in zip(names, loo.residual_px, off)
                 if n in suspects
             )
         )
@@ -246,7 +268,20 @@ def calibrate_court(
         sigma_source,
         quality,
         quality_reason,
+        paint_offsets_px=_paint_offsets(paint, names),
     )
+
+
+def _paint_offsets(paint, names) -> dict | None:
+    """{name: [du, dv] px, the painted crossing minus the click (along the one painted line
+    found, when only one was)} for the clicks with paint evidence; None without an image."""
+    if paint is None:
+        return None
+    return {
+        n: [round(float(a), 3) for a in o]
+        for n, o, k in zip(names, paint.offset_uv, paint.lines)
+        if k > 0
+    }
 
 
 def _error_with_fixes(message: str, fixes: list[LabelFix]) -> CalibrationError:

@@ -74,8 +74,17 @@ class CalibrationCache:
         )
 
     def solve(
-        self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation, diagnose: bool = True
+        self,
+        frame_id: str,
+        spec: CourtSpec,
+        ann: FrameAnnotation,
+        diagnose: bool = True,
+        image: np.ndarray | None = None,
     ) -> CameraState:
+        """The frame's camera from its clicks (cached). image: the frame ((h, w, 3) BGR
+        uint8) or None; with diagnose, the doctor also checks the clicks against its painted
+        lines (courtstudio.pipeline.click_paint)."""
+        image = image if diagnose else None
         points = ann.calibration_points  # occluded / estimated clicks are left out
         if len(points) < MIN_POINTS:
             n = len(points)
@@ -89,7 +98,7 @@ class CalibrationCache:
         refined = self._refined.get(frame_id)
         if refined is not None and refined[0] == base:
             return refined[1]  # refined on the lines, and the clicks have not changed since
-        key = base + (diagnose,)
+        key = base + (diagnose, image is not None)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -109,6 +118,7 @@ class CalibrationCache:
                     click_sigma_px=self.click_sigma_px,
                     diagnose=diagnose,
                     theta0=theta0,
+                    image=image,
                 )
             except ValueError:
                 if model == self.model:
@@ -122,6 +132,7 @@ class CalibrationCache:
                     click_sigma_px=self.click_sigma_px,
                     diagnose=diagnose,
                     theta0=None if theta0 is None else theta0[:7],
+                    image=image,
                 )
             state = CameraState(cal)
             # a lens model's own parameters: a drag refines them directly (geometry.
