@@ -44,7 +44,7 @@ from annotation_ui.timeline import Timeline
 from annotation_ui.view_adjust import ViewAdjust
 from annotation_ui.views import OrbitView, TopDownView
 from annotation_ui.window_commands import FrameCommands
-from annotation_ui.window_deferred import DIAGNOSIS_FALLBACK_MS, DeferredUpdates
+from annotation_ui.window_deferred import DeferredUpdates
 from annotation_ui.window_export import ExportDialogs
 from annotation_ui.window_files import FileOperations
 from annotation_ui.window_flight import BallFlightGlue
@@ -269,8 +269,9 @@ class MainWindow(
 
     def _drag_finished(self, *args):
         self._dragging = False
-        self._diagnosis_pending = False  # an edit ends here: its doctor runs now
-        self.refresh()
+        # the drop shows at once (the camera with its lens model); the doctor, which reads
+        # the frame's painted lines, follows the repaint
+        self._show_then_diagnose()
 
     # ----------------------------------------------------------------- refresh
     def _frame_changed(self, index: int):
@@ -285,13 +286,7 @@ class MainWindow(
             self.tools.set_keypoint(None)
             self.tools.advance(self.doc.spec(), self.doc.annotation(frame.id).points)
         # show the frame first: the doctor and the ball's 1-sigma follow its first repaint
-        self._diagnosis_pending = True
-        self._diagnosis_token += 1
-        token = self._diagnosis_token
-        self.refresh()
-        if not self.view.isVisible():  # no repaint will come
-            QTimer.singleShot(0, self, lambda: self._diagnose_now(token))
-        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, self, lambda: self._diagnose_now(token))
+        self._show_then_diagnose()
 
     def _annotation_changed(self, frame_id: str):
         index = self.doc.project.index_of(frame_id)

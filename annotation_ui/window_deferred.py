@@ -1,6 +1,7 @@
-"""The main window's deferred updates: after a frame change the doctor (leave-one-out,
-relabellings) and the ball's 1-sigma wait until the frame has been shown, and during a drag
-the side panels follow at most every PANEL_DRAG_MS while the canvas follows every move."""
+"""The main window's deferred updates: after a frame change or a drag's release the doctor
+(leave-one-out, relabellings, the painted-line check) and the ball's 1-sigma wait until the
+frame has been shown, and during a drag the side panels follow at most every PANEL_DRAG_MS
+while the canvas follows every move."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ class DeferredUpdates:
     """Mixin of MainWindow: ``_diagnosis_pending`` / ``_diagnosis_token`` (the frame change
     whose doctor waits), ``_panels_at`` and ``_panel_timer`` (the panels' last update and
     their trailing update after a drag), set up in MainWindow.__init__."""
+
+    def _show_then_diagnose(self) -> None:
+        """Refresh without the doctor and the ball's 1-sigma, then run them after the next
+        repaint (at most DIAGNOSIS_FALLBACK_MS later): a frame change and a drag's release."""
+        self._diagnosis_pending = True
+        self._diagnosis_token += 1
+        token = self._diagnosis_token
+        self.refresh()
+        if not self.view.isVisible():  # no repaint will come
+            QTimer.singleShot(0, self, lambda: self._diagnose_now(token))
+        QTimer.singleShot(DIAGNOSIS_FALLBACK_MS, self, lambda: self._diagnose_now(token))
 
     def _frame_shown(self):
         if self._diagnosis_pending:

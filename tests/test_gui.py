@@ -124,7 +124,7 @@ def test_clicks_calibrate_live_and_undo(window, blank_project):
     assert PAPER_SIX[-1] in window.doc.annotation(fid).points
 
 
-def test_dragging_a_click_is_one_undo_step(window, blank_project):
+def test_dragging_a_click_is_one_undo_step(window, blank_project, qtbot):
     window.open_project(blank_project.root, recover=False)
     fid = window.doc.current_frame.id
     t = truth(blank_project, fid)
@@ -135,6 +135,9 @@ def test_dragging_a_click_is_one_undo_step(window, blank_project):
     drag(window, start, target)
     moved = window.doc.annotation(fid).points["near_left_corner"]
     assert np.linalg.norm(np.subtract(moved, target)) < CLICK_TOL_PX
+    # the drop is shown first; the doctor follows the repaint
+    assert window._diagnosis_pending
+    qtbot.waitUntil(lambda: not window._diagnosis_pending, timeout=5000)
     assert window.court_panel.diagram.suspects  # a 30 px error stands out
     window.undo()
     assert np.allclose(window.doc.annotation(fid).points["near_left_corner"], start)

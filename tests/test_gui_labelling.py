@@ -15,7 +15,7 @@ from courtstudio.io.project import load_project
 from courtstudio.synth.synthetic_project import write_synthetic_project
 
 
-def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):
+def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path, qtbot):
     p = write_synthetic_project(tmp_path / "blank", ["badminton"], per_sport=1, seed=3)
     shutil.rmtree(p.root / "annotations")
     project = load_project(p.root)
@@ -32,7 +32,8 @@ def test_mirrored_clicks_are_refused_and_the_fix_applies(window, tmp_path):
             Qt.KeyboardModifier.NoModifier,
             window.view.mapFromScene(uv_to_scene(u, v)),
         )
-    window.refresh()
+    # a click's release shows the click at once; the doctor (and its fix) follow the repaint
+    qtbot.waitUntil(lambda: not window._diagnosis_pending, timeout=5000)
     assert window.doc.camera_state(fid).calibration is None  # no camera under the court
     panel = window.court_panel
     assert "left and right look swapped" in panel.suggestion.text()
