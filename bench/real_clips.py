@@ -24,10 +24,11 @@ Flag checks (bench/devset_clips/flag_checks/<clip>/<frame>.json, the same format
 clicked by hand only to measure the flags, chosen from a run's statuses (frames the
 propagation flagged, and frames it left ok at the hard moments). They are never references and
 never enter the tables above; each run scores them too, and a third table gives per run the
-checked frames flagged and how many of them are off (flag precision = off / flagged) and the
-checked frames left ok that are off. ``--rescore DIR`` scores the cameras.jsonl files a
-previous ``--out DIR`` run kept (DIR/<clip>/ref<N>/) against the current clicks, without
-propagating again (the propagation never reads held-out clicks).
+checked frames flagged and how many of them are off (flag precision = off / flagged; a flagged
+frame without a camera counts as off, and the precision among flagged frames that have a camera
+is given too) and the checked frames left ok that are off. ``--rescore DIR`` scores the
+cameras.jsonl files a previous ``--out DIR`` run kept (DIR/<clip>/ref<N>/) against the current
+clicks, without propagating again (the propagation never reads held-out clicks).
 """
 
 from __future__ import annotations
@@ -257,18 +258,22 @@ def flag_table(results: list[dict]) -> str:
     """Flag checks per run and pooled per clip: checked frames flagged / off among them, and
     checked frames left ok / off among them (frames clicked only for this, never references)."""
     rows = [
-        "| clip | ref | checked frames (status, worst keypoint px) | flagged | flagged and off | "
-        "flag precision | left ok | ok but off (> off px) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| clip | ref | checked frames (status, worst keypoint px) | flagged (no camera) | "
+        "flagged and off | flag precision | precision, frames with a camera | left ok | "
+        "ok but off (> off px) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
 
     def row(cid, ref, checks, off_px, frames_col):
         flagged = [h for h in checks if h["flagged"]]
         ok = [h for h in checks if not h["flagged"]]
-        n_off = sum(h["off"] for h in flagged)
+        n_off = sum(h["off"] for h in flagged)  # a flagged frame without a camera counts as off
+        with_cam = [h for h in flagged if h["max_px"] is not None]
         prec = n_off / len(flagged) if flagged else None
+        prec_cam = sum(h["off"] for h in with_cam) / len(with_cam) if with_cam else None
         return (
-            f"| {cid} | {ref} | {frames_col} | {len(flagged)} | {n_off} | {fmt(prec)} | "
+            f"| {cid} | {ref} | {frames_col} | {len(flagged)} ({len(flagged) - len(with_cam)}) | "
+            f"{n_off} | {fmt(prec)} | {fmt(prec_cam)} | "
             f"{len(ok)} | {sum(h['off'] for h in ok)} (> {fmt(off_px, 1)}) |"
         )
 
