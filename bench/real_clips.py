@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, VideoFrames, VideoSource, propagate  # noqa: E402
+from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
 
 MEDIAN_TARGET_PX_1080 = 2.0
@@ -191,8 +192,7 @@ def rescore(base: Path, entry: dict, ann: dict, checks: dict) -> list[dict]:
         (base / entry["id"]).glob("ref*/cameras.jsonl"), key=lambda p: int(p.parent.name[3:])
     )
     for f in runs:
-        records = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
-        records = [r for r in records if "frame" in r]
+        records = [r for _, r in sorted(read_done(f).items())]  # valid records, one a frame
         refs = [int(f.parent.name[3:])]
         r = summarize(entry, records, ann, refs, checks)
         r.update(wall_s=None, cpu_s=None, graphics_boxes=[])
