@@ -19,6 +19,16 @@ Thresholds scale with the image height (h / 1080): the median target 2 px, and a
 held-out frames that are off / flagged held-out frames; "unflagged off" counts held-out frames
 that are off but not flagged (the target: none). Prints a Markdown table (and, with --json,
 writes every held-out frame's errors).
+
+Flag checks (bench/devset_clips/flag_checks/<clip>/<frame>.json, the same format): frames
+clicked by hand only to measure the flags, chosen from a run's statuses (frames the
+propagation flagged, and frames it left ok at the hard moments). They are never references and
+never enter the tables above; each run scores them too, and a third table gives per run the
+checked frames flagged and how many of them are off (flag precision = off / flagged; a flagged
+frame without a camera counts as off, and the precision among flagged frames that have a camera
+is given too) and the checked frames left ok that are off. ``--rescore DIR`` scores the
+cameras.jsonl files a previous ``--out DIR`` run kept (DIR/<clip>/ref<N>/) against the current
+clicks, without propagating again (the propagation never reads held-out clicks).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, VideoFrames, VideoSource, propagate  # noqa: E402
+from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
 
 MEDIAN_TARGET_PX_1080 = 2.0
@@ -80,8 +91,70 @@ def line_refiner(image, camera, spec):
     return refine_on_lines(camera, spec, image, model="keep")[0]
 
 
+def score_frames(frames: dict, by_frame: dict, spec, off_px: float, skip=()) -> list[dict]:
+    """Per annotated frame (not in skip): status, errors of its clicks under the record's camera,
+    off (worst keypoint > off_px, or no camera) and flagged."""
+    out = []
+    for f in sorted(frames):
+        if f in skip:
+            continue
+        rec = by_frame.get(f, {"status": "missing"})
+        err = frame_errors(rec, frames[f], spec)
+        h = {
+            "frame": f,
+            "status": rec["status"],
+            "reason": rec.get("reason", ""),
+            "n_points": len(frames[f]),
+            "errors_px": None if err is None else [round(float(e), 3) for e in err],
+            "median_px": None if err is None else float(np.median(err)),
+            "max_px": None if err is None else float(np.max(err)),
+        }
+        h["off"] = h["max_px"] is None or h["max_px"] > off_px
+        h["flagged"] = h["status"] in ("flagged", "missing")
+        out.append(h)
+    return out
+
+
+def summarize(entry: dict, records: list, ann: dict, ref_frames, checks: dict) -> dict:
+    """The result of one run (its cameras.jsonl records) against the clicks."""
+    spec = load_spec(entry["sport"])
+    by_frame = {r["frame"]: r for r in records}
+    # pixel thresholds scale with the broadcast picture's height (picture_box [x, y, w, h]
+    # when the picture sits inside a larger frame, e.g. a portrait re-post with black bars)
+    scale = entry.get("picture_box", [0, 0, *entry["image_size"]])[3] / 1080.0
+    off_px = OFF_PX_1080 * scale
+    held = score_frames(ann, by_frame, spec, off_px, skip=ref_frames)
+    all_err = np.concatenate(
+        [h["errors_px"] for h in held if h["errors_px"] is not None] or [np.zeros(0)]
+    )
+    flagged = [h for h in held if h["flagged"]]
+    return {
+        "id": entry["id"],
+        "sport": entry["sport"],
+        "size": entry["image_size"],
+        "frames": len(records),
+        "references": ref_frames,
+        "held_out": held,
+        "median_px": float(np.median(all_err)) if len(all_err) else None,
+        "max_px": float(np.max(all_err)) if len(all_err) else None,
+        "median_target_px": MEDIAN_TARGET_PX_1080 * scale,
+        "off_px": off_px,
+        "flagged_held": len(flagged),
+        "flag_precision": (sum(h["off"] for h in flagged) / len(flagged)) if flagged else None,
+        "unflagged_off": sum(h["off"] and not h["flagged"] for h in held),
+        "flagged_clip": sum(r["status"] == "flagged" for r in records),
+        "flag_checks": score_frames(checks, by_frame, spec, off_px, skip=ref_frames),
+    }
+
+
 def run_clip(
-    entry: dict, video: Path, ann: dict, out_dir: Path, ref_frames=None, refine_lines: bool = False
+    entry: dict,
+    video: Path,
+    ann: dict,
+    out_dir: Path,
+    ref_frames=None,
+    refine_lines: bool = False,
+    checks: dict | None = None,
 ) -> dict:
     spec = load_spec(entry["sport"])
     ref_frames = (
@@ -103,55 +176,28 @@ def run_clip(
         line_refiner=line_refiner if refine_lines else None,
     )
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    by_frame = {r["frame"]: r for r in records}
-    # pixel thresholds scale with the broadcast picture's height (picture_box [x, y, w, h]
-    # when the picture sits inside a larger frame, e.g. a portrait re-post with black bars)
-    scale = entry.get("picture_box", [0, 0, *entry["image_size"]])[3] / 1080.0
-    off_px = OFF_PX_1080 * scale
-    held = []
-    for f in sorted(ann):
-        if f in ref_frames:
-            continue
-        rec = by_frame.get(f, {"status": "missing"})
-        err = frame_errors(rec, ann[f], spec)
-        held.append(
-            {
-                "frame": f,
-                "status": rec["status"],
-                "reason": rec.get("reason", ""),
-                "n_points": len(ann[f]),
-                "errors_px": None if err is None else [round(float(e), 3) for e in err],
-                "median_px": None if err is None else float(np.median(err)),
-                "max_px": None if err is None else float(np.max(err)),
-            }
-        )
-    for h in held:
-        h["off"] = h["max_px"] is None or h["max_px"] > off_px
-        h["flagged"] = h["status"] in ("flagged", "missing")
-    all_err = np.concatenate(
-        [h["errors_px"] for h in held if h["errors_px"] is not None] or [np.zeros(0)]
+    r = summarize(entry, records, ann, ref_frames, checks or {})
+    r.update(
+        wall_s=wall,
+        cpu_s=cpu,
+        graphics_boxes=propagate.last_extras.get("graphics_boxes", []),
     )
-    flagged = [h for h in held if h["flagged"]]
-    n_flag_all = sum(r["status"] == "flagged" for r in records)
-    return {
-        "id": entry["id"],
-        "sport": entry["sport"],
-        "size": entry["image_size"],
-        "frames": len(records),
-        "references": ref_frames,
-        "held_out": held,
-        "median_px": float(np.median(all_err)) if len(all_err) else None,
-        "max_px": float(np.max(all_err)) if len(all_err) else None,
-        "median_target_px": MEDIAN_TARGET_PX_1080 * scale,
-        "off_px": off_px,
-        "flagged_held": len(flagged),
-        "flag_precision": (sum(h["off"] for h in flagged) / len(flagged)) if flagged else None,
-        "unflagged_off": sum(h["off"] and not h["flagged"] for h in held),
-        "flagged_clip": n_flag_all,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "graphics_boxes": propagate.last_extras.get("graphics_boxes", []),
-    }
+    return r
+
+
+def rescore(base: Path, entry: dict, ann: dict, checks: dict) -> list[dict]:
+    """Score the runs kept under base/<clip>/ref<N>/cameras.jsonl (no propagation)."""
+    out = []
+    runs = sorted(
+        (base / entry["id"]).glob("ref*/cameras.jsonl"), key=lambda p: int(p.parent.name[3:])
+    )
+    for f in runs:
+        records = [r for _, r in sorted(read_done(f).items())]  # valid records, one a frame
+        refs = [int(f.parent.name[3:])]
+        r = summarize(entry, records, ann, refs, checks)
+        r.update(wall_s=None, cpu_s=None, graphics_boxes=[])
+        out.append(r)
+    return out
 
 
 def fmt(x, d=2):
@@ -174,7 +220,8 @@ def table(results: list[dict]) -> str:
             f"{','.join(map(str, r['references']))} | {held} | {fmt(r['median_px'])} "
             f"({fmt(r['median_target_px'], 2)}) | {fmt(r['max_px'], 1)} | {r['flagged_held']} | "
             f"{fmt(r['flag_precision'])} | {r['unflagged_off']} (> {fmt(r['off_px'], 1)}) | "
-            f"{r['flagged_clip']} | {r['frames'] / max(r['wall_s'], 1e-9):.1f} |"
+            f"{r['flagged_clip']} | "
+            f"{'-' if not r.get('wall_s') else format(r['frames'] / r['wall_s'], '.1f')} |"
         )
     return "\n".join(rows)
 
@@ -207,11 +254,66 @@ def pooled_table(results: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def flag_table(results: list[dict]) -> str:
+    """Flag checks per run and pooled per clip: checked frames flagged / off among them, and
+    checked frames left ok / off among them (frames clicked only for this, never references)."""
+    rows = [
+        "| clip | ref | checked frames (status, worst keypoint px) | flagged (no camera) | "
+        "flagged and off | flag precision | precision, frames with a camera | left ok | "
+        "ok but off (> off px) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def row(cid, ref, checks, off_px, frames_col):
+        flagged = [h for h in checks if h["flagged"]]
+        ok = [h for h in checks if not h["flagged"]]
+        n_off = sum(h["off"] for h in flagged)  # a flagged frame without a camera counts as off
+        with_cam = [h for h in flagged if h["max_px"] is not None]
+        prec = n_off / len(flagged) if flagged else None
+        prec_cam = sum(h["off"] for h in with_cam) / len(with_cam) if with_cam else None
+        return (
+            f"| {cid} | {ref} | {frames_col} | {len(flagged)} ({len(flagged) - len(with_cam)}) | "
+            f"{n_off} | {fmt(prec)} | {fmt(prec_cam)} | "
+            f"{len(ok)} | {sum(h['off'] for h in ok)} (> {fmt(off_px, 1)}) |"
+        )
+
+    for cid in dict.fromkeys(r["id"] for r in results):
+        rs = [r for r in results if r["id"] == cid and r.get("flag_checks")]
+        for r in rs:
+            col = ", ".join(
+                f"{h['frame']} ({h['status']}, {fmt(h['max_px'], 1)})" for h in r["flag_checks"]
+            )
+            rows.append(
+                row(cid, ",".join(map(str, r["references"])), r["flag_checks"], r["off_px"], col)
+            )
+        if len(rs) > 1:
+            pooled = [h for r in rs for h in r["flag_checks"]]
+            rows.append(row(cid, "all", pooled, rs[0]["off_px"], f"{len(pooled)} frame-runs"))
+    return "\n".join(rows) if len(rows) > 2 else ""
+
+
+def tables(results: list[dict]) -> str:
+    ft = flag_table(results)
+    return table(results) + "\n\n" + pooled_table(results) + ("\n\n" + ft if ft else "")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", type=Path, help="folder with the clip videos")
     ap.add_argument("--annotations", type=Path, default=ROOT / "bench/devset_clips/annotations")
     ap.add_argument("--manifest", type=Path, default=ROOT / "bench/devset_clips/manifest.json")
+    ap.add_argument(
+        "--flag-checks",
+        type=Path,
+        default=ROOT / "bench/devset_clips/flag_checks",
+        help="frames clicked only to measure the flags (scored in every run, never references)",
+    )
+    ap.add_argument(
+        "--rescore",
+        type=Path,
+        default=None,
+        help="score the cameras.jsonl kept by an earlier --out DIR run (no propagation)",
+    )
     ap.add_argument("--clip", action="append", default=[], help="only these clip ids")
     ap.add_argument("--out", type=Path, default=None, help="keep the propagation outputs here")
     ap.add_argument("--json", type=Path, default=None)
@@ -236,7 +338,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.from_json:
         results = json.loads(args.from_json.read_text())
-        print(table(results) + "\n\n" + pooled_table(results))
+        print(tables(results))
         return 0
     clips = json.loads(args.manifest.read_text())["clips"]
     results = []
@@ -246,6 +348,10 @@ def main(argv=None) -> int:
             if args.clip and entry["id"] not in args.clip:
                 continue
             ann = load_annotations(args.annotations / entry["id"])
+            checks = load_annotations(args.flag_checks / entry["id"])
+            if args.rescore:
+                results.extend(rescore(args.rescore, entry, ann, checks))
+                continue
             if len(ann) < 2:
                 print(f"{entry['id']}: fewer than 2 annotated frames, skipped", file=sys.stderr)
                 continue
@@ -254,7 +360,9 @@ def main(argv=None) -> int:
                 out = base / entry["id"] / ("default" if refs is None else f"ref{refs[0]}")
                 if (out / "cameras.jsonl").exists():
                     (out / "cameras.jsonl").unlink()  # a fresh run every time
-                r = run_clip(entry, args.folder / entry["file"], ann, out, refs, args.refine_lines)
+                r = run_clip(
+                    entry, args.folder / entry["file"], ann, out, refs, args.refine_lines, checks
+                )
                 results.append(r)
                 print(
                     f"{r['id']} (reference {r['references']}): median "
@@ -263,7 +371,7 @@ def main(argv=None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-    print(table(results) + "\n\n" + pooled_table(results))
+    print(tables(results))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
