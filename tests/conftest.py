@@ -153,7 +153,44 @@ MODULE_GROUPS = (
 )
 
 
+# Modules whose tests take the longest (CPU, or waiting for a Ray cluster, a kill, a child
+# process), measured with --durations on 2 cores, longest first. xdist hands the ungrouped
+# tests out in collection order (after the groups, which go first, largest first): these
+# modules run first so that the two workers end on the many short tests, not one worker on a
+# long test while the other idles. Each module's own order is kept (its module-scoped
+# fixtures are built once per worker).
+LONG_MODULES_FIRST = (
+    "tests/test_dataset_build.py",
+    "tests/test_propagation.py",
+    "tests/test_gui.py",
+    "tests/test_labelling.py",
+    "tests/test_click_noise.py",
+    "tests/test_gui_trust.py",
+    "tests/test_export_manifest.py",
+    "tests/test_cli.py",
+    "tests/test_propagation_refine.py",
+    "tests/test_propagation_lens.py",
+    "tests/test_gui_masks.py",
+    "tests/test_uncertainty_and_rescale.py",
+    "tests/test_journal.py",
+    "tests/test_line_refine.py",
+    "tests/test_gui_edges.py",
+    "tests/test_masks.py",
+    "tests/test_propagation_speed.py",
+)
+
+
+def _long_modules_first(items):
+    rank = {module: k for k, module in enumerate(LONG_MODULES_FIRST)}
+    keyed = sorted(
+        enumerate(items),
+        key=lambda ki: (rank.get(ki[1].nodeid.split("::", 1)[0], len(rank)), ki[0]),
+    )
+    items[:] = [item for _, item in keyed]
+
+
 def pytest_collection_modifyitems(config, items):
+    _long_modules_first(items)
     for item in items:
         if item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
