@@ -20,6 +20,17 @@ from courtstudio.synth.synthetic import sample_broadcast_camera  # noqa: E402
 IMAGE_SIZE = (1920, 1080)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _synthetic_images_once():
+    """Synthetic textures and frames computed once per worker (tests/synth_memo.py: the
+    same bytes and generator states as the real calls)."""
+    from tests import synth_memo
+
+    with pytest.MonkeyPatch.context() as mp:
+        synth_memo.install(mp.setattr)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _private_home(tmp_path, monkeypatch):
     """The app's settings and sample copy go to a per-test folder, never the real home."""
