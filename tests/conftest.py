@@ -220,11 +220,29 @@ def _long_modules_first(items):
     items[:] = [item for _, item in keyed]
 
 
+# The tests that import torch (directly through tests/lazy_torch.py, or in PromptHMR, SMPL-X,
+# Anny and SAM3 code): one xdist group, so one worker pays torch's import (~2.5 s CPU) and the
+# other never does. The group also keeps each module's expensive module-scoped fixture (the
+# Anny body, the SMPL-X stand-in, the fuzz corpus) built once per run.
+TORCH_TESTS = (
+    "tests/test_anny.py::",
+    "tests/test_smplx_body.py::",
+    "tests/test_fuzz_cli.py::",
+    "tests/test_prompthmr.py::",
+    "tests/test_prompthmr_runner.py::",
+    "tests/test_sam3_boxes.py::",
+    "tests/test_gui_players.py::test_import_prompthmr_result_matches_players",
+    "tests/test_gui_players.py::test_template_body_and_preferences",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     _long_modules_first(items)
     for item in items:
         if item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+        if item.nodeid.startswith(TORCH_TESTS):
+            item.add_marker(pytest.mark.xdist_group("torch"))
         module = item.nodeid.split("::", 1)[0]
         if module in MODULE_GROUPS and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(os.path.basename(module)[:-3]))
