@@ -18,6 +18,8 @@ class _LazyTorch:
         return importlib.import_module("torch")
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # collection probes (_mock_name, __wrapped__...): not torch's
+            raise AttributeError(name)
         return getattr(self.module(), name)
 
 
