@@ -221,9 +221,9 @@ def _long_modules_first(items):
 
 
 # The tests that import torch (directly through tests/lazy_torch.py, or in PromptHMR, SMPL-X,
-# Anny and SAM3 code): one xdist group, so one worker pays torch's import (~2.5 s CPU) and the
-# other never does. The group also keeps each module's expensive module-scoped fixture (the
-# Anny body, the SMPL-X stand-in, the fuzz corpus) built once per run.
+# Anny and SAM3 code, or hmr.devices): one xdist group, so one worker pays torch's import
+# (~2.5 s CPU) and the other never does. The group also keeps each module's expensive
+# module-scoped fixture (the Anny body, the SMPL-X stand-in, the fuzz corpus) built once.
 TORCH_TESTS = (
     "tests/test_anny.py::",
     "tests/test_smplx_body.py::",
@@ -233,6 +233,10 @@ TORCH_TESTS = (
     "tests/test_sam3_boxes.py::",
     "tests/test_gui_players.py::test_import_prompthmr_result_matches_players",
     "tests/test_gui_players.py::test_template_body_and_preferences",
+    # serial dataset builds ask hmr.devices.cuda_available (torch) for the GPU stages
+    "tests/test_dataset_build.py::test_without_ray_the_build_runs_serially_and_says_so",
+    "tests/test_dataset_build.py::test_a_failing_clip_is_retried_reported_and_does_not_stop_the_",
+    "tests/test_dataset_build.py::test_a_killed_build_resumes_without_redoing_finished_tasks",
 )
 
 
