@@ -20,6 +20,37 @@ from courtstudio.synth.synthetic import sample_broadcast_camera  # noqa: E402
 IMAGE_SIZE = (1920, 1080)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _synthetic_images_once():
+    """Synthetic textures and frames computed once per worker (tests/synth_memo.py: the
+    same bytes and generator states as the real calls)."""
+    from tests import synth_memo
+
+    with pytest.MonkeyPatch.context() as mp:
+        synth_memo.install(mp.setattr)
+        yield
+
+
+def _fsync_without_waiting_for_the_disk(fd) -> None:
+    """os.fsync in the test processes: the descriptor is still checked (a closed or bad one
+    raises as fsync would), but nothing waits for the disk."""
+    os.fstat(fd if isinstance(fd, int) else fd.fileno())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_disk_flush_waits():
+    """Saves are atomic and fsynced (safe_io/atomic.py, the journal, the lock, dataset
+    stages): ~2700 file and folder flushes per run, 2-5 ms each on a shared disk, 7-14 s of
+    waiting and nothing a test can observe (a power cut is not simulated). The test processes
+    skip the wait; the order of replace and folder fsync is checked by test_atomic's own spy,
+    and the kill -9 harnesses' child processes keep the real fsync."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "fsync", _fsync_without_waiting_for_the_disk)
+        if hasattr(os, "fdatasync"):
+            mp.setattr(os, "fdatasync", _fsync_without_waiting_for_the_disk)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _private_home(tmp_path, monkeypatch):
     """The app's settings and sample copy go to a per-test folder, never the real home."""
@@ -153,10 +184,69 @@ MODULE_GROUPS = (
 )
 
 
+# Modules whose tests take the longest (CPU, or waiting for a Ray cluster, a kill, a child
+# process), measured with --durations on 2 cores, longest first. xdist hands the ungrouped
+# tests out in collection order (after the groups, which go first, largest first): these
+# modules run first so that the two workers end on the many short tests, not one worker on a
+# long test while the other idles. Each module's own order is kept (its module-scoped
+# fixtures are built once per worker).
+LONG_MODULES_FIRST = (
+    "tests/test_dataset_build.py",
+    "tests/test_propagation.py",
+    "tests/test_gui.py",
+    "tests/test_labelling.py",
+    "tests/test_click_noise.py",
+    "tests/test_gui_trust.py",
+    "tests/test_export_manifest.py",
+    "tests/test_cli.py",
+    "tests/test_propagation_refine.py",
+    "tests/test_propagation_lens.py",
+    "tests/test_gui_masks.py",
+    "tests/test_uncertainty_and_rescale.py",
+    "tests/test_journal.py",
+    "tests/test_line_refine.py",
+    "tests/test_gui_edges.py",
+    "tests/test_masks.py",
+    "tests/test_propagation_speed.py",
+)
+
+
+def _long_modules_first(items):
+    rank = {module: k for k, module in enumerate(LONG_MODULES_FIRST)}
+    keyed = sorted(
+        enumerate(items),
+        key=lambda ki: (rank.get(ki[1].nodeid.split("::", 1)[0], len(rank)), ki[0]),
+    )
+    items[:] = [item for _, item in keyed]
+
+
+# The tests that import torch (directly through tests/lazy_torch.py, or in PromptHMR, SMPL-X,
+# Anny and SAM3 code, or hmr.devices): one xdist group, so one worker pays torch's import
+# (~2.5 s CPU) and the other never does. The group also keeps each module's expensive
+# module-scoped fixture (the Anny body, the SMPL-X stand-in, the fuzz corpus) built once.
+TORCH_TESTS = (
+    "tests/test_anny.py::",
+    "tests/test_smplx_body.py::",
+    "tests/test_fuzz_cli.py::",
+    "tests/test_prompthmr.py::",
+    "tests/test_prompthmr_runner.py::",
+    "tests/test_sam3_boxes.py::",
+    "tests/test_gui_players.py::test_import_prompthmr_result_matches_players",
+    "tests/test_gui_players.py::test_template_body_and_preferences",
+    # serial dataset builds ask hmr.devices.cuda_available (torch) for the GPU stages
+    "tests/test_dataset_build.py::test_without_ray_the_build_runs_serially_and_says_so",
+    "tests/test_dataset_build.py::test_a_failing_clip_is_retried_reported_and_does_not_stop_the_",
+    "tests/test_dataset_build.py::test_a_killed_build_resumes_without_redoing_finished_tasks",
+)
+
+
 def pytest_collection_modifyitems(config, items):
+    _long_modules_first(items)
     for item in items:
         if item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+        if item.nodeid.startswith(TORCH_TESTS):
+            item.add_marker(pytest.mark.xdist_group("torch"))
         module = item.nodeid.split("::", 1)[0]
         if module in MODULE_GROUPS and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(os.path.basename(module)[:-3]))

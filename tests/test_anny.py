@@ -9,7 +9,7 @@ from hmr.person_mesh import MeshError, PersonMesh
 
 # one worker builds the body model once (module fixture) and fills its on-disk cache; split
 # across workers, each would build it and both would write the cache
-pytestmark = pytest.mark.xdist_group("anny")
+pytestmark = pytest.mark.xdist_group("torch")  # tests/conftest.py TORCH_TESTS
 
 
 @pytest.fixture(scope="module")

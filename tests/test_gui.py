@@ -26,12 +26,21 @@ from courtstudio.synth.synthetic_project import write_synthetic_project
 CLICK_TOL_PX = 1.5  # one screen pixel is about 1.8 image pixels at fit zoom
 
 
-@pytest.fixture
-def blank_project(tmp_path):
-    """Two synthetic badminton frames with ground truth and no annotations."""
-    p = write_synthetic_project(tmp_path / "blank", ["badminton"], per_sport=2, seed=3)
+@pytest.fixture(scope="module")
+def blank_template(tmp_path_factory):
+    """Two synthetic badminton frames with ground truth and no annotations, generated once
+    per module (tests get a copy: they annotate and save it)."""
+    p = write_synthetic_project(
+        tmp_path_factory.mktemp("blank") / "blank", ["badminton"], per_sport=2, seed=3
+    )
     shutil.rmtree(p.root / "annotations")
-    return load_project(p.root)
+    return p.root
+
+
+@pytest.fixture
+def blank_project(blank_template, tmp_path):
+    """A fresh copy of blank_template."""
+    return load_project(shutil.copytree(blank_template, tmp_path / "blank", ignore=IGNORE))
 
 
 def truth(project, frame_id):

@@ -200,12 +200,25 @@ def run_gui(*args, env_extra=None, timeout=90):
     )
 
 
-def test_headless_bad_project_exits_2_with_one_line(proj, tmp_path):
+def run_gui_here(capfd, *args) -> tuple[int, str]:
+    """(exit code, stderr) of ``courtstudio gui ARGS`` run by the CLI's main() in this process
+    (pytest-qt's QApplication): for runs whose point is what they say and leave behind; the
+    runs above and below start the real command in a process of its own."""
+    from courtstudio.cli import main
+
+    capfd.readouterr()
+    code = main(["gui", *map(str, args)])
+    return code, capfd.readouterr().err
+
+
+def test_headless_bad_project_exits_2_with_one_line(proj, tmp_path, qapp, capfd):
     (proj / "annotations" / "tennis_0001.json").write_text('{"format": 3}')
-    for extra in (["--screenshot", tmp_path / "x.png"], []):
-        proc = run_gui(proj, *extra)
-        lines = proc.stderr.strip().splitlines()
-        assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    proc = run_gui(proj)  # headless, as started from a shell: no dialog may block
+    runs = [(proc.returncode, proc.stderr)]
+    runs.append(run_gui_here(capfd, proj, "--screenshot", tmp_path / "x.png"))
+    for code, err in runs:
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, err
         assert "Cannot open project" in lines[0] and "tennis_0001.json" in lines[0]
     assert not (tmp_path / "x.png").exists()
 
@@ -224,7 +237,7 @@ def test_no_display_exits_2_with_one_line(proj):
     assert not lock_path(proj).exists()
 
 
-def test_screenshot_changes_no_file_of_the_project(proj, tmp_path):
+def test_screenshot_changes_no_file_of_the_project(proj, tmp_path, qapp, capfd):
     # unsaved clicks of a killed session: the journal a screenshot must not touch
     (proj / ".courtstudio").mkdir()
     ann = json.loads((proj / "annotations" / "tennis_0001.json").read_text())
@@ -239,8 +252,10 @@ def test_screenshot_changes_no_file_of_the_project(proj, tmp_path):
         )
     )
     before = snapshot(proj)
-    proc = run_gui(proj, "--screenshot", tmp_path / "shot.png", "--size", "800", "500")
-    assert proc.returncode == 0, proc.stderr
+    code, err = run_gui_here(
+        capfd, proj, "--screenshot", tmp_path / "shot.png", "--size", "800", "500"
+    )
+    assert code == 0, err
     assert (tmp_path / "shot.png").stat().st_size > 1000
     assert snapshot(proj) == before
 

@@ -45,24 +45,35 @@ def x_display():
     proc.wait(10)
 
 
-@pytest.mark.parametrize("fx, fy", [(0.3, 0.35), (0.8, 0.75)])
-def test_wheel_zoom_stays_at_the_cursor_under_x(x_display, tmp_path, fx, fy):
-    project = shutil.copytree(
-        SAMPLE_PROJECT, tmp_path / "p", ignore=shutil.ignore_patterns(".courtstudio")
-    )
+POSITIONS = [(0.3, 0.35), (0.8, 0.75)]
+NOTCHES = 6
+
+
+@pytest.fixture(scope="module")
+def probed(x_display, tmp_path_factory) -> dict:
+    """{(fx, fy): the probe's JSON for that pointer position}: one probe process for every
+    position (a fresh window on its own copy of the sample each), waiting for events, not
+    for fixed times."""
+    tmp = tmp_path_factory.mktemp("xvfb")
+    args = []
+    for k, (fx, fy) in enumerate(POSITIONS):
+        project = shutil.copytree(
+            SAMPLE_PROJECT, tmp / f"p{k}", ignore=shutil.ignore_patterns(".courtstudio")
+        )
+        args += [str(project), str(fx), str(fy)]
     env = {
         **os.environ,
         "DISPLAY": x_display,
         "QT_QPA_PLATFORM": "xcb",
-        "COURTSTUDIO_HOME": str(tmp_path / "home"),
+        "COURTSTUDIO_HOME": str(tmp / "home"),
         "PYTHONPATH": os.pathsep.join([str(PROBE.parents[1]), os.environ.get("PYTHONPATH", "")]),
     }
     proc = subprocess.run(
-        [sys.executable, str(PROBE), str(project), str(fx), str(fy), "6"],
+        [sys.executable, str(PROBE), str(NOTCHES), *args],
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
     if "could not load the qt platform plugin" in proc.stderr.lower():
         pytest.skip(
@@ -70,9 +81,16 @@ def test_wheel_zoom_stays_at_the_cursor_under_x(x_display, tmp_path, fx, fy):
             "libxcb-keysyms1 libxcb-cursor0)"
         )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = [json.loads(line) for line in proc.stdout.strip().splitlines() if line.startswith("{")]
+    assert len(lines) == len(POSITIONS), proc.stdout
+    return dict(zip(POSITIONS, lines))
+
+
+@pytest.mark.parametrize("fx, fy", POSITIONS)
+def test_wheel_zoom_stays_at_the_cursor_under_x(probed, fx, fy):
+    out = probed[(fx, fy)]
     assert out["platform"] == "xcb"
-    assert out["scale_after"] / out["scale_before"] == pytest.approx(1.25**6, rel=1e-6)
+    assert out["scale_after"] / out["scale_before"] == pytest.approx(1.25**NOTCHES, rel=1e-6)
     # one screen pixel is 0.7 image pixels at the final zoom: the same pixel stays under it
     du, dv = (a - b for a, b in zip(out["after"], out["before"]))
     assert abs(du) < 1.0 and abs(dv) < 1.0, out

@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-import torch  # the Makefile installs torch==2.13.0 (CPU) before the project
 
 from courtstudio.cli import main
 from hmr.person_mesh import MeshError
@@ -20,6 +19,7 @@ from hmr.prompthmr import (
     smplx_faces,
 )
 from tests.conftest import IMAGE_SIZE
+from tests.lazy_torch import torch  # torch==2.13.0 (CPU), imported at first use
 from tests.stand_ins import stand_in_player
 
 
@@ -96,14 +96,17 @@ def test_smplx_faces_from_the_users_model(tmp_path):
 @pytest.mark.parametrize(
     "content,msg",
     [
-        ({"betas": torch.zeros(1, 10)}, "neither 'vertices' nor 'body_joints'"),
-        ({"vertices": torch.zeros(2, 5)}, r"vertices: expected \(B, V, 3\)"),
-        ({"body_joints": torch.zeros(1, 24, 3)}, r"body_joints: expected \(B, 25, 3\)"),
-        ({"vertices": torch.ones(2, 5, 3), "body_joints": torch.ones(3, 25, 3)}, "2 people"),
+        (lambda: {"betas": torch.zeros(1, 10)}, "neither 'vertices' nor 'body_joints'"),
+        (lambda: {"vertices": torch.zeros(2, 5)}, r"vertices: expected \(B, V, 3\)"),
+        (lambda: {"body_joints": torch.zeros(1, 24, 3)}, r"body_joints: expected \(B, 25, 3\)"),
+        (
+            lambda: {"vertices": torch.ones(2, 5, 3), "body_joints": torch.ones(3, 25, 3)},
+            "2 people",
+        ),
     ],
 )
 def test_malformed_results_are_named(tmp_path, content, msg):
-    torch.save(content, tmp_path / "bad.pt")
+    torch.save(content(), tmp_path / "bad.pt")
     with pytest.raises(MeshError, match=msg):
         load_image_output(tmp_path / "bad.pt")
     (tmp_path / "junk.pt").write_bytes(b"junk")
@@ -232,9 +235,10 @@ def test_cli_players_correct_bad_input(tmp_path, capsys, tennis_camera, two_play
     assert "run PromptHMR with this camera's K" in capsys.readouterr().err
 
 
-def write_real_layout_pt(path, camera, people, dtype=torch.float32):
+def write_real_layout_pt(path, camera, people, dtype=None):
     """The image demo's output.pt exactly as scripts/demo_phmr.py saves it for B people:
     phmr.py expands cam_int to (B, 3, 3) and keeps pose as the decoder's (B, 132)."""
+    dtype = torch.float32 if dtype is None else dtype
     B = len(people)
     Kp = torch.tensor(pad_like_prompthmr(camera.K, camera.image_size), dtype=dtype)
     d = {

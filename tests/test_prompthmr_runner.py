@@ -6,10 +6,10 @@ import types
 
 import numpy as np
 import pytest
-import torch
 
 from hmr.person_mesh import MeshError
 from hmr.prompthmr_runner import PromptHMRRunner
+from tests.lazy_torch import torch
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def checkout(tmp_path, monkeypatch):
 def test_runner_passes_our_intrinsics(checkout, tennis_camera, monkeypatch):
     root, seen = checkout
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch, "autocast", lambda device: torch.no_grad())
+    monkeypatch.setattr(torch.module(), "autocast", lambda device: torch.no_grad())
     runner = PromptHMRRunner(root)
     img = np.zeros((1080, 1920, 3), np.uint8)
     res = runner.run(img, [[10, 20, 110, 300], [500, 40, 560, 200]], tennis_camera)

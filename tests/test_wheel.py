@@ -136,22 +136,24 @@ def test_the_installed_wheel_runs_away_from_the_source_tree(wheel, tmp_path):
             timeout=600,
         )
 
+    # where the installed modules and data files are, then `courtstudio specs` (its main(), in
+    # the same process: one Python start; `python -m courtstudio` runs the reconstruction)
     where = run(
         "-c",
         "import courtstudio, court_specs, exporters.scene as s, qa.scenes as q;"
         "import courtstudio.export.reconstruct as r, importlib.metadata as m;"
         "print(courtstudio.__file__); print(r.SAMPLE_PROJECT); print(s.SCHEMA_PATH);"
         "print(q.WORDING_PATH);"
-        "print(courtstudio.__version__ == m.version('courtstudio'))",
+        "print(courtstudio.__version__ == m.version('courtstudio'));"
+        "import courtstudio.cli as c, sys; sys.exit(c.main(['specs']))",
     )
     assert where.returncode == 0, where.stderr
-    lines = where.stdout.split()
+    lines = where.stdout.splitlines()
     for line in lines[:4]:
         assert Path(line).is_relative_to(site) and Path(line).exists(), line
     assert lines[4] == "True"
-    specs = run("-m", "courtstudio", "specs")
-    assert specs.returncode == 0, specs.stderr
-    assert "tennis" in specs.stdout and "table_tennis" in specs.stdout
+    specs = "\n".join(lines[5:])
+    assert "tennis" in specs and "table_tennis" in specs
     out = tmp_path / "out"
     rec = run("-m", "courtstudio", "reconstruct", "--sample", "-o", str(out))
     assert rec.returncode == 0, rec.stderr
