@@ -125,13 +125,15 @@ def make_ref_state(
     spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
 ) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
-    lens = PixelLens.of_camera(cal.camera)
+    model = frame_model(cal.fit)
+    # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
+    # frame and its masks) for a field that is the identity within 0.05 px
+    lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
     p = straightened(prepare(image), lens, corners=True)
     fine = straightened(prepare(image, 2 * WORK_WIDTH), lens, corners=True)  # zoomed frames
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     uv = np.array([ref.points[n] for n in names], float)
-    model = frame_model(cal.fit)
     pinhole = (
         cal.camera
         if lens is None
