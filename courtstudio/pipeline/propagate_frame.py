@@ -47,7 +47,6 @@ from geometry.plane_motion import (
     transfer_points,
 )
 from geometry.projection import densify_all
-from geometry.screen_fixed import ScreenFixedDetector
 
 MIN_POINTS_IN_VIEW = 4
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
@@ -56,8 +55,6 @@ LINE_STEP_M = 0.5  # line evidence samples every this many metres of painted lin
 COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
-GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
-GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
@@ -175,21 +172,20 @@ class _Good:
 
 @dataclass
 class Tracker:
-    """Per-run state: references, the screen-fixed graphics detector, recent good frames."""
+    """Per-run state: references, the current screen-fixed graphics mask (set by the pass
+    for each frame: propagation_scan), recent good frames, flagged frames kept for a retry."""
 
     spec: CourtSpec
     size: tuple
     states: dict  # {reference frame: RefState}
     options: Options
     dense: tuple = field(default=None)
-    detector: ScreenFixedDetector | None = None
+    graphics: np.ndarray | None = None  # reduced uint8 mask, 0 over graphics (or None)
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_GOOD))
     pending: deque = field(default_factory=lambda: deque(maxlen=PENDING))
-    history: deque = field(default_factory=lambda: deque(maxlen=GRAPHICS_LAG + 1))
 
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
-        self.observed = 0  # consecutive pairs fed to the graphics detector
         self.user_mask = None
         if self.options.masks:
             w, h = self.size
@@ -200,13 +196,7 @@ class Tracker:
 
     # ---------------------------------------------------------------- masks
     def _screen_mask(self, p: Prepared):
-        graphics = self.detector.mask() if self.detector is not None else None
-        return _and(reduce_mask(self.user_mask, p), graphics)
-
-    def graphics_boxes(self) -> list:
-        if self.detector is None:
-            return []
-        return self.detector.boxes_px(self.frame_scale)
+        return _and(reduce_mask(self.user_mask, p), self.graphics)
 
     def reset_motion(self):
         """After a cut: no prediction carries over."""
@@ -214,26 +204,8 @@ class Tracker:
             st.last_H, st.last_frame = None, None
         self.recent.clear()
         self.pending.clear()
-        self.history.clear()
 
     # ---------------------------------------------------------------- one frame
-    def observe(self, prev: Prepared | None, p: Prepared) -> bool:
-        """Feed a consecutive pair (same shot) to the graphics detector; True when its mask
-        changed (then the pending flagged frames deserve another try)."""
-        if not self.options.detect_graphics or prev is None:
-            return False
-        if self.detector is None:
-            self.detector = ScreenFixedDetector(p.gray.shape[:2])
-            self.frame_scale = p.scale
-        self.history.append(p.gray)
-        self.observed += 1
-        if len(self.history) < self.history.maxlen or self.observed % GRAPHICS_EVERY:
-            return False
-        before = self.detector.mask()
-        self.detector.update(self.history[0], p.gray)
-        after = self.detector.mask()
-        return after is not None and (before is None or not np.array_equal(before, after))
-
     def retry_pending(self):
         """Flagged frames kept since the last cut, processed again (the graphics mask
         changed); yields the records that now pass."""
