@@ -338,3 +338,40 @@ def test_cut_features_decide_as_is_cut(tennis):
             assert is_cut_features(feats[i], feats[j]) == d, (i, j)
             decisions.add(d)
     assert decisions == {True, False}
+
+
+def test_graphics_integer_update_votes_as_the_float_formula():
+    """ScreenFixedDetector.update (uint8 / int16 arithmetic) casts the same votes as the plain
+    float32 formula of its docstring, on moving frames with a screen-fixed logo."""
+    from geometry.screen_fixed import (
+        MIN_GRADIENT,
+        STILL_DIFF,
+        ScreenFixedDetector,
+        _camera_moved,
+    )
+
+    base = cv2.cvtColor(_texture((700, 400), seed=4), cv2.COLOR_BGR2GRAY)
+    frames = []
+    for k in range(12):
+        g = np.ascontiguousarray(base[k * 3 : k * 3 + 300, k * 5 : k * 5 + 520])
+        g[10:60, 20:140] = base[:50, :120]  # the logo stays put
+        frames.append(g)
+    det = ScreenFixedDetector(frames[0].shape)
+    votes = np.zeros(frames[0].shape, np.float32)
+    textured = np.zeros_like(votes)
+    counted = 0
+    for a_img, b_img in zip(frames[:-4], frames[4:]):
+        det.update(a_img, b_img)
+        a = cv2.GaussianBlur(a_img, (3, 3), 0).astype(np.float32)
+        b = cv2.GaussianBlur(b_img, (3, 3), 0).astype(np.float32)
+        gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+        tex = (np.abs(gx) + np.abs(gy)) > MIN_GRADIENT * 4
+        still = np.abs(b - a) < STILL_DIFF
+        if tex.sum() >= 50 and _camera_moved(tex, still):
+            votes += tex & still
+            textured += tex
+            counted += 1
+    assert counted >= 4 and det.pairs == counted
+    assert np.array_equal(det.votes, votes) and np.array_equal(det.textured, textured)
+    assert det.mask() is not None and det.mask()[30, 80] == 0  # the logo is masked
