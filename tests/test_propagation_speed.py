@@ -375,3 +375,52 @@ def test_graphics_integer_update_votes_as_the_float_formula():
     assert counted >= 4 and det.pairs == counted
     assert np.array_equal(det.votes, votes) and np.array_equal(det.textured, textured)
     assert det.mask() is not None and det.mask()[30, 80] == 0  # the logo is masked
+
+
+@pytest.mark.parametrize("lens", ["pinhole", "shared", "per_frame"])
+def test_fixed_centre_many_reaches_the_per_frame_optimum(lens):
+    """The vectorised shared-centre refit (propagation's share_centre) lands on the same
+    cameras as geometry.fixed_centre's per-frame solve (to 1e-5 px), with frames of
+    different point counts (padding), noisy clicks, moved true centres and a lens; and its
+    Rodrigues matches OpenCV's, including the zero rotation."""
+    from geometry.fixed_centre import solve_fixed_centre
+    from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
+
+    rng = np.random.default_rng(7)
+    rv = np.vstack([rng.normal(0, 1, (20, 3)), np.zeros((1, 3))])
+    assert np.allclose(rodrigues_many(rv), [cv2.Rodrigues(v)[0] for v in rv], atol=1e-12)
+    size, C = (1280, 720), np.array([0.5, -30.0, 8.0])
+    F, N = 25, 9
+    X, U, W = np.zeros((F, N, 3)), np.zeros((F, N, 2)), np.zeros((F, N))
+    th0, dists, starts = np.zeros((F, 4)), np.zeros((F, 5)), []
+    for f in range(F):
+        z = rng.normal(0, 2, 3) - C
+        z /= np.linalg.norm(z)
+        x = np.cross(z, [0, 0, 1.0])
+        x /= np.linalg.norm(x)
+        R = np.stack([x, np.cross(z, x), z])
+        fl = 1500 * (1 + rng.normal(0, 0.1))
+        K = np.array([[fl, 0, 639.5], [0, fl, 359.5], [0, 0, 1]])
+        d = {
+            "pinhole": np.zeros(5),
+            "shared": np.array([-0.2, 0.05, 0.001, -0.002, 0.01]),
+            "per_frame": np.array([rng.normal(0, 0.1), 0, 0, 0, 0]),
+        }[lens]
+        cam = Camera(K, R, -R @ (C + rng.normal(0, 0.2, 3)), size, dist=d)
+        n = int(rng.integers(4, N + 1))
+        Xw = np.c_[rng.uniform(-5, 5, n), rng.uniform(-11, 11, n), rng.uniform(0, 1, n)]
+        uv = cam.project(Xw) + rng.normal(0, 0.5, (n, 2))
+        X[f, :n], U[f, :n], W[f, :n], dists[f] = Xw, uv, 1, d
+        R0 = cv2.Rodrigues(cv2.Rodrigues(R)[0] + rng.normal(0, 0.01, (3, 1)))[0]
+        start = Camera(K, R0, -R0 @ C, size, dist=d)
+        th0[f] = np.r_[start.rvec, fl]
+        starts.append((Xw, uv, start))
+    theta, rms = solve_fixed_centre_many(X, U, W, size, C, th0, dists)
+    R_all = rodrigues_many(theta[:, :3])
+    for f, (Xw, uv, start) in enumerate(starts):
+        ref, ref_rms = solve_fixed_centre(Xw, uv, size, C, start)
+        fl = theta[f, 3]
+        K = np.array([[fl, 0, 639.5], [0, fl, 359.5], [0, 0, 1]])
+        cam = Camera(K, R_all[f], -R_all[f] @ C, size, dist=dists[f])
+        assert np.abs(cam.project(Xw) - ref.project(Xw)).max() < 1e-5, f
+        assert abs(rms[f] - ref_rms) < 1e-8, f
