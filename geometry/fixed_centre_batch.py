@@ -11,6 +11,7 @@ the same cost, minimised from the same starts, to the same optimum.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from geometry.arrays import as_array
 from geometry.camera import image_centre_uv
@@ -33,10 +34,12 @@ def rodrigues_many(rvec: np.ndarray) -> np.ndarray:
     s, c = np.sin(theta)[:, None, None], np.cos(theta)[:, None, None]
     R = np.eye(3)[None] + s * Kx + (1 - c) * (Kx @ Kx)
     R[small] = np.eye(3)
-    return R
+    return np.asarray(R, np.float64)
 
 
-def _project(theta, Xc, centre_uv, dist):
+def _project(
+    theta: np.ndarray, Xc: np.ndarray, centre_uv: np.ndarray, dist: np.ndarray
+) -> np.ndarray:
     """theta (F, 4); Xc (F, N, 3) = X - C; dist (F, 5) -> uv (F, N, 2) pixels (OpenCV's
     lens model)."""
     R = rodrigues_many(theta[:, :3])
@@ -54,7 +57,13 @@ def _project(theta, Xc, centre_uv, dist):
 
 
 def solve_fixed_centre_many(
-    points_world, uv, weight, image_size, camera_centre_world, theta0, dist=None
+    points_world: ArrayLike,
+    uv: ArrayLike,
+    weight: ArrayLike,
+    image_size: tuple[int, int],
+    camera_centre_world: ArrayLike,
+    theta0: ArrayLike,
+    dist: ArrayLike | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rotation and focal length of F cameras at one known centre.
 
@@ -78,7 +87,9 @@ def solve_fixed_centre_many(
     Xc = X - C
     sw = np.sqrt(w)[..., None]
 
-    def jacobian(th, sub):  # (F', 2N, 4) of frames sub, central differences
+    def jacobian(
+        th: np.ndarray, sub: np.ndarray
+    ) -> np.ndarray:  # (F', 2N, 4) of frames sub, central differences
         J = np.empty((len(th), 2 * N, 4))
         for k in range(4):
             h = FD_STEP * np.maximum(1.0, np.abs(th[:, k]))
@@ -125,6 +136,14 @@ def solve_fixed_centre_many(
     return theta, np.sqrt(cost / n)
 
 
-def residuals_sub(th, Xc, cuv, d, x, sw) -> np.ndarray:
+def residuals_sub(
+    th: np.ndarray,
+    Xc: np.ndarray,
+    cuv: np.ndarray,
+    d: np.ndarray,
+    x: np.ndarray,
+    sw: np.ndarray,
+) -> np.ndarray:
     """Weighted residuals (F', 2N) of a subset of frames."""
-    return ((_project(th, Xc, cuv, d) - x) * sw).reshape(len(th), -1)
+    out = (_project(th, Xc, cuv, d) - x) * sw
+    return np.asarray(out.reshape(len(th), -1), np.float64)
