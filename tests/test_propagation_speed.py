@@ -424,3 +424,51 @@ def test_fixed_centre_many_reaches_the_per_frame_optimum(lens):
         cam = Camera(K, R_all[f], -R_all[f] @ C, size, dist=dists[f])
         assert np.abs(cam.project(Xw) - ref.project(Xw)).max() < 1e-5, f
         assert abs(rms[f] - ref_rms) < 1e-8, f
+
+
+def test_graphics_scan_slows_down_once_the_mask_is_stable_and_speeds_up_after_a_cut():
+    """The scan feeds the graphics detector a pair every GRAPHICS_EVERY frames until its mask
+    has stayed the same for GRAPHICS_STABLE updates, then every GRAPHICS_EVERY_STABLE; a cut
+    returns it to the fast rate. The logo is found either way, and the scan yields every
+    frame in order, with the mask as it stood after that frame."""
+    from courtstudio.pipeline import propagation_scan as scan_mod
+    from courtstudio.pipeline.propagation_scan import FrameScan
+
+    base = _texture((1400, 900), seed=6)
+    other = _texture((1400, 900), seed=9)
+
+    class Frames:
+        count, size = 160, (640, 360)
+
+        def image(self, i):
+            src, k = (base, i) if i < 120 else (other, i - 120)  # a cut at frame 120
+            g = np.ascontiguousarray(src[2 * k : 2 * k + 360, 4 * k : 4 * k + 640])
+            g[10:60, 20:140] = 255 - base[:50, :120]  # the logo stays put
+            return g
+
+    for threaded in (False, True):
+        scan = FrameScan(Frames(), 0, 160, True, threaded=threaded)
+        updates = []
+        seen = []
+        for sc in scan:
+            if scan.detector is not None and not hasattr(scan.detector, "_counted"):
+                real = scan.detector.update
+
+                def counted(a, b, real=real, scan=scan, updates=updates):
+                    updates.append(scan.observed)  # consecutive pairs seen (scan's thread)
+                    real(a, b)
+
+                scan.detector.update = counted
+                scan.detector._counted = True
+            seen.append((sc.index, sc.cut, sc.graphics is not None))
+        assert [s[0] for s in seen] == list(range(160))
+        assert [s[0] for s in seen if s[1]] == [120]
+        gaps = np.diff(updates)
+        before_cut = gaps[np.array(updates[1:]) < 119]  # frame 120 (the cut) is no pair
+        assert before_cut[0] == scan_mod.GRAPHICS_EVERY
+        assert before_cut.max() == scan_mod.GRAPHICS_EVERY_STABLE > scan_mod.GRAPHICS_EVERY
+        after = [u for u in updates if u >= 119]
+        # after the cut: the history refills (GRAPHICS_LAG frames), then the fast rate
+        assert np.diff(after)[:3].tolist() == [scan_mod.GRAPHICS_EVERY] * 3
+        boxes = scan.graphics_boxes()
+        assert any(b[0] <= 25 and b[1] <= 15 and b[2] >= 135 and b[3] >= 55 for b in boxes)

@@ -21,10 +21,12 @@ import numpy as np
 
 from courtstudio.pipeline.propagation_frames import _read, frame_mask
 from geometry.plane_motion import Prepared, cut_features, is_cut_features, prepare_frame, same_view
-from geometry.screen_fixed import ScreenFixedDetector
+from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector
 
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
 GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
+GRAPHICS_STABLE = 10  # updates in a row that left the mask unchanged: it is stable, and
+GRAPHICS_EVERY_STABLE = 8  # ... from then on a pair every this many frames is enough
 AHEAD = 3  # frames the scan may run ahead of the pass (each holds one full image)
 
 
@@ -48,8 +50,9 @@ class Scanned:
 class FrameScan:
     """Frames lo..hi - 1 of ``frames`` scanned in order (iterate once). detect_graphics:
     feed the screen-fixed graphics detector (frames GRAPHICS_LAG apart, every
-    GRAPHICS_EVERY consecutive pairs of a shot). threaded=False runs the same steps in the
-    caller's thread."""
+    GRAPHICS_EVERY consecutive pairs of a shot; once GRAPHICS_STABLE updates in a row left
+    its mask unchanged, every GRAPHICS_EVERY_STABLE, until the mask changes or a cut).
+    threaded=False runs the same steps in the caller's thread."""
 
     def __init__(self, frames, lo: int, hi: int, detect_graphics: bool, threaded: bool = True):
         self.frames, self.lo, self.hi = frames, lo, hi
@@ -59,6 +62,7 @@ class FrameScan:
         self.frame_scale = 1.0
         self.history: deque = deque(maxlen=GRAPHICS_LAG + 1)
         self.observed = 0  # consecutive pairs fed to the detector
+        self.unchanged = 0  # detector updates in a row that left its mask as it was
 
     # ------------------------------------------------------------ the steps, in order
     def _steps(self) -> Iterator[Scanned]:
@@ -79,6 +83,7 @@ class FrameScan:
             changed = False
             if cut:
                 self.history.clear()
+                self.unchanged = 0  # a new shot may bring new graphics
             elif p is not None:
                 changed = self._observe(prev_p, p)
             prev_p = p
@@ -94,12 +99,18 @@ class FrameScan:
             self.frame_scale = p.scale
         self.history.append(p.gray)
         self.observed += 1
-        if len(self.history) < self.history.maxlen or self.observed % GRAPHICS_EVERY:
+        every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
+        if len(self.history) < self.history.maxlen or self.observed % every:
             return False
         before = self.detector.mask()
         self.detector.update(self.history[0], p.gray)
         after = self.detector.mask()
-        return after is not None and (before is None or not np.array_equal(before, after))
+        same = (before is None and after is None) or (
+            before is not None and after is not None and np.array_equal(before, after)
+        )
+        verdict = self.detector.pairs >= MIN_FRAMES  # before that, no mask means no votes yet
+        self.unchanged = self.unchanged + 1 if same and verdict else 0
+        return after is not None and not same
 
     def graphics_boxes(self) -> list:
         """The screen-fixed graphics masked, [x0, y0, x1, y1] full-resolution px."""
