@@ -101,13 +101,18 @@ class RefState:
     lens: PixelLens | None = None  # the reference's distortion: registration in ideal pixels
     uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
 
+    image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
+
     def source(self, H_pred) -> Prepared:
-        """The reference image to register with: the finer one when H_pred zooms in."""
-        return (
-            self.fine
-            if self.fine is not None and zoom_of(H_pred, self.prepared.size) >= FINE_ZOOM
-            else self.prepared
-        )
+        """The reference image to register with: the finer one (made at its first use) when
+        H_pred zooms in and the reference is wider than WORK_WIDTH."""
+        if zoom_of(H_pred, self.prepared.size) < FINE_ZOOM:
+            return self.prepared
+        if self.fine is None and self.image is not None:
+            if self.image.shape[1] > WORK_WIDTH:
+                self.fine = straightened(prepare(self.image, 2 * WORK_WIDTH), self.lens, True)
+            self.image = None
+        return self.fine if self.fine is not None else self.prepared
 
     def quality(self) -> dict:
         return {
@@ -127,7 +132,6 @@ def make_ref_state(
     # frame and its masks) for a field that is the identity within 0.05 px
     lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
     p = straightened(prepare(image), lens, corners=True)
-    fine = straightened(prepare(image, 2 * WORK_WIDTH), lens, corners=True)  # zoomed frames
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     uv = np.array([ref.points[n] for n in names], float)
@@ -148,9 +152,9 @@ def make_ref_state(
         line_evidence(image, cal.camera, [], dense=dense),
         theta=ParamModel(model).from_camera(cal.camera),
         model=model,
-        fine=fine if fine.scale > p.scale else None,
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
+        image=image,  # its finer copy for zoomed frames is made when first needed
     )
 
 
