@@ -132,11 +132,23 @@ def prepare_frame(image: np.ndarray, work_width: int = WORK_WIDTH):
     s = min(1.0, work_width / float(w))
     size = _reduced_size(w, h, s)
     half = _halve(image, size) if s < 1.0 else image
-    small = _halve(half, SIGNATURE_SIZE)  # halvings are OpenCV's fast area path (0.08 ms
-    if (small.shape[1], small.shape[0]) != SIGNATURE_SIZE:  # against 0.24 for one 4x step),
-        small = cv2.resize(half, SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)  # when exact
-    sig = small if small.ndim == 3 else cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
+    sig = _signature(half)
+    sig = sig if sig.ndim == 3 else cv2.cvtColor(sig, cv2.COLOR_GRAY2BGR)
     return Prepared(_finish_reduction(gray(half), size), s, (w, h), None), sig
+
+
+def _signature(image: np.ndarray) -> np.ndarray:
+    """image area-reduced to SIGNATURE_SIZE: halved (OpenCV's fast area path) while the
+    remaining factor is an even integer, then one area step by the integer or fractional
+    rest (640 px wide: 0.08 ms against 0.24 for one 4x step; 960: 0.34 against 0.56 ms for
+    6x). Within one gray level of the direct area resize (the halvings round)."""
+    sw, sh = SIGNATURE_SIZE
+    while image.shape[1] % (2 * sw) == 0 and image.shape[0] % (2 * sh) == 0:
+        hh, ww = image.shape[:2]
+        image = cv2.resize(image, (ww // 2, hh // 2), interpolation=cv2.INTER_AREA)
+    if (image.shape[1], image.shape[0]) != SIGNATURE_SIZE:
+        image = cv2.resize(image, SIGNATURE_SIZE, interpolation=cv2.INTER_AREA)
+    return image
 
 
 def reduce_mask(mask, p: Prepared):
