@@ -196,21 +196,15 @@ def _spread(pts: np.ndarray, size) -> float:
     return float(cv2.contourArea(hull)) / float(size[0] * size[1])
 
 
-def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float, fast: bool = False):
-    """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers. fast: OpenCV's
-    classic RANSAC (for KLT tracks from a prediction, mostly inliers, whose adaptive
-    iteration count then stops early: 0.23 ms against USAC_DEFAULT's 0.57 for 300 tracks;
-    USAC_FAST, 0.1 ms, moved a real badminton frame 1 px); else USAC_DEFAULT (feature
-    matches, more outliers)."""
+def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
+    """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers. USAC_DEFAULT
+    for tracks too: USAC_FAST (0.1 ms against 0.57 for 300 tracks) moved a held-out frame of
+    the real badminton clip 0.7 -> 1.7 px, classic RANSAC (0.23 ms) raised the synthetic hard
+    court's p90 0.42 -> 0.69 px (BENCHMARKS.md, propagation speed, rerun 3)."""
     if len(pa) < 8:
         return None
     H, inl = cv2.findHomography(
-        pa,
-        pb,
-        cv2.RANSAC if fast else cv2.USAC_DEFAULT,
-        ransac_px,
-        maxIters=2000,
-        confidence=0.999,
+        pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000, confidence=0.999
     )
     if H is None or inl is None:
         return None
@@ -349,7 +343,7 @@ def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str) -> Registration:
     if pairs is None:
         return Registration(H_pred, 0, np.inf, False, "too few features", method=meth)
     pa, pb = pairs
-    fit = _fit(pa, pb, RANSAC_PX * pb_.scale, fast=meth == "track")
+    fit = _fit(pa, pb, RANSAC_PX * pb_.scale)
     if fit is None:
         return Registration(H_pred, 0, np.inf, False, "no consistent motion", method=meth)
     H_res, inl = fit
