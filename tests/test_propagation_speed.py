@@ -472,3 +472,27 @@ def test_graphics_scan_slows_down_once_the_mask_is_stable_and_speeds_up_after_a_
         assert np.diff(after)[:3].tolist() == [scan_mod.GRAPHICS_EVERY] * 3
         boxes = scan.graphics_boxes()
         assert any(b[0] <= 25 and b[1] <= 15 and b[2] >= 135 and b[3] >= 55 for b in boxes)
+
+
+def test_frame_scan_hands_errors_to_the_pass_and_stops_its_thread():
+    """An unexpected error reading a frame is raised in the caller's thread at that frame;
+    a pass that stops early (or fails) leaves no scan thread behind."""
+    from courtstudio.pipeline.propagation_scan import FrameScan
+
+    class Frames:
+        count, size = 30, (320, 180)
+
+        def image(self, i):
+            if i == 5:
+                raise RuntimeError("broken decoder")
+            return np.full((180, 320, 3), 7 * i % 255, np.uint8)
+
+    seen = []
+    with pytest.raises(RuntimeError, match="broken decoder"):
+        for sc in FrameScan(Frames(), 0, 30, True):
+            seen.append(sc.index)
+    assert seen == [0, 1, 2, 3, 4]
+    for sc in FrameScan(Frames(), 10, 30, True):  # starts after the broken frame
+        if sc.index == 12:
+            break
+    assert not any(t.name == "propagation-scan" and t.is_alive() for t in threading.enumerate())
