@@ -199,7 +199,7 @@ def _spread(pts: np.ndarray, size) -> float:
 def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers. USAC_DEFAULT
     for tracks too: USAC_FAST (0.1 ms against 0.57 for 300 tracks) moved a held-out frame of
-    the real badminton clip 0.7 -> 1.7 px, classic RANSAC (0.23 ms) raised the synthetic hard
+    the real badminton clip 0.7 -> 1.1 px, classic RANSAC (0.23 ms) raised the synthetic hard
     court's p90 0.42 -> 0.69 px (BENCHMARKS.md "Propagation speed, second pass")."""
     if len(pa) < 8:
         return None
