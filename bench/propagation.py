@@ -19,7 +19,9 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   (flat = streaming).
 
 Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
-``python bench/propagation.py hazards [LABEL TEXT]`` or ``speed`` for one part.
+``python bench/propagation.py hazards [LABEL TEXT]`` or ``speed`` for one part;
+``threads``: CPU per frame of each thread of an in-process run (steadier than wall time on a
+shared machine).
 """
 
 from __future__ import annotations
@@ -205,9 +207,9 @@ def speed_rows(lengths=(150, 300, 600)):
 
     print(
         "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
-        "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB |"
+        "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB | load (1 min) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     root = Path(__file__).resolve().parents[1]
     for size in ((1280, 720), (1920, 1080)):
         for n in lengths:
@@ -258,8 +260,73 @@ def speed_rows(lengths=(150, 300, 600)):
                 peak = float(peak_file.read_text())
             print(
                 f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
-                f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} |"
+                f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} "
+                f"| {os.getloadavg()[0]:.1f} |"
             )
+
+
+def thread_rows(n: int = 300):
+    """CPU per frame of each thread of an in-process run (VideoFrames on an MJPG video with
+    graphics, one worker): the main thread (registration, recalibration, verification), the
+    scan thread (reduction, cut test, graphics detector) and the decode thread, and the
+    plain decode of the same video. Thread CPU depends far less on other jobs than wall
+    time does (OpenCV's own worker threads are not counted; the process's CPU is in
+    ``speed``); on 2 idle cores the wall time is about start-up + n x max(main,
+    (main + scan + decode) / 2)."""
+    import courtstudio.pipeline.propagate as prop
+    import courtstudio.pipeline.propagation_scan as scan_mod
+    from courtstudio.io.frames import VideoReader
+
+    cpu: dict = {}
+    steps, read, share = scan_mod.FrameScan._steps, VideoReader.read, prop.share_centre
+
+    def timed_steps(self):
+        t = time.thread_time()
+        yield from steps(self)
+        cpu["scan"] = cpu.get("scan", 0.0) + time.thread_time() - t
+
+    def timed_read(self, index):
+        t = time.thread_time()
+        try:
+            return read(self, index)
+        finally:
+            cpu["decode"] = cpu.get("decode", 0.0) + time.thread_time() - t
+
+    def timed_share(*args, **kw):
+        t = time.thread_time()
+        share(*args, **kw)
+        cpu["share"] = cpu.get("share", 0.0) + time.thread_time() - t
+
+    scan_mod.FrameScan._steps, VideoReader.read = timed_steps, timed_read
+    prop.share_centre = timed_share
+    print(
+        "\n| video (MJPG .avi, graphics) | frames | plain decode CPU ms/frame | decode thread "
+        "ms/frame | scan thread ms/frame | main thread ms/frame | of which the shared-centre "
+        "pass, s |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    try:
+        for size in ((1280, 720), (1920, 1080)):
+            with tempfile.TemporaryDirectory() as d:
+                video = Path(d) / "clip.avi"
+                cams, _ = write_clip(
+                    video, iter_clip(SPEC, n, size, seed=5, hazards=Hazards(graphics=True))
+                )
+                _, dec_cpu = _decode_seconds(video)
+                cpu.clear()
+                frames = prop.VideoFrames(str(video))
+                t = time.thread_time()
+                propagate(frames, SPEC, [Reference(0, clicks(cams[0]))], Path(d) / "out")
+                main_cpu = time.thread_time() - t
+                frames.close()
+            print(
+                f"| {size[0]}x{size[1]} | {n} | {1e3 * dec_cpu / n:.1f} | "
+                f"{1e3 * cpu.get('decode', 0.0) / n:.1f} | {1e3 * cpu.get('scan', 0.0) / n:.1f} "
+                f"| {1e3 * main_cpu / n:.1f} | {cpu.get('share', 0.0):.3f} |"
+            )
+    finally:
+        scan_mod.FrameScan._steps, VideoReader.read = steps, read
+        prop.share_centre = share
 
 
 def main():
@@ -329,3 +396,5 @@ if __name__ == "__main__":
         hazard_rows(only=sys.argv[2] if len(sys.argv) > 2 else "")
     if part in ("all", "speed"):
         speed_rows()
+    if part == "threads":
+        thread_rows()

@@ -338,3 +338,137 @@ def test_cut_features_decide_as_is_cut(tennis):
             assert is_cut_features(feats[i], feats[j]) == d, (i, j)
             decisions.add(d)
     assert decisions == {True, False}
+
+
+def test_graphics_integer_update_votes_as_the_float_formula():
+    """ScreenFixedDetector.update (uint8 / int16 arithmetic) casts the same votes as the plain
+    float32 formula of its docstring, on moving frames with a screen-fixed logo."""
+    from geometry.screen_fixed import (
+        MIN_GRADIENT,
+        STILL_DIFF,
+        ScreenFixedDetector,
+        _camera_moved,
+    )
+
+    base = cv2.cvtColor(_texture((700, 400), seed=4), cv2.COLOR_BGR2GRAY)
+    frames = []
+    for k in range(12):
+        g = np.ascontiguousarray(base[k * 3 : k * 3 + 300, k * 5 : k * 5 + 520])
+        g[10:60, 20:140] = base[:50, :120]  # the logo stays put
+        frames.append(g)
+    det = ScreenFixedDetector(frames[0].shape)
+    votes = np.zeros(frames[0].shape, np.float32)
+    textured = np.zeros_like(votes)
+    counted = 0
+    for a_img, b_img in zip(frames[:-4], frames[4:]):
+        det.update(a_img, b_img)
+        a = cv2.GaussianBlur(a_img, (3, 3), 0).astype(np.float32)
+        b = cv2.GaussianBlur(b_img, (3, 3), 0).astype(np.float32)
+        gx = cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3)
+        tex = (np.abs(gx) + np.abs(gy)) > MIN_GRADIENT * 4
+        still = np.abs(b - a) < STILL_DIFF
+        if tex.sum() >= 50 and _camera_moved(tex, still):
+            votes += tex & still
+            textured += tex
+            counted += 1
+    assert counted >= 4 and det.pairs == counted
+    assert np.array_equal(det.votes, votes) and np.array_equal(det.textured, textured)
+    assert det.mask() is not None and det.mask()[30, 80] == 0  # the logo is masked
+
+
+@pytest.mark.parametrize("lens", ["pinhole", "shared", "per_frame"])
+def test_fixed_centre_many_reaches_the_per_frame_optimum(lens):
+    """The vectorised shared-centre refit (propagation's share_centre) lands on the same
+    cameras as geometry.fixed_centre's per-frame solve (to 1e-5 px), with frames of
+    different point counts (padding), noisy clicks, moved true centres and a lens; and its
+    Rodrigues matches OpenCV's, including the zero rotation."""
+    from geometry.fixed_centre import solve_fixed_centre
+    from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
+
+    rng = np.random.default_rng(7)
+    rv = np.vstack([rng.normal(0, 1, (20, 3)), np.zeros((1, 3))])
+    assert np.allclose(rodrigues_many(rv), [cv2.Rodrigues(v)[0] for v in rv], atol=1e-12)
+    size, C = (1280, 720), np.array([0.5, -30.0, 8.0])
+    F, N = 25, 9
+    X, U, W = np.zeros((F, N, 3)), np.zeros((F, N, 2)), np.zeros((F, N))
+    th0, dists, starts = np.zeros((F, 4)), np.zeros((F, 5)), []
+    for f in range(F):
+        z = rng.normal(0, 2, 3) - C
+        z /= np.linalg.norm(z)
+        x = np.cross(z, [0, 0, 1.0])
+        x /= np.linalg.norm(x)
+        R = np.stack([x, np.cross(z, x), z])
+        fl = 1500 * (1 + rng.normal(0, 0.1))
+        K = np.array([[fl, 0, 639.5], [0, fl, 359.5], [0, 0, 1]])
+        d = {
+            "pinhole": np.zeros(5),
+            "shared": np.array([-0.2, 0.05, 0.001, -0.002, 0.01]),
+            "per_frame": np.array([rng.normal(0, 0.1), 0, 0, 0, 0]),
+        }[lens]
+        cam = Camera(K, R, -R @ (C + rng.normal(0, 0.2, 3)), size, dist=d)
+        n = int(rng.integers(4, N + 1))
+        Xw = np.c_[rng.uniform(-5, 5, n), rng.uniform(-11, 11, n), rng.uniform(0, 1, n)]
+        uv = cam.project(Xw) + rng.normal(0, 0.5, (n, 2))
+        X[f, :n], U[f, :n], W[f, :n], dists[f] = Xw, uv, 1, d
+        R0 = cv2.Rodrigues(cv2.Rodrigues(R)[0] + rng.normal(0, 0.01, (3, 1)))[0]
+        start = Camera(K, R0, -R0 @ C, size, dist=d)
+        th0[f] = np.r_[start.rvec, fl]
+        starts.append((Xw, uv, start))
+    theta, rms = solve_fixed_centre_many(X, U, W, size, C, th0, dists)
+    R_all = rodrigues_many(theta[:, :3])
+    for f, (Xw, uv, start) in enumerate(starts):
+        ref, ref_rms = solve_fixed_centre(Xw, uv, size, C, start)
+        fl = theta[f, 3]
+        K = np.array([[fl, 0, 639.5], [0, fl, 359.5], [0, 0, 1]])
+        cam = Camera(K, R_all[f], -R_all[f] @ C, size, dist=dists[f])
+        assert np.abs(cam.project(Xw) - ref.project(Xw)).max() < 1e-5, f
+        assert abs(rms[f] - ref_rms) < 1e-8, f
+
+
+def test_graphics_scan_slows_down_once_the_mask_is_stable_and_speeds_up_after_a_cut():
+    """The scan feeds the graphics detector a pair every GRAPHICS_EVERY frames until its mask
+    has stayed the same for GRAPHICS_STABLE updates, then every GRAPHICS_EVERY_STABLE; a cut
+    returns it to the fast rate. The logo is found either way, and the scan yields every
+    frame in order, with the mask as it stood after that frame."""
+    from courtstudio.pipeline import propagation_scan as scan_mod
+    from courtstudio.pipeline.propagation_scan import FrameScan
+
+    base = _texture((1400, 900), seed=6)
+    other = _texture((1400, 900), seed=9)
+
+    class Frames:
+        count, size = 160, (640, 360)
+
+        def image(self, i):
+            src, k = (base, i) if i < 120 else (other, i - 120)  # a cut at frame 120
+            g = np.ascontiguousarray(src[2 * k : 2 * k + 360, 4 * k : 4 * k + 640])
+            g[10:60, 20:140] = 255 - base[:50, :120]  # the logo stays put
+            return g
+
+    for threaded in (False, True):
+        scan = FrameScan(Frames(), 0, 160, True, threaded=threaded)
+        updates = []
+        seen = []
+        for sc in scan:
+            if scan.detector is not None and not hasattr(scan.detector, "_counted"):
+                real = scan.detector.update
+
+                def counted(a, b, real=real, scan=scan, updates=updates):
+                    updates.append(scan.observed)  # consecutive pairs seen (scan's thread)
+                    real(a, b)
+
+                scan.detector.update = counted
+                scan.detector._counted = True
+            seen.append((sc.index, sc.cut, sc.graphics is not None))
+        assert [s[0] for s in seen] == list(range(160))
+        assert [s[0] for s in seen if s[1]] == [120]
+        gaps = np.diff(updates)
+        before_cut = gaps[np.array(updates[1:]) < 119]  # frame 120 (the cut) is no pair
+        assert before_cut[0] == scan_mod.GRAPHICS_EVERY
+        assert before_cut.max() == scan_mod.GRAPHICS_EVERY_STABLE > scan_mod.GRAPHICS_EVERY
+        after = [u for u in updates if u >= 119]
+        # after the cut: the history refills (GRAPHICS_LAG frames), then the fast rate
+        assert np.diff(after)[:3].tolist() == [scan_mod.GRAPHICS_EVERY] * 3
+        boxes = scan.graphics_boxes()
+        assert any(b[0] <= 25 and b[1] <= 15 and b[2] >= 135 and b[3] >= 55 for b in boxes)

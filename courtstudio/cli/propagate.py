@@ -11,7 +11,6 @@ from courtstudio.cli.common import CliError, examples, int_in, positive
 def cmd_batch_propagate(args) -> int:
     from court_specs import load_spec
     from courtstudio.io.points_file import load_points_file
-    from courtstudio.io.project import load_project
     from courtstudio.pipeline.propagate import (
         ProgressBar,
         Reference,
@@ -27,6 +26,8 @@ def cmd_batch_propagate(args) -> int:
     src = Path(args.source)
     masks = [_mask_box(m) for m in args.mask]
     if src.is_dir():
+        from courtstudio.io.project import load_project  # not imported for a video
+
         project = load_project(src)
         if any(f.sport != spec.id for f in project.frames):
             raise CliError(f"{src}: the project's frames are not all {spec.id}")

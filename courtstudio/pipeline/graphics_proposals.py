@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
-from courtstudio.pipeline.propagate_frame import GRAPHICS_LAG
+from courtstudio.pipeline.propagation_scan import GRAPHICS_LAG
 from geometry.mask_rectangles import box_rectangles
 from geometry.plane_motion import prepare
 from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector

@@ -63,6 +63,7 @@ from courtstudio.pipeline.propagation_records import (  # noqa: F401
     read_done,
     write_jsonl_atomic,
 )
+from courtstudio.pipeline.propagation_scan import FrameScan
 from courtstudio.pipeline.propagation_shots import (  # noqa: F401
     SHARED_TOL_PX,
     _misassigned,
@@ -70,7 +71,6 @@ from courtstudio.pipeline.propagation_shots import (  # noqa: F401
     share_centre,
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
-from geometry.plane_motion import cut_features, is_cut_features, prepare_frame, same_view
 
 FLAG_RMS_PX = 3.0
 
@@ -103,31 +103,22 @@ def _pass(
     tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None), options)
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
-    prev_sig = prev_p = None
     if lo > 0:
-        img = _read(frames, lo - 1)
-        prev_p, prev_sig = (None, None) if img is None else prepare_frame(img)
-        prev_sig = None if prev_sig is None else cut_features(prev_sig)
         rec = done.get(lo - 1)
         if rec and rec.get("H_from_reference") and rec.get("reference") in tracker.states:
             st = tracker.states[rec["reference"]]
             st.last_H, st.last_frame = np.array(rec["H_from_reference"]), lo - 1
     shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
-    for i in range(lo, hi):
-        img = _read(frames, i)
-        p, sig = (None, None) if img is None else prepare_frame(img)
-        sig = None if sig is None else cut_features(sig)
-        cut = prev_sig is not None and sig is not None and is_cut_features(prev_sig, sig)
-        if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
-            cut = False
-        prev_sig = sig
+    scan = FrameScan(frames, lo, hi, options.detect_graphics)
+    for sc in scan:  # read, reduced, cut-tested and graphics-scanned ahead, on its own thread
+        i, img, p, cut = sc.index, sc.image, sc.prepared, sc.cut
+        tracker.graphics = sc.graphics
         if cut:
             shot_start = i
             tracker.reset_motion()
-        elif p is not None and tracker.observe(prev_p, p):
+        elif sc.graphics_changed:
             for rec in tracker.retry_pending():
                 emit(rec, bool(done.get(rec.frame, {}).get("cut")))
-        prev_p = p
         if i in done:
             rec = done[i]
             if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
@@ -160,7 +151,7 @@ def _pass(
         b = after[0] if after else None
         if a is None and b is None:  # the view may still be a reference's (after a replay)
             r = min(ref_frames, key=lambda f: abs(f - i))
-            rec = tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p)
+            rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
             if rec.status == Status.FLAGGED:
                 rec.reason = (
                     "no reference in this shot"
@@ -170,8 +161,8 @@ def _pass(
             emit(rec, cut)
             continue
         r = a if b is None or (a is not None and i - a <= b - i) else b
-        emit(tracker.process(i, img, frame_mask(frames, i), tracker.states[r], p), cut)
-    return tracker.graphics_boxes()
+        emit(tracker.process(i, img, sc.mask, tracker.states[r], p), cut)
+    return scan.graphics_boxes()
 
 
 def propagate(

@@ -47,7 +47,6 @@ from geometry.plane_motion import (
     transfer_points,
 )
 from geometry.projection import densify_all
-from geometry.screen_fixed import ScreenFixedDetector
 
 MIN_POINTS_IN_VIEW = 4
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
@@ -56,8 +55,6 @@ LINE_STEP_M = 0.5  # line evidence samples every this many metres of painted lin
 COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
-GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
-GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
@@ -104,13 +101,18 @@ class RefState:
     lens: PixelLens | None = None  # the reference's distortion: registration in ideal pixels
     uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
 
+    image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
+
     def source(self, H_pred) -> Prepared:
-        """The reference image to register with: the finer one when H_pred zooms in."""
-        return (
-            self.fine
-            if self.fine is not None and zoom_of(H_pred, self.prepared.size) >= FINE_ZOOM
-            else self.prepared
-        )
+        """The reference image to register with: the finer one (made at its first use) when
+        H_pred zooms in and the reference is wider than WORK_WIDTH."""
+        if zoom_of(H_pred, self.prepared.size) < FINE_ZOOM:
+            return self.prepared
+        if self.fine is None and self.image is not None:
+            if self.image.shape[1] > WORK_WIDTH:
+                self.fine = straightened(prepare(self.image, 2 * WORK_WIDTH), self.lens, True)
+            self.image = None
+        return self.fine if self.fine is not None else self.prepared
 
     def quality(self) -> dict:
         return {
@@ -125,13 +127,14 @@ def make_ref_state(
     spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
 ) -> RefState:
     cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
-    lens = PixelLens.of_camera(cal.camera)
+    model = frame_model(cal.fit)
+    # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
+    # frame and its masks) for a field that is the identity within 0.05 px
+    lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
     p = straightened(prepare(image), lens, corners=True)
-    fine = straightened(prepare(image, 2 * WORK_WIDTH), lens, corners=True)  # zoomed frames
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     uv = np.array([ref.points[n] for n in names], float)
-    model = frame_model(cal.fit)
     pinhole = (
         cal.camera
         if lens is None
@@ -149,9 +152,9 @@ def make_ref_state(
         line_evidence(image, cal.camera, [], dense=dense),
         theta=ParamModel(model).from_camera(cal.camera),
         model=model,
-        fine=fine if fine.scale > p.scale else None,
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
+        image=image,  # its finer copy for zoomed frames is made when first needed
     )
 
 
@@ -173,21 +176,20 @@ class _Good:
 
 @dataclass
 class Tracker:
-    """Per-run state: references, the screen-fixed graphics detector, recent good frames."""
+    """Per-run state: references, the current screen-fixed graphics mask (set by the pass
+    for each frame: propagation_scan), recent good frames, flagged frames kept for a retry."""
 
     spec: CourtSpec
     size: tuple
     states: dict  # {reference frame: RefState}
     options: Options
     dense: tuple = field(default=None)
-    detector: ScreenFixedDetector | None = None
+    graphics: np.ndarray | None = None  # reduced uint8 mask, 0 over graphics (or None)
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_GOOD))
     pending: deque = field(default_factory=lambda: deque(maxlen=PENDING))
-    history: deque = field(default_factory=lambda: deque(maxlen=GRAPHICS_LAG + 1))
 
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
-        self.observed = 0  # consecutive pairs fed to the graphics detector
         self.user_mask = None
         if self.options.masks:
             w, h = self.size
@@ -198,13 +200,7 @@ class Tracker:
 
     # ---------------------------------------------------------------- masks
     def _screen_mask(self, p: Prepared):
-        graphics = self.detector.mask() if self.detector is not None else None
-        return _and(reduce_mask(self.user_mask, p), graphics)
-
-    def graphics_boxes(self) -> list:
-        if self.detector is None:
-            return []
-        return self.detector.boxes_px(self.frame_scale)
+        return _and(reduce_mask(self.user_mask, p), self.graphics)
 
     def reset_motion(self):
         """After a cut: no prediction carries over."""
@@ -212,26 +208,8 @@ class Tracker:
             st.last_H, st.last_frame = None, None
         self.recent.clear()
         self.pending.clear()
-        self.history.clear()
 
     # ---------------------------------------------------------------- one frame
-    def observe(self, prev: Prepared | None, p: Prepared) -> bool:
-        """Feed a consecutive pair (same shot) to the graphics detector; True when its mask
-        changed (then the pending flagged frames deserve another try)."""
-        if not self.options.detect_graphics or prev is None:
-            return False
-        if self.detector is None:
-            self.detector = ScreenFixedDetector(p.gray.shape[:2])
-            self.frame_scale = p.scale
-        self.history.append(p.gray)
-        self.observed += 1
-        if len(self.history) < self.history.maxlen or self.observed % GRAPHICS_EVERY:
-            return False
-        before = self.detector.mask()
-        self.detector.update(self.history[0], p.gray)
-        after = self.detector.mask()
-        return after is not None and (before is None or not np.array_equal(before, after))
-
     def retry_pending(self):
         """Flagged frames kept since the last cut, processed again (the graphics mask
         changed); yields the records that now pass."""

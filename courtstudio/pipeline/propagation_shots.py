@@ -4,11 +4,12 @@ frames registered to a reference outside their shot, and one shared camera centr
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
-from geometry.camera import Camera
+from geometry.camera import Camera, image_centre_uv
 
 
 def _shots(records: dict, n: int) -> list[tuple[int, int]]:
@@ -48,32 +49,61 @@ SHARED_TOL_PX = 0.5
 def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
     """One camera centre for a shot (the median of its frames' free solutions); each frame is
     refitted for rotation and focal length with it, and keeps its free pose where the shared
-    centre fits more than SHARED_TOL_PX worse (the camera moved). In place."""
-    from geometry.fixed_centre import solve_fixed_centre
+    centre fits more than SHARED_TOL_PX worse (the camera moved). In place. All frames are
+    refitted in one vectorised solve (geometry.fixed_centre_batch); a frame it leaves without
+    a valid camera is solved alone (geometry.fixed_centre)."""
+    from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
 
     solved = [
         r for r in records if r["status"] in (Status.OK, Status.REFERENCE) and r.get("points")
     ]
     if len(solved) < 2:
         return
-    cams = {r["frame"]: _camera(r) for r in solved}
-    C = np.median([c.camera_centre_world for c in cams.values()], axis=0)
-    for r in solved:
+    F = len(solved)
+    Rs = np.array([r["R"] for r in solved], float)
+    ts = np.array([r["t"] for r in solved], float)
+    Ks = np.array([r["K"] for r in solved], float)
+    centres = np.sort(-np.einsum("fji,fj->fi", Rs, ts), axis=0)  # -R^T t, sorted per axis
+    C = 0.5 * (centres[(F - 1) // 2] + centres[F // 2])  # their median (np.median's first
+    # call imports numpy.ma: 30 ms of start-up)
+    n_max = max(len(r["points"]) for r in solved)
+    X, uv, weight = np.zeros((F, n_max, 3)), np.zeros((F, n_max, 2)), np.zeros((F, n_max))
+    dist = np.zeros((F, 5))
+    for k, r in enumerate(solved):
         names = list(r["points"])
-        X = np.array([spec.keypoints[n] for n in names])
-        uv = np.array([r["points"][n] for n in names])
-        try:
-            cam, rms = solve_fixed_centre(X, uv, size, C, cams[r["frame"]])
-        except ValueError:
-            r["centre"] = "free"
-            continue
+        X[k, : len(names)] = [spec.keypoints[n] for n in names]
+        uv[k, : len(names)] = [r["points"][n] for n in names]
+        weight[k, : len(names)] = 1.0
+        d = np.asarray(r.get("dist") or [], float).ravel()[:5]
+        dist[k, : len(d)] = d
+    theta0 = np.concatenate(
+        [
+            np.array([cv2.Rodrigues(R)[0].ravel() for R in Rs]),
+            0.5 * (Ks[:, 0, 0] + Ks[:, 1, 1])[:, None],
+        ],
+        axis=1,
+    )
+    theta, rms_all = solve_fixed_centre_many(X, uv, weight, size, C, theta0, dist)
+    R_all = rodrigues_many(theta[:, :3])
+    c = image_centre_uv(size)
+    for k, r in enumerate(solved):
+        if np.all(np.isfinite(theta[k])) and theta[k, 3] > 0 and np.isfinite(rms_all[k]):
+            f = float(theta[k, 3])
+            K = np.array([[f, 0.0, c[0]], [0.0, f, c[1]], [0.0, 0.0, 1.0]])
+            R, rms = R_all[k], float(rms_all[k])
+        else:
+            cam = _fixed_centre_alone(r, spec, size, C)
+            if cam is None:
+                r["centre"] = "free"
+                continue
+            (K, R, rms) = cam
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
             r.update(
                 {
-                    "K": cam.K.tolist(),
-                    "R": cam.R.tolist(),
-                    "t": cam.t.tolist(),
-                    "dist": cam.dist.tolist(),
+                    "K": K.tolist(),
+                    "R": R.tolist(),
+                    "t": (-R @ C).tolist(),
+                    "dist": dist[k].tolist(),
                     "rms_px": round(rms, 4),
                     "centre": "shared",
                 }
@@ -85,6 +115,21 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
         ref = by_frame.get(r.get("reference"))
         if r["status"] == Status.STATIC and ref is not None and "K" in ref:
             r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
+
+
+def _fixed_centre_alone(r: dict, spec: CourtSpec, size, C):
+    """(K, R, rms px) of one record refitted about the centre C by geometry.fixed_centre, or
+    None when that fails."""
+    from geometry.fixed_centre import solve_fixed_centre
+
+    names = list(r["points"])
+    X = np.array([spec.keypoints[n] for n in names])
+    uv = np.array([r["points"][n] for n in names])
+    try:
+        cam, rms = solve_fixed_centre(X, uv, size, C, _camera(r))
+    except ValueError:
+        return None
+    return cam.K, cam.R, rms
 
 
 def _camera(r: dict) -> Camera:

@@ -1,0 +1,160 @@
+"""The part of a propagation pass that needs no registration result, run ahead of it on its own
+thread (docs/propagation.md "Speed"): each frame is read once and reduced (prepare_frame), its
+cut test against the previous frame is made, and the screen-fixed graphics detector is fed.
+
+None of this depends on how earlier frames registered, so it overlaps the main thread's
+per-frame registration and recalibration (OpenCV releases the GIL while it works). The results
+are those of the same steps done in line: frames come out in order, each with the graphics
+mask as it stood after that frame (the detector may run a few frames ahead, its snapshot per
+frame does not).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from courtstudio.pipeline.propagation_frames import _read, frame_mask
+from geometry.plane_motion import Prepared, cut_features, is_cut_features, prepare_frame, same_view
+from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector
+
+GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
+GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
+GRAPHICS_STABLE = 10  # updates in a row that left the mask unchanged: it is stable, and
+GRAPHICS_EVERY_STABLE = 8  # ... from then on a pair every this many frames is enough
+AHEAD = 3  # frames the scan may run ahead of the pass (each holds one full image)
+
+
+@dataclass
+class Scanned:
+    """One frame as the scan leaves it: image (h, w[, 3]) uint8 or None (undecodable); mask:
+    the frame's own uint8 mask (0 = ignore, full resolution) or None; prepared: its reduced
+    copy (None with no image); cut: a shot cut before it; graphics: the detector's uint8
+    reduced mask after this frame (0 over graphics) or None; graphics_changed: that mask
+    changed with this frame (flagged frames deserve another try)."""
+
+    index: int
+    image: np.ndarray | None
+    mask: np.ndarray | None
+    prepared: Prepared | None
+    cut: bool
+    graphics: np.ndarray | None
+    graphics_changed: bool
+
+
+class FrameScan:
+    """Frames lo..hi - 1 of ``frames`` scanned in order (iterate once). detect_graphics:
+    feed the screen-fixed graphics detector (frames GRAPHICS_LAG apart, every
+    GRAPHICS_EVERY consecutive pairs of a shot; once GRAPHICS_STABLE updates in a row left
+    its mask unchanged, every GRAPHICS_EVERY_STABLE, until the mask changes or a cut).
+    threaded=False runs the same steps in the caller's thread."""
+
+    def __init__(self, frames, lo: int, hi: int, detect_graphics: bool, threaded: bool = True):
+        self.frames, self.lo, self.hi = frames, lo, hi
+        self.detect_graphics = detect_graphics
+        self.threaded = threaded
+        self.detector: ScreenFixedDetector | None = None
+        self.frame_scale = 1.0
+        self.history: deque = deque(maxlen=GRAPHICS_LAG + 1)
+        self.observed = 0  # consecutive pairs fed to the detector
+        self.unchanged = 0  # detector updates in a row that left its mask as it was
+
+    # ------------------------------------------------------------ the steps, in order
+    def _steps(self) -> Iterator[Scanned]:
+        prev_sig = prev_p = None
+        if self.lo > 0:
+            img = _read(self.frames, self.lo - 1)
+            if img is not None:
+                prev_p, s = prepare_frame(img)
+                prev_sig = cut_features(s)
+        for i in range(self.lo, self.hi):
+            img = _read(self.frames, i)
+            p, sig = (None, None) if img is None else prepare_frame(img)
+            sig = None if sig is None else cut_features(sig)
+            cut = prev_sig is not None and sig is not None and is_cut_features(prev_sig, sig)
+            if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
+                cut = False
+            prev_sig = sig
+            changed = False
+            if cut:
+                self.history.clear()
+                self.unchanged = 0  # a new shot may bring new graphics
+            elif p is not None:
+                changed = self._observe(prev_p, p)
+            prev_p = p
+            graphics = self.detector.mask() if self.detector is not None else None
+            yield Scanned(i, img, frame_mask(self.frames, i), p, cut, graphics, changed)
+
+    def _observe(self, prev: Prepared | None, p: Prepared) -> bool:
+        """Feed a consecutive pair (same shot) to the detector; True when its mask changed."""
+        if not self.detect_graphics or prev is None:
+            return False
+        if self.detector is None:
+            self.detector = ScreenFixedDetector(p.gray.shape[:2])
+            self.frame_scale = p.scale
+        self.history.append(p.gray)
+        self.observed += 1
+        every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
+        if len(self.history) < self.history.maxlen or self.observed % every:
+            return False
+        before = self.detector.mask()
+        self.detector.update(self.history[0], p.gray)
+        after = self.detector.mask()
+        same = (before is None and after is None) or (
+            before is not None and after is not None and np.array_equal(before, after)
+        )
+        verdict = self.detector.pairs >= MIN_FRAMES  # before that, no mask means no votes yet
+        self.unchanged = self.unchanged + 1 if same and verdict else 0
+        return after is not None and not same
+
+    def graphics_boxes(self) -> list:
+        """The screen-fixed graphics masked, [x0, y0, x1, y1] full-resolution px."""
+        if self.detector is None:
+            return []
+        return self.detector.boxes_px(self.frame_scale)
+
+    # ------------------------------------------------------------ running ahead
+    def __iter__(self) -> Iterator[Scanned]:
+        if not self.threaded:
+            yield from self._steps()
+            return
+        q: queue.Queue = queue.Queue(maxsize=AHEAD)
+        stop = threading.Event()
+
+        def put(item) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def run():
+            try:
+                for item in self._steps():
+                    if not put(("frame", item)):
+                        return
+            except BaseException as exc:  # handed to the pass, which raises it
+                put(("error", exc))
+                return
+            put(("end", None))
+
+        t = threading.Thread(target=run, name="propagation-scan", daemon=True)
+        t.start()
+        try:
+            while True:
+                kind, value = q.get()
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                yield value
+        finally:
+            stop.set()
+            t.join()
