@@ -24,6 +24,7 @@ import numpy as np
 from court_specs import CourtSpec
 from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
+from courtstudio.pipeline.propagation_flags import frame_problem
 from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
 from courtstudio.pipeline.propagation_result import FrameCamera, _num
 from courtstudio.pipeline.propagation_solve import (  # noqa: F401
@@ -307,6 +308,7 @@ class Tracker:
         w, h = size
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
+            fit_rms = rms
         else:
             uv = (
                 transfer_points(H, st.uv)
@@ -351,6 +353,7 @@ class Tracker:
                     H=H,
                 )
             cam, rms, status = fit.camera, float(fit.rms_px), Status.OK
+            fit_rms = rms  # the point fit's: the residual test's (propagation_flags)
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
@@ -361,7 +364,7 @@ class Tracker:
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
             cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
-        reason = self._problem(st, rms, ev)
+        reason = self._problem(st, fit_rms, ev)
         rec = FrameCamera(
             i,
             Status.FLAGGED if reason else status,
@@ -406,22 +409,15 @@ class Tracker:
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         return new, float(rms2), ev2
 
-    def _problem(self, st: RefState, rms: float, ev: dict) -> str:
-        """Why this frame's own evidence rejects its camera ("" when it does not)."""
-        excess = rms - st.rms_px
-        if excess > self.options.flag_rms_px:
-            return f"residual {rms:.1f} px ({excess:.1f} px above the reference's)"
-        ref_ev = st.evidence
-        if (
-            ref_ev["samples"] >= MIN_LINE_SAMPLES
-            and np.isfinite(ref_ev["support"])
-            and ref_ev["support"] > 0
-        ):
-            if ev["samples"] < MIN_LINE_SAMPLES:
-                return "court lines out of view"
-            if ev["support"] < SUPPORT_RATIO * ref_ev["support"]:
-                return (
-                    f"court lines do not match the image (support {ev['support']:.2f}, "
-                    f"reference {ref_ev['support']:.2f})"
-                )
-        return ""
+    def _problem(self, st: RefState, fit_rms: float, ev: dict) -> str:
+        """Why this frame's own evidence rejects its camera ("" when it does not):
+        propagation_flags.frame_problem."""
+        return frame_problem(
+            fit_rms,
+            st.rms_px,
+            ev,
+            st.evidence,
+            flag_px=self.options.flag_rms_px,
+            support_ratio=SUPPORT_RATIO,
+            min_line_samples=MIN_LINE_SAMPLES,
+        )
