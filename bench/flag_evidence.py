@@ -7,7 +7,9 @@ prints the frame's status and reason, its worst keypoint error against the click
 above 10 px at 1080p, scaled by the picture height), and the evidence a flag rule can use:
 the recorded RMS (of the refined camera when the frame was refined on its lines), the point
 fit's RMS (the transferred keypoints refitted, as the propagation does before refining), the
-reference's RMS, line support (frame, reference), line residual, keypoints in view, inliers,
+reference's RMS, whether the rule before propagation_flags.py (the final camera's keypoint RMS
+more than FLAG_PX above the reference's) would flag it, line support (frame, reference), line
+residual, keypoints in view, inliers,
 and the extrapolation gain: the largest predicted 1-sigma error (px per px of keypoint noise)
 of the point-fit camera at the court keypoints in the picture (its covariance from the
 transferred keypoints alone; large when they nearly lie on one line). No propagation is run.
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from real_clips import OFF_PX_1080, frame_errors, load_annotations  # noqa: E402
+from real_clips import FLAG_PX, OFF_PX_1080, frame_errors, load_annotations  # noqa: E402
 
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
@@ -99,6 +101,9 @@ def rows(runs: Path, entry: dict, ann: dict, checks: dict):
                     "line_residual_px": r.get("line_residual_px"),
                     "points": len(r.get("points") or {}), "inliers": reg.get("inliers"),
                     "gain": gain,
+                    # the rule before propagation_flags: the final camera's keypoint RMS
+                    "old_residual_flag": r.get("rms_px") is not None
+                    and r["rms_px"] - rr["rms_px"] > FLAG_PX,
                 }  # fmt: skip
 
 
@@ -122,12 +127,29 @@ def main(argv=None) -> int:
         out += list(rows(args.runs, entry, ann, checks))
     cols = ["clip", "ref", "frame", "kind", "status", "reason", "worst_px", "off", "rms_px",
             "fit_rms_px", "ref_rms_px", "support", "ref_support", "line_residual_px", "points",
-            "inliers", "gain"]  # fmt: skip
+            "inliers", "gain", "old_residual_flag"]  # fmt: skip
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in out:
         r2 = dict(r, reason=r["reason"][:40], off="OFF" if r["off"] else "")
         print("| " + " | ".join(fmt(r2[c], 1 if c == "gain" else 2) for c in cols) + " |")
+    for entry in json.loads(args.manifest.read_text())["clips"]:
+        for f in sorted((args.runs / entry["id"]).glob("ref*/cameras.jsonl")):
+            recs = read_done(f)
+            rr = recs[int(f.parent.name[3:])]
+            flagged = sum(r["status"] == "flagged" for r in recs.values())
+            residual = sum("residual" in (r.get("reason") or "") for r in recs.values())
+            old = sum(
+                r["status"] == "ok"
+                and r.get("rms_px") is not None
+                and r["rms_px"] - rr["rms_px"] > FLAG_PX
+                for r in recs.values()
+            )
+            print(
+                f"{entry['id']} {f.parent.name}: {len(recs)} frames, {flagged} flagged "
+                f"({residual} for their residual); "
+                f"left ok but flagged by the old residual rule: {old}"
+            )
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
