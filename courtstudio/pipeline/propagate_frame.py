@@ -308,7 +308,6 @@ class Tracker:
         w, h = size
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
-            fit_rms = rms
         else:
             uv = (
                 transfer_points(H, st.uv)
@@ -353,7 +352,6 @@ class Tracker:
                     H=H,
                 )
             cam, rms, status = fit.camera, float(fit.rms_px), Status.OK
-            fit_rms = rms  # the point fit's: the residual test's (propagation_flags)
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
@@ -364,7 +362,7 @@ class Tracker:
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
             cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
-        reason = self._problem(st, fit_rms, ev)
+        reason = self._problem(st, rms, ev)
         rec = FrameCamera(
             i,
             Status.FLAGGED if reason else status,
@@ -409,11 +407,11 @@ class Tracker:
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         return new, float(rms2), ev2
 
-    def _problem(self, st: RefState, fit_rms: float, ev: dict) -> str:
+    def _problem(self, st: RefState, rms: float, ev: dict) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not):
         propagation_flags.frame_problem."""
         return frame_problem(
-            fit_rms,
+            rms,
             st.rms_px,
             ev,
             st.evidence,
