@@ -24,6 +24,7 @@ import numpy as np
 from court_specs import CourtSpec
 from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
+from courtstudio.pipeline.propagation_flags import frame_problem
 from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
 from courtstudio.pipeline.propagation_result import FrameCamera, _num
 from courtstudio.pipeline.propagation_solve import (  # noqa: F401
@@ -407,21 +408,14 @@ class Tracker:
         return new, float(rms2), ev2
 
     def _problem(self, st: RefState, rms: float, ev: dict) -> str:
-        """Why this frame's own evidence rejects its camera ("" when it does not)."""
-        excess = rms - st.rms_px
-        if excess > self.options.flag_rms_px:
-            return f"residual {rms:.1f} px ({excess:.1f} px above the reference's)"
-        ref_ev = st.evidence
-        if (
-            ref_ev["samples"] >= MIN_LINE_SAMPLES
-            and np.isfinite(ref_ev["support"])
-            and ref_ev["support"] > 0
-        ):
-            if ev["samples"] < MIN_LINE_SAMPLES:
-                return "court lines out of view"
-            if ev["support"] < SUPPORT_RATIO * ref_ev["support"]:
-                return (
-                    f"court lines do not match the image (support {ev['support']:.2f}, "
-                    f"reference {ref_ev['support']:.2f})"
-                )
-        return ""
+        """Why this frame's own evidence rejects its camera ("" when it does not):
+        propagation_flags.frame_problem."""
+        return frame_problem(
+            rms,
+            st.rms_px,
+            ev,
+            st.evidence,
+            flag_px=self.options.flag_rms_px,
+            support_ratio=SUPPORT_RATIO,
+            min_line_samples=MIN_LINE_SAMPLES,
+        )
