@@ -172,11 +172,15 @@ class CourtPanel(QWidget):
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["keypoint", "residual px", "LOO px"])
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["keypoint", "residual px", "LOO px", "paint px"])
         self.table.horizontalHeaderItem(2).setToolTip(
             "leave-one-out: distance from where the camera solved without this click "
             "projects its keypoint; a large value means this click is the wrong one"
+        )
+        self.table.horizontalHeaderItem(3).setToolTip(
+            "distance from the click to the crossing of the painted lines found near it in "
+            "the frame; '-' where no painted line through the keypoint was found"
         )
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
@@ -290,6 +294,7 @@ class CourtPanel(QWidget):
         names = [n for n in keypoint_order(spec) if n in ann.points]
         res = dict(zip(cal.names, cal.fit.residuals_px)) if cal and not state.inherited else {}
         loo = dict(zip(cal.names, cal.loo.residual_px)) if cal and not state.inherited else {}
+        paint = paint_distances_px(cal) if cal and not state.inherited else {}
         fill_table(
             self.table,
             [
@@ -297,6 +302,7 @@ class CourtPanel(QWidget):
                     n,
                     f"{res[n]:.2f}" if n in res else "-",
                     f"{loo[n]:.2f}" if n in loo and np.isfinite(loo[n]) else "-",
+                    f"{paint[n]:.1f}" if n in paint else "-",
                 ]
                 for n in names
             ],
@@ -309,7 +315,15 @@ class CourtPanel(QWidget):
         self.suggestion.setText(
             fixes[0].message
             if fixes
-            else ("Suspect click: " + ", ".join(suspects) if suspects else "")
+            else (
+                "Suspect click: "
+                + ", ".join(
+                    n + (f" ({paint[n]:.1f} px off its painted lines)" if n in paint else "")
+                    for n in suspects
+                )
+                if suspects
+                else ""
+            )
         )
         self._mapping = fixes[0].mapping if fixes else {}
         self.apply_button.setVisible(bool(self._mapping))
@@ -354,3 +368,14 @@ def refinement_text(rep: dict | None) -> str:
         f"{f(rep['click_rms_after_px'], ' px')} ({rep['samples']} samples on "
         f"{rep['lines_used']} lines, lens {rep['model']})"
     )
+
+
+def paint_distances_px(cal) -> dict[str, float]:
+    """name -> distance (px) from the click to its painted crossing, for the clicks the
+    doctor could check against the frame's painted lines (none without a frame)."""
+    offsets = cal.paint_offsets_px or {}
+    out = {}
+    for name, d in offsets.items():
+        if d is not None and len(d) == 2 and np.all(np.isfinite(d)):
+            out[name] = float(np.hypot(d[0], d[1]))
+    return out
