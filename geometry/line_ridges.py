@@ -95,44 +95,6 @@ def _profiles(gray, uv, normals, offsets):
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _ridge_centre(prof, offsets, width_px, search_px):
-    """Sub-pixel centre offset (px) of the one clear ridge in a profile, or NaN."""
-    step = PROFILE_STEP_PX
-    a = int(round((0.5 * width_px + 1.5) / step))  # side probe distance, samples
-    n = len(prof)
-    if n <= 2 * a + 2:
-        return np.nan
-    centre = prof[a : n - a]
-    resp = centre - np.maximum(prof[: n - 2 * a], prof[2 * a :])
-    inner = np.abs(offsets[a : n - a]) <= search_px
-    resp = np.where(inner, resp, -np.inf)
-    k = int(np.argmax(resp))
-    best = resp[k]
-    if not best > MIN_CONTRAST:
-        return np.nan
-    # a competing ridge (not the same one: farther than the band's width) -> ambiguous
-    far = np.abs(np.arange(len(resp)) - k) > 2 * a
-    if np.any(resp[far] > AMBIGUOUS_RATIO * best):
-        return np.nan
-    kp = k + a
-    bg = 0.5 * (prof[kp - a] + prof[kp + a])
-    half = 0.5 * (prof[kp] + bg)
-    lo = kp
-    while lo > 0 and prof[lo - 1] >= half:
-        lo -= 1
-    hi = kp
-    while hi < n - 1 and prof[hi + 1] >= half:
-        hi += 1
-    if lo == 0 or hi == n - 1:
-        return np.nan
-    left = offsets[lo - 1] + step * (half - prof[lo - 1]) / max(prof[lo] - prof[lo - 1], 1e-6)
-    right = offsets[hi] + step * (prof[hi] - half) / max(prof[hi] - prof[hi + 1], 1e-6)
-    measured = right - left
-    if measured > 2.5 * width_px + 2.0 or measured < 0.3 * width_px:
-        return np.nan
-    return 0.5 * (left + right)
-
-
 def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
     """Boolean mask of samples within tol of a robust quadratic of offset vs arc length."""
     keep = np.ones(len(arc), bool)
@@ -199,9 +161,7 @@ def find_ridges(
     reach = min(reach, search_px + 30.0)
     offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
     prof = _profiles(gray, uv, normals, offsets)
-    found = np.array(
-        [_ridge_centre(prof[i], offsets, max(width_px[i], 1.0), search_px) for i in range(len(P))]
-    )
+    found = _ridge_centres(prof, offsets, np.maximum(width_px, 1.0), search_px)
     tried = np.bincount(idx, minlength=n_lines)
     good = np.isfinite(found)
     for k in range(n_lines):
@@ -232,8 +192,10 @@ def ridge_offsets(
 
 
 def _ridge_centres(prof, offsets, width_px, search_px) -> np.ndarray:
-    """_ridge_centre of every row of prof (S, O) at once (width_px: (S,)): the same tests and
-    the same sub-pixel centre, vectorised per side-probe distance."""
+    """(S,) px: the sub-pixel centre offset of the one clear ridge in each row of prof (S, O)
+    sampled at offsets (O,), NaN where there is none (too weak, a competing ridge farther than
+    the band's width, the half-height band running off the profile, or a measured width
+    outside 0.3-2.5x width_px (S,) + 2 px); vectorised per side-probe distance."""
     step = PROFILE_STEP_PX
     S, n = prof.shape
     out = np.full(S, np.nan)
