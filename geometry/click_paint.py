@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geometry.camera import Camera
-from geometry.line_ridges import ridge_offsets
+from geometry.line_ridges import ridge_offsets, robust_polyfit_inliers
 
 SEARCH_PX = 18.0  # half-width of the search across each line, px (a 12 px slip is inside)
 START_PX = 7.0  # samples start this far from the click (clear of the crossing line)
@@ -202,34 +202,19 @@ def _fit_line(r: np.ndarray, c: np.ndarray) -> tuple[float, float] | None:
     r, c = r[good], c[good]
     if len(r) < MIN_RIDGES or np.ptp(r) < MIN_SPAN_PX:
         return None
-    keep = np.ones(len(r), bool)
-    for _ in range(4):  # a straight line through the centres, samples off it dropped
-        b, a = _line(r[keep], c[keep])
-        res = c - (a + b * r)
-        mad = 1.4826 * float(np.median(np.abs(res[keep])))
-        new = np.abs(res) <= max(1.0, 3.0 * mad)
-        if np.array_equal(new, keep) or new.sum() < MIN_RIDGES:
-            break
-        keep = new
+    # a straight line through the centres, the centres off it (> 1 px and 3 sigma) dropped
+    keep = robust_polyfit_inliers(r, c, 1, 1.0, MIN_RIDGES)
     rk = r[keep]
     if len(rk) < MIN_RIDGES or np.ptp(rk) < MIN_SPAN_PX:
         return None
-    b, a = _line(rk, c[keep])
+    b, a = np.polyfit(rk, c[keep], 1)
     scatter = float(np.sqrt(np.mean((c[keep] - (a + b * rk)) ** 2)))
     if scatter > MAX_SCATTER_PX:
         return None
     # 1-sigma of the intercept of a straight-line fit
     sxx = float(np.sum((rk - rk.mean()) ** 2))
     var = max(scatter, 0.3) ** 2 * (1.0 / len(rk) + rk.mean() ** 2 / sxx)
-    return a, float(np.sqrt(var))
-
-
-def _line(r: np.ndarray, c: np.ndarray) -> tuple[float, float]:
-    """(slope, intercept) of the least-squares line c = intercept + slope r (r spread)."""
-    rm, cm = float(r.mean()), float(c.mean())
-    dr = r - rm
-    slope = float(np.dot(dr, c - cm) / max(float(np.dot(dr, dr)), 1e-12))
-    return slope, cm - slope * rm
+    return float(a), float(np.sqrt(var))
 
 
 def check_clicks_on_paint(

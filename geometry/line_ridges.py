@@ -97,18 +97,27 @@ def _profiles(gray, uv, normals, offsets):
 
 def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
     """Boolean mask of samples within tol of a robust quadratic of offset vs arc length."""
-    keep = np.ones(len(arc), bool)
     if len(arc) < 5:
         med = np.median(off)
         return np.abs(off - med) <= max(tol_px, 3 * 1.4826 * np.median(np.abs(off - med)))
     deg = 2 if len(arc) >= 8 else 1
     s = (arc - arc.mean()) / (np.ptp(arc) + 1e-9)
+    return robust_polyfit_inliers(s, off, deg, tol_px, deg + 2)
+
+
+def robust_polyfit_inliers(
+    x: np.ndarray, y: np.ndarray, deg: int, tol: float, min_keep: int
+) -> np.ndarray:
+    """(N,) bool: the samples within max(tol, 3 robust sigma) of a degree-deg polynomial
+    y(x) refitted on the samples kept (at most 4 rounds; stops when the set is stable or
+    would fall below min_keep). x, y: (N,) (y in the units of tol)."""
+    keep = np.ones(len(x), bool)
     for _ in range(4):
-        c = np.polyfit(s[keep], off[keep], deg)
-        r = off - np.polyval(c, s)
+        c = np.polyfit(x[keep], y[keep], deg)
+        r = y - np.polyval(c, x)
         mad = 1.4826 * np.median(np.abs(r[keep]))
-        new = np.abs(r) <= max(tol_px, 3.0 * mad)
-        if np.array_equal(new, keep) or new.sum() < deg + 2:
+        new = np.abs(r) <= max(tol, 3.0 * mad)
+        if np.array_equal(new, keep) or new.sum() < min_keep:
             break
         keep = new
     return keep
