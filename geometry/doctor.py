@@ -213,7 +213,10 @@ def find_suspects(
         if suspects:
             cur = _resolve(fit, points_world, uv, names, keep, click_sigma_px)
     while cur is not None and len(keep) - 1 >= MIN_POINTS:
-        z = leave_one_out(cur, points_world[keep], uv[keep], click_sigma_px).z
+        if cur is fit and loo is not None:  # every click, the fit's own: already computed
+            z = loo.z
+        else:
+            z = leave_one_out(cur, points_world[keep], uv[keep], click_sigma_px).z
         if not np.any(np.isfinite(z)) or np.nanmax(z) <= SUSPECT_Z:
             break
         worst = keep[int(np.nanargmax(z))]
