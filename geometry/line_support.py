@@ -12,6 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from geometry.arrays import median_axis0
 from geometry.camera import Camera
 from geometry.projection import densify_all, project_polylines
 
@@ -64,14 +65,6 @@ def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     weighted like cv2's gray conversion, so no full-resolution gray copy is made."""
     vals = cv2.remap(image, x, y, cv2.INTER_LINEAR).astype(np.float32)
     return vals if vals.ndim == 2 else vals @ _GRAY_BGR
-
-
-def _median(values: np.ndarray) -> float:
-    """np.median of a non-empty 1-D array of finite values (np.median's first call imports
-    numpy.ma: 30 ms of a propagation run's start-up)."""
-    s = np.sort(values)
-    k = len(s)
-    return float((s[(k - 1) // 2] + s[k // 2]) / 2)
 
 
 def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -170,5 +163,5 @@ def line_evidence(
         "samples": int(len(off)),
         "found": int(found.sum()),
         "support": float(np.mean(found & (np.abs(off) <= tol_px))),
-        "residual_px": _median(np.abs(off[found])) if found.any() else float("nan"),
+        "residual_px": float(median_axis0(np.abs(off[found]))) if found.any() else float("nan"),
     }

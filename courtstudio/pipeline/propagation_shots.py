@@ -9,6 +9,7 @@ import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
+from geometry.arrays import median_axis0
 from geometry.camera import Camera, image_centre_uv
 
 
@@ -63,9 +64,7 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     Rs = np.array([r["R"] for r in solved], float)
     ts = np.array([r["t"] for r in solved], float)
     Ks = np.array([r["K"] for r in solved], float)
-    centres = np.sort(-np.einsum("fji,fj->fi", Rs, ts), axis=0)  # -R^T t, sorted per axis
-    C = 0.5 * (centres[(F - 1) // 2] + centres[F // 2])  # their median (np.median's first
-    # call imports numpy.ma: 30 ms of start-up)
+    C = median_axis0(-np.einsum("fji,fj->fi", Rs, ts))  # the centres -R^T t, per axis
     n_max = max(len(r["points"]) for r in solved)
     X, uv, weight = np.zeros((F, n_max, 3)), np.zeros((F, n_max, 2)), np.zeros((F, n_max))
     dist = np.zeros((F, 5))
