@@ -373,9 +373,4 @@ def refinement_text(rep: dict | None) -> str:
 def paint_distances_px(cal) -> dict[str, float]:
     """name -> distance (px) from the click to its painted crossing, for the clicks the
     doctor could check against the frame's painted lines (none without a frame)."""
-    offsets = cal.paint_offsets_px or {}
-    out = {}
-    for name, d in offsets.items():
-        if d is not None and len(d) == 2 and np.all(np.isfinite(d)):
-            out[name] = float(np.hypot(d[0], d[1]))
-    return out
+    return {n: float(np.hypot(*d)) for n, d in (cal.paint_offsets_px or {}).items()}
