@@ -256,6 +256,7 @@ def solve_camera(
     names=None,
     theta0=None,
     surface_z_m: float | None = 0.0,
+    sweep_after_plane: bool = True,
 ) -> CameraFit:
     """Solve a metric camera from N correspondences.
 
@@ -272,7 +273,10 @@ def solve_camera(
     physical, determined camera. surface_z_m: the playing surface's height in the world frame; only
     cameras above it with every point in front are accepted (None: no height test). A
     labelling that fits only a camera under the surface is refused with a message saying it
-    looks mirrored.
+    looks mirrored. sweep_after_plane: False skips the focal sweep when the plane homography
+    gave starts (the doctor's whole-court trials: those starts are exact for the planar clicks,
+    and a relabelling they do not fit is no fix; the sweep serves clicks without four on one
+    plane).
 
     Raises CalibrationError for degenerate input or an undeterminable/implausible solution.
     """
@@ -299,10 +303,13 @@ def solve_camera(
     kw = dict(surface_z_m=surface_z_m, rejected=rejected)
     if theta0 is not None:
         best = _best_refined(simple, [np.asarray(theta0, float)], X, x, image_size, **kw)
+    plane_starts: list[np.ndarray] = []
     if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
-        cand = _best_refined(simple, initial_candidates(X, x, image_size), X, x, image_size, **kw)
+        plane_starts = initial_candidates(X, x, image_size)
+        cand = _best_refined(simple, plane_starts, X, x, image_size, **kw)
         best = _pick(best, cand)
-    if best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0):
+    sweep = sweep_after_plane or not plane_starts
+    if sweep and (best is None or _rms(best) > 2.0 * max(click_sigma_px, 1.0)):
         cand = _best_refined(simple, sweep_candidates(X, x, image_size), X, x, image_size, **kw)
         best = _pick(best, cand)
     if best is None:

@@ -16,6 +16,7 @@ rvec is a Rodrigues vector (radians), t metres, focal lengths and principal poin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -26,8 +27,6 @@ from geometry.camera import Camera, image_centre_uv
 from geometry.errors import GeometryError
 
 # Columns of cv2.projectPoints' Jacobian: rvec 0-2, tvec 3-5, fx 6, fy 7, cx 8, cy 9, k1 10, k2 11.
-_COLS_FULL = list(range(10))
-_COLS_FULL_RADIAL = list(range(12))
 MODEL_NAMES = ("simple", "simple_k1", "simple_k1k2", "full")
 
 
@@ -54,9 +53,9 @@ class ParamModel:
     @property
     def n_radial(self) -> int:
         """How many radial coefficients (k1, k2) are free."""
-        return {"simple": 0, "simple_k1": 1, "simple_k1k2": 2}.get(
-            self.name, 2 if self.radial else 0
-        )
+        if self.name == "full":
+            return 2 if self.radial else 0
+        return {"simple": 0, "simple_k1": 1, "simple_k1k2": 2}[self.name]
 
     @property
     def label(self) -> str:
@@ -117,16 +116,40 @@ class ParamModel:
 
         Rows of J are ordered u0, v0, u1, v1, ...
         """
-        K, dist = self.intrinsics(theta, image_size)
-        uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
+        return self.projector(points_world, image_size)(theta)
+
+    def projector(
+        self, points_world: np.ndarray, image_size: tuple[int, int]
+    ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """theta (P,) -> (uv (N, 2) pixels, J (2N, P)) for fixed (N, 3) world points: the
+        solver's hot path, with K, the distortion vector and the Jacobian's columns laid out
+        once per fit instead of once per evaluation. Each call returns new arrays."""
+        K = np.zeros((3, 3))
+        K[2, 2] = 1.0
+        dist = np.zeros(5)
+        n_radial = self.n_radial
         if self.one_focal:
-            J = np.concatenate(
-                [jac[:, :6], (jac[:, 6] + jac[:, 7])[:, None], jac[:, 10 : 10 + self.n_radial]],
-                axis=1,
-            )
-        else:
-            J = jac[:, _COLS_FULL_RADIAL if self.radial else _COLS_FULL]
-        return uv.reshape(-1, 2), J
+            K[0, 2], K[1, 2] = image_centre_uv(image_size)
+            cols = np.r_[0:7, 10 : 10 + n_radial]
+
+            def project_one_focal(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                K[0, 0] = K[1, 1] = theta[6]
+                dist[:n_radial] = theta[7 : 7 + n_radial]
+                uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
+                J = jac[:, cols]
+                np.add(J[:, 6], jac[:, 7], out=J[:, 6])  # fx = fy = f
+                return uv.reshape(-1, 2), J
+
+            return project_one_focal
+        n_cols = 10 + n_radial
+
+        def project_full(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            K[0, 0], K[1, 1], K[0, 2], K[1, 2] = theta[6:10]
+            dist[:n_radial] = theta[10 : 10 + n_radial]
+            uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
+            return uv.reshape(-1, 2), jac[:, :n_cols]
+
+        return project_full
 
 
 def camera_centre_jacobian(model: ParamModel, theta: np.ndarray) -> np.ndarray:

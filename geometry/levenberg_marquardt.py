@@ -8,7 +8,10 @@ the app.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +29,23 @@ class LMResult:
 
 
 REL_COST_TOL = 1e-10
+Projector = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _projector(model: Any, points_world: np.ndarray, image_size: tuple[int, int]) -> Projector:
+    """theta -> (uv (N, 2), J (2N, P)): the model's own projector when it has one (its layout
+    built once per fit), else its project_with_jacobian."""
+    if hasattr(model, "projector"):
+        return model.projector(points_world, image_size)  # type: ignore[no-any-return]
+    return lambda theta: model.project_with_jacobian(theta, points_world, image_size)
+
+
+def _solve(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """x of A x = b for a small square A (P, P); None when A is singular."""
+    try:
+        return np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        return None
 
 
 def refine(
@@ -42,36 +62,41 @@ def refine(
     metres, radians and pixels of focal length on one footing.
     """
     theta = np.array(theta0, dtype=float)
-    pred, J = model.project_with_jacobian(theta, points_world, image_size)
-    r = (pred - uv).ravel()
+    project = _projector(model, points_world, image_size)
+    positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
+    uv_flat = np.asarray(uv, dtype=float).ravel()
+    pred, J = project(theta)
+    r = pred.ravel() - uv_flat
     cost = float(r @ r)
+    diag = np.diag_indices(len(theta))
     lam = 1e-3
     converged = False
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
         JtJ = J.T @ J
-        g = J.T @ r
-        D = np.diag(np.maximum(np.diag(JtJ), 1e-12))
+        minus_g = -(J.T @ r)
+        d = np.maximum(JtJ[diag], 1e-12)  # Marquardt's scaling, diag(J^T J)
         improved = False
         while lam < 1e8:
-            try:
-                step = -np.linalg.solve(JtJ + lam * D, g)
-            except np.linalg.LinAlgError:
+            A = JtJ.copy()
+            A[diag] += lam * d
+            step = _solve(A, minus_g)
+            if step is None:  # singular at this damping
                 lam *= 10
                 continue
             cand = theta + step
-            if getattr(model, "one_focal", False) and cand[6] <= 0:
+            if positive_f and cand[6] <= 0:
                 lam *= 10
                 continue
-            pred_c, J_c = model.project_with_jacobian(cand, points_world, image_size)
-            r_c = (pred_c - uv).ravel()
+            pred_c, J_c = project(cand)
+            r_c = pred_c.ravel() - uv_flat
             cost_c = float(r_c @ r_c)
-            if np.isfinite(cost_c) and cost_c <= cost:
+            if math.isfinite(cost_c) and cost_c <= cost:
                 rel = (cost - cost_c) / max(cost, 1e-30)
                 theta, J, r, cost = cand, J_c, r_c, cost_c
                 lam = max(lam / 10, 1e-12)
                 improved = True
-                small_step = np.linalg.norm(step) <= 1e-12 * (1 + np.linalg.norm(theta))
+                small_step = math.sqrt(step @ step) <= 1e-12 * (1 + math.sqrt(theta @ theta))
                 if rel < REL_COST_TOL or small_step or cost < 1e-20:
                     converged = True
                 break

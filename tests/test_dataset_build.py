@@ -316,3 +316,20 @@ def test_a_local_ray_cluster_of_two_cpus_builds_two_clips(clips, tmp_path):
     for cid in ("t1", "b1"):
         assert len(list((tmp_path / f"out/clips/{cid}/export/scenes").glob("*/scene.json"))) == 4
     shutil.rmtree(tmp_path / "out")
+
+
+def test_the_serial_executor_checks_for_a_gpu_only_when_a_stage_needs_one(clips, tmp_path):
+    asked = []
+
+    def gpu_check() -> bool:
+        asked.append(1)
+        return False
+
+    ex = SerialExecutor(gpu=gpu_check)
+    report = build_dataset(
+        load_manifest(_manifest(clips)), tmp_path / "out", lambda: ex, ("prepare",), progress=False
+    )
+    assert set(_statuses(report).values()) == {"done"}
+    assert asked == [], "no stage of this build needs a GPU: torch is not imported to ask"
+    assert ex.gpus == 0 and ex.gpus == 0 and asked == [1], "asked once, when first needed"
+    assert SerialExecutor(gpu=True).gpus == 1 and SerialExecutor().gpus == 0

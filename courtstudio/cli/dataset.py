@@ -30,10 +30,9 @@ def cmd_dataset_build(args) -> int:
 
     def start():
         if args.serial:
-            from courtstudio.dataset.executors import SerialExecutor
-            from hmr.devices import cuda_available
+            from courtstudio.dataset.executors import serial_executor
 
-            return SerialExecutor(gpu=cuda_available())
+            return serial_executor()
         try:
             return make_executor(args.address, args.workers, log)
         except (RuntimeError, ConnectionError) as exc:

@@ -25,11 +25,21 @@ class SerialExecutor:
 
     kind = "serial"
 
-    def __init__(self, gpu: bool = False):
+    def __init__(self, gpu: bool | Callable[[], bool] = False):
+        """gpu: whether tasks may use this machine's GPU, or a check that says so, asked the
+        first time ``gpus`` is read (only a build with the players stage reads it: the CUDA
+        check imports torch, about 2 s)."""
         self._pending: dict[int, tuple[Callable, tuple]] = {}
         self._next = 0
-        self.gpus = 1 if gpu else 0
+        self._gpu = gpu
+        self._gpus: int | None = None
         self.workers = 1
+
+    @property
+    def gpus(self) -> int:
+        if self._gpus is None:
+            self._gpus = 1 if (self._gpu() if callable(self._gpu) else self._gpu) else 0
+        return self._gpus
 
     def describe(self) -> str:
         return "this process (serial, one task at a time)"
@@ -136,7 +146,13 @@ def make_executor(address: str | None, workers: int | None, log: Callable[[str],
             "Ray is not installed (pip install 'courtstudio[scale]'): running every task "
             "serially in this process"
         )
-        from hmr.devices import cuda_available
-
-        return SerialExecutor(gpu=cuda_available())
+        return serial_executor()
     return RayExecutor(address, workers)
+
+
+def serial_executor() -> SerialExecutor:
+    """This process, one task at a time, with its GPU when torch sees one (checked when first
+    needed)."""
+    from hmr.devices import cuda_available
+
+    return SerialExecutor(gpu=cuda_available)

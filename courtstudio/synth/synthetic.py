@@ -181,8 +181,10 @@ def render_frame(spec: CourtSpec, camera: Camera, ball_world=None, rng=None) -> 
             _fill(img, project_polygon(camera, quad), (50, 50, 50))
     if ball_world is not None:
         _draw_ball(img, camera, np.asarray(ball_world, float), spec.ball_radius_m)
-    noise = rng.normal(0, 3.0, img.shape)
-    return np.clip(img.astype(np.float64) + noise, 0, 255).astype(np.uint8)
+    noisy = rng.normal(0, 3.0, img.shape)
+    noisy += img  # img + noise, in place
+    np.clip(noisy, 0, 255, out=noisy)
+    return noisy.astype(np.uint8)
 
 
 def _draw_ball(img, camera: Camera, ball_world, radius_m):

@@ -169,7 +169,13 @@ def ground_texture(
         return np.round(P[:, :2] * 4).astype(np.int32)
 
     cv2.fillPoly(base, [px([[0, 0], [L, 0], [L, W], [0, W]])], court, cv2.LINE_AA, 2)
-    img = base + coarse * noise[..., None] + fine_amp * fine[..., None]
+    # img = base + coarse * noise + fine_amp * fine, in place (the same float32 sums, in the
+    # same order, without three full-size temporaries)
+    img = base
+    noise *= coarse
+    img += noise[..., None]
+    fine *= fine_amp
+    img += fine[..., None]
     if crowd:
         inner = np.zeros((h, w), np.uint8)
         cv2.fillPoly(
@@ -186,7 +192,8 @@ def ground_texture(
         if np.any(np.abs(pl[:, 2]) > 1e-9):
             continue
         cv2.polylines(img, [px(pl)], False, (235, 235, 235), line_w, cv2.LINE_AA, 2)
-    return np.clip(img, 0, 255).astype(np.uint8), A
+    np.clip(img, 0, 255, out=img)
+    return img.astype(np.uint8), A
 
 
 def rotate_camera(base: Camera, yaw: float, pitch: float, zoom: float) -> Camera:
