@@ -18,7 +18,6 @@ from geometry.camera import Camera
 
 LIGHT_DIR_WORLD = np.array([0.3, 0.2, 0.93]) / np.linalg.norm([0.3, 0.2, 0.93])
 _backend_error: str | None = None
-_renderers: dict = {}
 
 
 @dataclass
@@ -86,14 +85,54 @@ def render_meshes(
     return _render_cpu(image, camera, meshes, alpha, occluders)
 
 
+RENDER_BOX_MARGIN_PX = 2
+RENDER_BOX_STEP_PX = 64  # box sizes rounded up to this: fewer framebuffer reallocations
+_renderer: list = []  # one OffscreenRenderer, its viewport resized per render
+
+
+def render_box(camera: Camera, meshes) -> tuple[int, int, int, int] | None:
+    """(x0, y0, w, h) pixels: the window of the image the meshes can cover (their projected
+    vertices' box plus a margin, sizes rounded up to RENDER_BOX_STEP_PX; it may reach past
+    the image), or None when a vertex is not in front of the camera (the whole frame is
+    rendered). Pixels outside the box get no coverage: each triangle lies inside the box of
+    its corners."""
+    V = np.concatenate([np.asarray(m.vertices_world, float).reshape(-1, 3) for m in meshes])
+    if len(V) == 0:
+        return None
+    if np.any(camera.world_to_cam(V)[:, 2] <= 0.05):  # at or behind znear
+        return None
+    uv = camera.project(V)
+    if not np.all(np.isfinite(uv)):
+        return None
+    lo = np.floor(uv.min(axis=0)).astype(int) - RENDER_BOX_MARGIN_PX
+    hi = np.ceil(uv.max(axis=0)).astype(int) + RENDER_BOX_MARGIN_PX + 1
+    w, h = camera.image_size
+    lo = np.maximum(lo, 0)
+    hi = np.minimum(hi, [w, h])
+    if np.any(hi <= lo):
+        return (0, 0, 0, 0)
+    size = -(-(hi - lo) // RENDER_BOX_STEP_PX) * RENDER_BOX_STEP_PX
+    size = np.minimum(size, [w, h])
+    lo = np.minimum(lo, np.array([w, h]) - size)  # keep a rounded-up box inside the image
+    return int(lo[0]), int(lo[1]), int(size[0]), int(size[1])
+
+
 def _pyrender_layers(camera: Camera, meshes, occluders=()):
     """(rgba, seg): the meshes rendered by pyrender at the camera's image size, (h, w, 4)
     uint8 RGBA with the multisample-resolved coverage as alpha, and with occluders the
-    segmentation (h, w, 3) uint8 (white: a mesh pixel no occluder hides), else None."""
+    segmentation (h, w, 3) uint8 (white: a mesh pixel no occluder hides), else None.
+    Only the window the meshes can cover (render_box) is rendered, with the principal point
+    moved by its corner (an integer shift: the same rasterisation); the rest is empty."""
     import trimesh
 
     pyrender = _pyrender()
     w, h = camera.image_size
+    box = render_box(camera, meshes) or (0, 0, w, h)
+    x0, y0, bw, bh = box
+    rgba_full = np.zeros((h, w, 4), np.uint8)
+    seg_full = np.zeros((h, w, 3), np.uint8) if occluders else None
+    if bw == 0 or bh == 0:  # every mesh outside the image
+        return rgba_full, seg_full
     scene = pyrender.Scene(bg_color=[0, 0, 0, 0], ambient_light=[0.35, 0.35, 0.35])
     nodes = []
     for m in meshes:
@@ -104,7 +143,12 @@ def _pyrender_layers(camera: Camera, meshes, occluders=()):
         nodes.append(scene.add(pyrender.Mesh.from_trimesh(tm, material=mat, smooth=True)))
     K = camera.K
     cam = pyrender.IntrinsicsCamera(
-        fx=K[0, 0], fy=K[1, 1], cx=K[0, 2] + 0.5, cy=K[1, 2] + 0.5, znear=0.05, zfar=1000.0
+        fx=K[0, 0],
+        fy=K[1, 1],
+        cx=K[0, 2] + 0.5 - x0,
+        cy=K[1, 2] + 0.5 - y0,
+        znear=0.05,
+        zfar=1000.0,
     )
     pose = np.eye(4)
     pose[:3, :3] = camera.R.T @ np.diag([1.0, -1.0, -1.0])  # OpenCV -> OpenGL camera axes
@@ -116,14 +160,16 @@ def _pyrender_layers(camera: Camera, meshes, occluders=()):
     x = x / np.linalg.norm(x) if np.linalg.norm(x) > 1e-9 else np.array([1.0, 0, 0])
     light[:3, :3] = np.column_stack([x, np.cross(z, x), -z])
     scene.add(pyrender.DirectionalLight(intensity=3.0), pose=light)
-    r = _renderers.get((w, h))
-    if r is None:
-        r = _renderers[(w, h)] = pyrender.OffscreenRenderer(w, h)
+    if not _renderer:
+        _renderer.append(pyrender.OffscreenRenderer(bw, bh))
+    r = _renderer[0]
+    r.viewport_width, r.viewport_height = bw, bh
     # Composite with the multisample-resolved alpha (coverage), not depth > 0: the depth
     # read back is MSAA sample 0, at (0.375, 0.125) of the pixel, which would shift every
     # silhouette by (+0.125, -0.375) px.
     rgba, _ = r.render(scene, flags=pyrender.RenderFlags.RGBA)
-    seg = None
+    window = (slice(y0, y0 + bh), slice(x0, x0 + bw))
+    rgba_full[window] = rgba
     if occluders:
         seg_map = {n: (255, 255, 255) for n in nodes}
         for o in occluders:  # nodes missing from the map are skipped, so occluders are black
@@ -135,7 +181,8 @@ def _pyrender_layers(camera: Camera, meshes, occluders=()):
                 )
             ] = (0, 0, 0)
         seg, _ = r.render(scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
-    return rgba, seg
+        seg_full[window] = seg
+    return rgba_full, seg_full
 
 
 def _composite(image: np.ndarray, rgba: np.ndarray, seg, alpha: float) -> np.ndarray:

@@ -100,3 +100,29 @@ def test_an_image_of_another_size_is_refused_and_the_backend_stays(tennis_camera
     with pytest.raises(ValueError, match=r"960x540 but the camera is for 1920x1080"):
         render_meshes(small, tennis_camera, [sphere_at(np.array([12.0, 4.0, 1.0]))], prefer=prefer)
     assert mesh_render._backend_error == before
+
+
+def test_the_window_render_is_the_whole_frame_render(tennis_camera, monkeypatch):
+    if backend() != "pyrender":
+        pytest.skip(f"pyrender with EGL does not load here: {mesh_render._backend_error}")
+    img = np.full((1080, 1920, 3), 90, np.uint8)
+    meshes = [sphere_at(np.array([15.0, 4.0, 1.0])), sphere_at(np.array([6.0, 7.5, 0.5]), 0.6)]
+    box = mesh_render.render_box(tennis_camera, meshes)
+    assert box is not None and box[2] * box[3] < 0.25 * 1920 * 1080, box
+    window = render_meshes(img, tennis_camera, meshes)
+    monkeypatch.setattr(mesh_render, "render_box", lambda camera, meshes: None)
+    whole = render_meshes(img, tennis_camera, meshes)
+    differ = np.abs(window.astype(int) - whole.astype(int)).max(axis=2) > 0
+    covered = np.abs(whole.astype(int) - img).max(axis=2) > 0
+    assert covered.sum() > 1000
+    # the principal point moves by whole pixels: at most a rasterisation tie on an edge pixel
+    assert differ.sum() <= 0.002 * covered.sum(), (differ.sum(), covered.sum())
+
+
+def test_the_render_window_of_meshes_behind_or_outside_the_camera(tennis_camera):
+    behind = tennis_camera.camera_centre_world - 3 * tennis_camera.R[2]  # 3 m behind it
+    assert mesh_render.render_box(tennis_camera, [sphere_at(behind)]) is None  # whole frame
+    far_off = tennis_camera.camera_centre_world + 50 * tennis_camera.R[2] + 200 * tennis_camera.R[0]
+    assert mesh_render.render_box(tennis_camera, [sphere_at(far_off)]) == (0, 0, 0, 0)
+    img = np.zeros((1080, 1920, 3), np.uint8)
+    assert np.array_equal(render_meshes(img, tennis_camera, [sphere_at(far_off)]), img)
