@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from exporters.overlay import NET_BGR, draw_polyline_world
+from exporters.zbuffer import fill_nearest
 from geometry.camera import Camera, rotation_look_at
 from geometry.projection import project_polygon
 
@@ -134,19 +135,12 @@ def _draw_player(img, view: Camera, p: OrbitPlayer, z0: float):
             np.isfinite(uv[F]).reshape(len(F), -1), axis=1
         )
         F = F[ok]
-        order = np.argsort(-depth[F].mean(axis=1))
-        tri = V[F[order]]
+        tri = V[F]
         normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
         normals /= np.linalg.norm(normals, axis=1, keepdims=True) + 1e-12
         shade = 0.45 + 0.55 * np.abs(normals @ np.array([0.3, 0.2, 0.93]))
-        for f, s in zip(F[order], shade):
-            cv2.fillPoly(
-                img,
-                [np.round(uv[f] * 4).astype(np.int32)],
-                tuple(int(c * s) for c in PLAYER_BGR),
-                cv2.LINE_8,
-                2,
-            )
+        colours = (shade[:, None] * np.array(PLAYER_BGR, float)).astype(np.uint8)
+        fill_nearest(img, uv, depth, F, colours)
         anchor = V[np.argmax(V[:, 2])]
     elif p.ground_world is not None:
         g = np.asarray(p.ground_world, float)

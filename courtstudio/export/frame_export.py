@@ -18,7 +18,6 @@ from courtstudio.editing.document import AnnotationDocument
 from courtstudio.io.project import FrameRef
 from courtstudio.pipeline.live_calibration import box_ground_point, lift_frame_ball
 from courtstudio.pipeline.players import world_player
-from exporters.glb import write_glb
 from exporters.mesh_render import RenderMesh, render_meshes
 from exporters.opencv_yaml import write_opencv_yaml
 from exporters.overlay import draw_ball, draw_clicks, draw_court, write_image
@@ -178,6 +177,8 @@ def export_frame(
     )
     save_scene(scene, fdir / "scene.json")
     if glb:
+        from exporters.glb import write_glb  # trimesh: 1.2 s to import, only when exporting
+
         write_glb(scene, spec, fdir / "scene.glb")
     if overlay:
         image = doc.frames.image(frame).copy()
