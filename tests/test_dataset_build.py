@@ -300,13 +300,22 @@ def test_a_killed_build_resumes_without_redoing_finished_tasks(clips, tmp_path, 
 @pytest.mark.timeout(600)
 def test_a_local_ray_cluster_of_two_cpus_builds_two_clips(clips, tmp_path):
     ray = pytest.importorskip("ray", reason="Ray is an optional extra ([scale])")
-    from courtstudio.dataset.executors import RayExecutor
+    from courtstudio.dataset.executors import TASK_THREADS_ENV, RayExecutor
 
+    before = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", TASK_THREADS_ENV, "PYTHONPATH")}
     try:
         ex = RayExecutor(None, 2)
     except Exception as exc:  # pragma: no cover - depends on the machine
         pytest.skip(f"Ray cannot start a local cluster here: {exc}")
     assert ex.workers == 2 and ray.is_initialized()
+    # the tasks run one thread each and import this checkout; the driver's environment is as
+    # it was
+    for name in ("OMP_NUM_THREADS", TASK_THREADS_ENV):
+        _, value, err = ex.wait_one([ex.submit(os.getenv, name)])
+        assert err is None and value == "1", (name, value, err)
+    _, path, _ = ex.wait_one([ex.submit(os.getenv, "PYTHONPATH")])
+    assert str(ROOT) in path.split(os.pathsep)
+    assert {k: os.environ.get(k) for k in before} == before
     report = build_dataset(
         load_manifest(_manifest(clips)), tmp_path / "out", lambda: ex, STAGES, progress=False
     )
