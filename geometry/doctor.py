@@ -253,9 +253,7 @@ def _try(
     X = np.array([keypoints_world[n] for n in names])
     x = np.array(uv_list)
     try:
-        return solve_camera(
-            X, x, image_size, click_sigma_px=sigma, names=names, sweep_after_plane=not whole_court
-        )
+        return solve_camera(X, x, image_size, click_sigma_px=sigma, names=names, trial=whole_court)
     except GeometryError:
         return None
 
