@@ -27,6 +27,8 @@ from geometry.camera import Camera, image_centre_uv
 from geometry.errors import GeometryError
 
 # Columns of cv2.projectPoints' Jacobian: rvec 0-2, tvec 3-5, fx 6, fy 7, cx 8, cy 9, k1 10, k2 11.
+# The one-focal models take rvec, tvec, fx (+ fy, added) and their radial terms.
+_ONE_FOCAL_COLS = {k: np.r_[0:7, 10 : 10 + k] for k in range(3)}
 MODEL_NAMES = ("simple", "simple_k1", "simple_k1k2", "full")
 
 
@@ -130,7 +132,7 @@ class ParamModel:
         n_radial = self.n_radial
         if self.one_focal:
             K[0, 2], K[1, 2] = image_centre_uv(image_size)
-            cols = np.r_[0:7, 10 : 10 + n_radial]
+            cols = _ONE_FOCAL_COLS[n_radial]
 
             def project_one_focal(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 K[0, 0] = K[1, 1] = theta[6]
