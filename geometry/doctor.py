@@ -337,12 +337,16 @@ def suggest_labelling_fixes(
         fixes.sort(key=lambda fx: fx.rms_px)
         return fixes
     if cur_rms > good_rms:
+        # the camera the swaps are screened from: the fit, or when the clicks as labelled did
+        # not solve with the caller's model (an undetermined full model, say), their pinhole
+        # camera; with neither, every swap is solved in full
+        screen = fit or _try(keypoints_world, uv, image_size, names, click_sigma_px)
         fixes += _transpositions(
             keypoints_world,
             names,
             uv,
             image_size,
-            fit,
+            screen,
             cur_rms,
             good_rms,
             click_sigma_px,
@@ -367,8 +371,8 @@ def suggest_labelling_fixes(
 def _transpositions(
     keypoints_world, names, uv, image_size, fit, cur_rms, good_rms, sigma, on_near_side
 ) -> list[LabelFix]:
-    """Swap each pair of clicks; a quick warm-started refit screens, a full solve confirms.
-    Without a current fit (the labelling did not solve at all) every pair is fully solved."""
+    """Swap each pair of clicks; a quick refit warm-started from ``fit`` (the camera to screen
+    from) screens, a full solve confirms. Without one every pair is fully solved."""
     out = []
     X = np.array([keypoints_world[n] for n in names])
     simple = ParamModel("simple")

@@ -132,3 +132,31 @@ def test_camera_json_contract(tennis, clicks):
     import json
 
     json.dumps(doc, allow_nan=False)
+
+
+def test_without_a_fit_the_swaps_are_screened_from_the_pinhole_camera(tennis, clicks, monkeypatch):
+    """When the caller's model did not solve (fit None), the swaps are screened from the
+    clicks' own pinhole camera instead of each solved in full (28 pairs here)."""
+    from courtstudio.pipeline.calibration import world_convention
+    from geometry import doctor
+
+    c = dict(clicks)
+    c["far_service_centre"], c["near_service_centre"] = (
+        c["near_service_centre"],
+        c["far_service_centre"],
+    )
+    solves = []
+    real = doctor.solve_camera
+    monkeypatch.setattr(doctor, "solve_camera", lambda *a, **k: solves.append(1) or real(*a, **k))
+    fixes = doctor.suggest_labelling_fixes(
+        dict(tennis.keypoints),
+        {k: np.asarray(v, float) for k, v in c.items()},
+        IMAGE_SIZE,
+        tennis.symmetry_maps(),
+        None,
+        1.0,
+        world_convention(tennis),
+    )
+    assert fixes and fixes[0].kind == "transpose"
+    assert set(fixes[0].mapping) == {"far_service_centre", "near_service_centre"}
+    assert len(solves) < 10, len(solves)  # 3 symmetries, the pinhole camera, the confirmations
