@@ -34,7 +34,8 @@ from scipy.optimize import least_squares
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from court_specs import available_specs, load_spec  # noqa: E402
 from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints  # noqa: E402
-from geometry.calibration import initial_candidates, solve_camera  # noqa: E402
+from geometry.calibration import solve_camera  # noqa: E402
+from geometry.calibration_starts import initial_candidates  # noqa: E402
 from geometry.camera_params import ParamModel, image_centre_uv  # noqa: E402
 from geometry.levenberg_marquardt import refine  # noqa: E402
 

@@ -5,7 +5,8 @@ import pytest
 
 from court_specs import load_spec
 from courtstudio.synth.synthetic import sample_broadcast_camera, visible_keypoints
-from geometry.calibration import focal_from_plane_homography, solve_camera
+from geometry.calibration import solve_camera
+from geometry.calibration_starts import focal_from_plane_homography
 from geometry.camera import Camera
 from geometry.errors import CalibrationError
 from geometry.uncertainty import cramer_rao_covariance
