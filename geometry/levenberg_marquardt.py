@@ -1,9 +1,9 @@
 """A small Levenberg-Marquardt loop for camera fits (a handful of parameters, tens of points).
 
 scipy.optimize.least_squares and cv2.calibrateCamera reach the same optimum, but from the same
-start take 0.57 and 0.54 ms CPU against this loop's 0.23 ms (median over 700 synthetic cameras,
-bench/solver_vs_opencv.py; docs/solver.md), and the solver runs on every drag of a keypoint in
-the app.
+start take 0.53 and 0.43 ms CPU against this loop's 0.17 ms (median over 700 synthetic cameras,
+bench/solver_vs_opencv.py, 2026-12-01; docs/solver.md), and the solver runs on every drag of a
+keypoint in the app.
 """
 
 from __future__ import annotations
