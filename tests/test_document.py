@@ -174,3 +174,32 @@ def test_relabelling_is_one_undo_step(doc):
     assert pts["far_left_corner"] == before["far_right_corner"]
     doc.undo()
     assert doc.annotation(fid).points == before
+
+
+def test_frame_statuses_come_from_one_listing_kept_current_by_saves(project, monkeypatch):
+    """The timeline asks every frame's status: the annotation folder is listed once at open,
+    not stat-ed per frame, and a frame saved later has its file from then on."""
+    from pathlib import Path
+
+    doc = AnnotationDocument(project)
+    on_disk = {p.stem for p in (project.root / "annotations").glob("*.json")}
+    stats = []
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: stats.append(self) or real_exists(self))
+    statuses = [doc.frame_status(i) for i in range(len(project.frames))]
+    assert not [p for p in stats if p.parent.name == "annotations"], "a stat per frame"
+    assert {f.id for f in project.frames if doc.has_annotation_file(f.id)} >= on_disk
+    assert any(s["court"] for s in statuses)
+    monkeypatch.undo()
+    # a frame without a file gets one when saved; a fresh load lists it too
+    fresh = [f.id for f in project.frames if f.id not in on_disk]
+    if not fresh:
+        (project.root / "annotations" / f"{project.frames[0].id}.json").unlink()
+        project = load_project(project.path)
+        doc = AnnotationDocument(project)
+        fresh = [project.frames[0].id]
+    assert not project.has_annotation_file(fresh[0])
+    doc.toggle_flag(fresh[0])
+    doc.save()
+    assert project.has_annotation_file(fresh[0])
+    assert load_project(project.path).has_annotation_file(fresh[0])

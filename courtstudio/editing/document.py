@@ -110,7 +110,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         return ann
 
     def has_annotation_file(self, frame_id: str) -> bool:
-        return frame_id in self._ann or self.project.annotation_path(frame_id).exists()
+        return frame_id in self._ann or self.project.has_annotation_file(frame_id)
 
     def camera_state(self, frame_id: str, diagnose: bool = True) -> CameraState:
         """The frame's own calibration, else its static-camera range's source camera."""
@@ -463,7 +463,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
     def frame_status(self, index: int) -> dict:
         """What is annotated on frame ``index``: court / ball / players / flagged / static."""
         frame = self.project.frames[index]
-        loaded = frame.id in self._ann or self.project.annotation_path(frame.id).exists()
+        loaded = self.has_annotation_file(frame.id)
         ann = self.annotation(frame.id) if loaded else None
         rng = self.project.camera_range_of(index)
         prop = self.propagation().get(index, {})

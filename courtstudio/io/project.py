@@ -145,6 +145,15 @@ class Project:
         # load, a link in it is checked where it is read or written
         return self.root / "annotations" / f"{frame_id}.json"
 
+    def has_annotation_file(self, frame_id: str) -> bool:
+        """Whether ``annotations/<id>.json`` exists: one listing of the folder, kept current
+        by save_annotation (the project is locked while open, and nothing here deletes
+        annotation files), instead of a stat per frame each time the timeline is drawn."""
+        listed = self.__dict__.get("_annotation_files")
+        if listed is None:
+            listed = self.__dict__["_annotation_files"] = _listed_annotations(self.root)
+        return f"{frame_id}.json" in listed
+
     def truth_path(self, frame_id: str) -> Path:
         check_frame_id(frame_id, f"{self.path}: frame id", ProjectError)
         return self.inside(f"truth/{frame_id}.json", f"frame {frame_id!r} truth")
@@ -167,6 +176,9 @@ class Project:
             self.inside(f"annotations/{ann.frame_id}.json", f"frame {ann.frame_id!r} annotation"),
             ann.to_json(),
         )
+        listed = self.__dict__.get("_annotation_files")
+        if listed is not None:
+            listed.add(f"{ann.frame_id}.json")
 
     def to_json(self) -> dict:
         out = dict(self.raw)
@@ -296,13 +308,8 @@ def load_project(root) -> Project:
 def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
     """Parse every frame's annotation file now, so a bad one fails the open (naming the file
     and field) instead of a later save; its mesh paths must stay inside the project."""
-    folder = project.root / "annotations"
-    try:
-        names = {e.name for e in os.scandir(folder)}
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ProjectError(f"{folder}: cannot list ({exc.strerror})") from None
+    names = _listed_annotations(project.root)
+    project.__dict__["_annotation_files"] = names
     out = {}
     for f in project.frames:
         if f"{f.id}.json" in names:
@@ -317,6 +324,17 @@ def _check_annotations(project: Project) -> dict[str, FrameAnnotation]:
                     )
             out[f.id] = ann
     return out
+
+
+def _listed_annotations(root: Path) -> set[str]:
+    """The file names in ``root/annotations`` (empty when the folder does not exist)."""
+    folder = root / "annotations"
+    try:
+        return {e.name for e in os.scandir(folder)}
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        raise ProjectError(f"{folder}: cannot list ({exc.strerror})") from None
 
 
 def check_recovered_state(project: Project, state: dict, where: str) -> None:
