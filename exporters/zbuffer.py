@@ -37,7 +37,8 @@ def fill_nearest(
     if not len(faces):
         return 0
     uv = np.asarray(uv, float)
-    inv_z = 1.0 / np.asarray(depth, float)
+    with np.errstate(divide="ignore"):  # vertices of no drawn triangle may sit at depth 0
+        inv_z = 1.0 / np.asarray(depth, float)
     colours = np.asarray(colours)
     tri = uv[faces]  # (F, 3, 2)
     x0 = np.maximum(np.ceil(tri[..., 0].min(axis=1)), 0).astype(np.int64)
