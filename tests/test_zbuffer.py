@@ -59,14 +59,15 @@ def test_interpenetrating_triangles_are_resolved_per_pixel():
 
 def test_batches_give_the_same_image(monkeypatch):
     rng = np.random.default_rng(3)
-    uv = rng.uniform(-20, 220, (300, 2))
-    depth = rng.uniform(1, 10, 300)
-    faces = rng.integers(0, 300, (400, 3))
-    colours = rng.integers(0, 255, (400, 3)).astype(np.uint8)
-    one = np.zeros((200, 200, 3), np.uint8)
+    centres = rng.uniform(-10, 130, (150, 1, 2))
+    uv = (centres + rng.uniform(-15, 15, (150, 3, 2))).reshape(-1, 2)  # overlapping triangles
+    depth = rng.uniform(1, 10, len(uv))
+    faces = np.arange(len(uv)).reshape(-1, 3)
+    colours = rng.integers(0, 255, (len(faces), 3)).astype(np.uint8)
+    one = np.zeros((120, 120, 3), np.uint8)
     fill_nearest(one, uv, depth, faces, colours)
-    monkeypatch.setattr(zbuffer, "BATCH_CANDIDATES", 997)
-    many = np.zeros((200, 200, 3), np.uint8)
+    monkeypatch.setattr(zbuffer, "BATCH_CANDIDATES", 997)  # about 20 batches
+    many = np.zeros((120, 120, 3), np.uint8)
     fill_nearest(many, uv, depth, faces, colours)
     assert np.array_equal(one, many) and one.any()
 
