@@ -11,6 +11,7 @@ ALL = [
     "badminton",
     "basketball_fiba",
     "basketball_nba",
+    "beach_volleyball",
     "pickleball",
     "table_tennis",
     "tennis",
@@ -39,6 +40,7 @@ def test_all_sports_bundled_and_load():
         ("table_tennis", 2.74, 1.525),
         ("pickleball", 13.41, 6.10),
         ("volleyball", 18.0, 9.0),
+        ("beach_volleyball", 16.0, 8.0),
         ("basketball_fiba", 28.0, 15.0),
         ("basketball_nba", 28.65, 15.24),
     ],
@@ -111,6 +113,22 @@ def test_pickleball_volleyball_basketball_dimensions():
         assert np.allclose(d, r3, atol=1e-3)  # the arc part
         assert abs(three[0, 1] - corner) < TOL  # the corner line
         assert np.allclose(kp(b, "near_ring_centre")[:2], [b.length_m - ring_x, b.width_m / 2])
+
+
+def test_beach_volleyball_has_only_boundary_tapes_and_a_mens_net():
+    s = load_spec("beach_volleyball")
+    v = load_spec("volleyball")
+    assert set(s.lines) == {"far_baseline", "near_baseline", "left_sideline", "right_sideline"}
+    assert not any("attack" in k or "centre_line" in k for k in s.keypoints)
+    for name in ("net_line_left", "net_line_right", "net_line_centre"):  # unpainted
+        assert abs(kp(s, name)[0] - 8.0) < TOL and abs(kp(s, name)[2]) < TOL
+    for name, y in (("net_top_left_sideline", 0.0), ("net_top_right_sideline", 8.0)):
+        assert np.allclose(kp(s, name), [8.0, y, 2.43])
+        assert name in v.keypoints  # the same concept keeps the indoor name
+    assert s.net["height_at_centre_m"] == s.net["height_at_posts_m"] == 2.43
+    post_gap = -kp(s, "net_post_left_top")[1]
+    assert 0.7 <= post_gap <= 1.0 and s.net["tape_model"] == "level"
+    assert s.broadcast_view == "auto"
 
 
 @pytest.mark.parametrize("sport", ALL)

@@ -127,6 +127,53 @@ def volleyball():
     )
 
 
+def beach_volleyball():
+    """FIVB beach volleyball (Official Beach Volleyball Rules 1.1, 1.3, 2.2, 2.3): 16 x 8 m to
+    the outer edges of the 5-8 cm boundary tapes (the lines lie inside the court's
+    dimensions), no centre line and no attack line; the net is level, 2.43 m for men (the
+    bundled height: the London 2012 men's clip of bench/devset_clips), 2.24 m for women."""
+    L, W, h = 16.0, 8.0, 2.43
+    xn = L / 2
+    kp = corners(L, W)
+    # No painted line under the net: these are where the net's plane meets the sidelines.
+    kp["net_line_left"] = p3(xn, 0)
+    kp["net_line_right"] = p3(xn, W)
+    kp["net_line_centre"] = p3(xn, W / 2)
+    net = net_block(L, W, 1.0, h, h, kp)
+    # The side bands and antennas stand over the sidelines: the net top is visible there,
+    # unlike the padded post tops.
+    kp["net_top_left_sideline"] = p3(xn, 0, h)
+    kp["net_top_right_sideline"] = p3(xn, W, h)
+    net["tape_model"] = "level"
+    zones = [
+        {"name": "far_court", "label": "court", "half": "far", "polygon": rect_xy(0, xn, 0, W)},
+        {"name": "near_court", "label": "court", "half": "near", "polygon": rect_xy(xn, L, 0, W)},
+        out_of_bounds_zone(L, W, 15.0),
+    ]
+    return dict(
+        id="beach_volleyball",
+        name="Beach volleyball",
+        length_m=L,
+        width_m=W,
+        planes={"court": 0.0},
+        default_plane="court",
+        keypoints=kp,
+        lines=outer_lines(L, W),
+        zones=zones,
+        net=net,
+        notes="FIVB beach court, 16 x 8 m measured to the outer edges of the boundary tapes "
+        "(rule 1.3.1: the lines are inside the court's dimensions): click the outer tape "
+        "edges. No centre line (net_line_* are unpainted) and no attack line. Net top 2.43 m "
+        "(men); women's matches use 2.24 m: copy this file with net heights changed. Posts "
+        "0.7-1.0 m outside the sidelines (taken 1.0 m; their padded tops are not sharp "
+        "points: prefer net_top_*_sideline, the net top above each sideline, where the side "
+        "bands and antennas stand). Filmed from the side or from behind an end line: "
+        "broadcast_view auto takes the convention from the camera (docs/frames.md).",
+        broadcast_view="auto",
+        frame_phrase=SIDE_FRAME_PHRASE,
+    )
+
+
 def basketball(variant):
     if variant == "fiba":
         L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
@@ -252,6 +299,7 @@ BALL_RADIUS_M = {
     "table_tennis": 0.02,
     "pickleball": 0.037,
     "volleyball": 0.105,
+    "beach_volleyball": 0.106,
     "basketball_fiba": 0.12,
     "basketball_nba": 0.12,
 }
@@ -296,6 +344,12 @@ SYNTHESIS = {
         camera_lateral_m=2.0,
         ball_height_m=[0.2, 5.0],
     ),
+    "beach_volleyball": dict(
+        camera_distance_m=[8.0, 18.0],
+        camera_height_m=[5.0, 12.0],
+        camera_lateral_m=2.0,
+        ball_height_m=[0.2, 5.0],
+    ),
     "basketball_fiba": dict(
         camera_distance_m=[6.0, 15.0],
         camera_height_m=[5.0, 10.0],
@@ -325,6 +379,7 @@ def build_specs() -> list[dict]:
         table_tennis(),
         pickleball(),
         volleyball(),
+        beach_volleyball(),
         basketball("fiba"),
         basketball("nba"),
     ]:
