@@ -55,17 +55,23 @@ def test_annotation_validates_against_its_spec_and_clip(path):
         assert src[key] == clip[key]
 
 
-@pytest.fixture()
-def mirror(tmp_path):
-    """A bare mirror `someone+clips/repo` holding one 6-frame MJPG video."""
+@pytest.fixture(params=["bare", "checkout"])
+def mirror(tmp_path, request):
+    """A mirror `someone+clips/repo` holding one 6-frame MJPG video: a bare git dir, or a
+    checkout whose git dir is `repo/.git` (both layouts occur under /work/.mirror)."""
     work = tmp_path / "work"
     work.mkdir()
     writer = cv2.VideoWriter(str(work / "clip.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (32, 24))
     for k in range(6):
         writer.write(np.full((24, 32, 3), 30 * k, np.uint8))
     writer.release()
-    git_dir = tmp_path / "mirrors" / "someone+clips" / "repo"
-    subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
+    repo = tmp_path / "mirrors" / "someone+clips" / "repo"
+    if request.param == "bare":
+        subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+        git_dir = repo
+    else:
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        git_dir = repo / ".git"
     env = ["-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={work}", "add", "."], check=True)
     subprocess.run(
@@ -78,7 +84,7 @@ def mirror(tmp_path):
         capture_output=True,
         text=True,
     ).stdout.strip()
-    return git_dir, commit, work
+    return repo, commit, work
 
 
 def _manifest(tmp_path, entry):

@@ -51,7 +51,10 @@ def mirror_for(repo: str, git_dirs: list[Path]) -> Path | None:
 
 
 def read_blob(git_dir: Path, commit: str, path: str) -> bytes:
-    """Bytes of ``commit:path`` in a bare git dir (raises CalledProcessError when absent)."""
+    """Bytes of ``commit:path`` in a bare git dir, or in a checkout's ``.git`` when given the
+    checkout (some mirrors are fetched with a work tree); raises CalledProcessError when absent."""
+    if (Path(git_dir) / ".git").is_dir():
+        git_dir = Path(git_dir) / ".git"
     return subprocess.run(
         ["git", f"--git-dir={git_dir}", "show", f"{commit}:{path}"], check=True, capture_output=True
     ).stdout
