@@ -12,7 +12,14 @@ from geometry.errors import CalibrationError
 from geometry.uncertainty import cramer_rao_covariance
 from tests.conftest import IMAGE_SIZE, true_clicks
 
-SPORTS_WITH_NET = ["tennis", "badminton", "table_tennis", "pickleball", "volleyball"]
+SPORTS_WITH_NET = [
+    "tennis",
+    "badminton",
+    "table_tennis",
+    "pickleball",
+    "volleyball",
+    "beach_volleyball",
+]
 
 
 def arrays(spec, clicks):
