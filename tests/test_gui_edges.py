@@ -137,7 +137,16 @@ def test_hovering_a_click_labels_it(window, sample_root):
 
 
 @pytest.mark.parametrize(
-    "sport", ["tennis", "badminton", "pickleball", "volleyball", "basketball_nba", "table_tennis"]
+    "sport",
+    [
+        "tennis",
+        "badminton",
+        "pickleball",
+        "volleyball",
+        "beach_volleyball",
+        "basketball_nba",
+        "table_tennis",
+    ],
 )
 def test_court_diagram_every_keypoint_clickable(qtbot, sport):
     from PySide6.QtTest import QTest
