@@ -35,6 +35,7 @@ class TrackMemory:
     bad: np.ndarray
     since_full: int = RECHECK_EVERY
     full_inliers: int = 0  # the inliers of the last registration that tracked them all
+    usable: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # usable_corners' last
 
     @classmethod
     def of(cls, corners: np.ndarray) -> TrackMemory:
@@ -63,27 +64,27 @@ class TrackMemory:
         self.since_full += 1
 
 
-def usable_corners(corners: np.ndarray, mask: np.ndarray | None) -> np.ndarray | None:
+def usable_corners(
+    corners: np.ndarray, mask: np.ndarray | None, memory: TrackMemory | None = None
+) -> np.ndarray | None:
     """(N,) bool: corners (N, 2) (reduced px) at least 2 px inside the 255 region of mask
-    (uint8, same reduced size; None: every corner). The last answer is kept: a run passes
-    the same mask object while it does not change."""
+    (uint8, same reduced size; None: every corner). With a memory, its last answer is reused
+    for the same corners and mask objects (a propagation run passes the same, unchanged mask
+    while the graphics mask stays the same)."""
     if mask is None:
         return None
-    last = _USABLE[0]
+    last = memory.usable if memory is not None else None
     if last is not None and last[0] is corners and last[1] is mask:
-        return np.asarray(last[2])
+        return last[2]
     eroded = cv2.erode(mask, np.ones((5, 5), np.uint8))
     h, w = eroded.shape[:2]
     c = np.round(corners).astype(int)
     c[:, 0] = np.clip(c[:, 0], 0, w - 1)
     c[:, 1] = np.clip(c[:, 1], 0, h - 1)
     out = np.asarray(eroded[c[:, 1], c[:, 0]] > 0)
-    _USABLE[0] = (corners, mask, out)
+    if memory is not None:
+        memory.usable = (corners, mask, out)
     return out
-
-
-# (corners, mask, answer) of the last usable_corners call
-_USABLE: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None]
 
 
 def track(

@@ -286,7 +286,7 @@ def register_to_reference(
             c = cv2.perspectiveTransform(
                 pa_.corners.reshape(-1, 1, 2).astype(np.float64), Hs
             ).reshape(-1, 2)
-            keep = usable_corners(pa_.corners, m_a)
+            keep = usable_corners(pa_.corners, m_a, memory)
             if meth == "track recent":
                 keep = ~memory.skip() if keep is None else keep & ~memory.skip()
             tracked = track(warped, pb_.gray, c, keep, m_b)
