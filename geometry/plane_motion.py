@@ -262,8 +262,9 @@ def register_to_reference(
     corners (method "track"), or by ORB matching (method "match", any motion the features
     survive); "auto" tracks and matches when tracking fails. memory: the run's TrackMemory
     of the reference's corners (corner_tracking): tracking leaves out the corners recent
-    frames rejected (all of them again when that fails, and every RECHECK_EVERY-th time),
-    and the memory learns this registration's outliers. Every result is checked: enough
+    frames' fits put GROSS_RESIDUAL thresholds off (all are tracked again when that leaves
+    too few inliers or fails, and every RECHECK_EVERY-th time), and the memory learns this
+    registration's. Every result is checked: enough
     inliers, spread over the image, a plausible homography."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
