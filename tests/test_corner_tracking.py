@@ -4,6 +4,7 @@ registration without them keeps too few inliers, and the result stays as accurat
 
 import cv2
 import numpy as np
+import pytest
 
 from geometry.corner_tracking import RECHECK_EVERY, TrackMemory
 from geometry.plane_motion import prepare, prepare_frame, register_to_reference, transfer_points
@@ -83,3 +84,43 @@ def test_memory_tracks_every_corner_again_when_too_few_inliers_remain():
     assert reg.ok and memory.since_full == 1  # tracked them all again: a full registration
     assert reg.inliers > 200 and not memory.bad[100:].all()
     assert _corner_error(reg.H, H_true, size) < 0.3
+
+
+def test_a_pass_runs_without_opencvs_pool_and_gives_it_back(tmp_path):
+    """propagate turns OpenCV's worker pool off for its pass (its own threads keep the cores
+    busy) and restores the caller's setting, also when the pass raises."""
+    from court_specs import load_spec
+    from court_specs.model import PAPER_SIX
+    from courtstudio.pipeline import propagate_frame
+    from courtstudio.pipeline.propagate import Reference, propagate
+    from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+
+    spec = load_spec("tennis")
+    clip = make_clip(spec, 6, (640, 360), seed=7)
+    cam = clip.cameras[0]
+    ref = Reference(0, {n: tuple(cam.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX})
+    seen = []
+    process = propagate_frame.Tracker.process
+
+    def recording(self, *args, **kw):
+        seen.append(cv2.getNumThreads())
+        return process(self, *args, **kw)
+
+    before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(3)
+        propagate_frame.Tracker.process = recording
+        recs = propagate(ClipFrames(clip), spec, [ref], tmp_path / "a")
+        assert len(recs) == 6 and seen and set(seen) == {1}
+        assert cv2.getNumThreads() == 3
+
+        def failing(self, *args, **kw):
+            raise RuntimeError("boom")
+
+        propagate_frame.Tracker.process = failing
+        with pytest.raises(RuntimeError, match="boom"):
+            propagate(ClipFrames(clip), spec, [ref], tmp_path / "b")
+        assert cv2.getNumThreads() == 3
+    finally:
+        propagate_frame.Tracker.process = process
+        cv2.setNumThreads(before)
