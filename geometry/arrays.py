@@ -26,10 +26,10 @@ def as_array(
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise GeometryError(f"{name}: not a numeric array ({exc})") from None
-    want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ")"
     if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+        want = "(" + ", ".join("N" if s is None else str(s) for s in shape) + ")"
         raise GeometryError(f"{name}: expected shape {want}, got {arr.shape}")
-    if finite and not np.all(np.isfinite(arr)):
+    if finite and not np.isfinite(arr).all():
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise GeometryError(f"{name}: non-finite value at index {tuple(int(i) for i in bad)}")
     return arr

@@ -17,6 +17,7 @@ The starts of steps 1 and 2: geometry.calibration_starts. Degenerate input raise
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -102,14 +103,15 @@ def check_correspondences(points_world, uv, image_size, names=None, min_points=M
     if n < min_points:
         raise CalibrationError(f"too few points: {n} given, at least {min_points} needed")
     w, h = image_size
-    for i in range(n):
+    outside = ~((x[:, 0] >= -0.5) & (x[:, 0] <= w - 0.5) & (x[:, 1] >= -0.5) & (x[:, 1] <= h - 0.5))
+    if outside.any():
+        i = int(np.argmax(outside))  # the first one
         u, v = x[i]
-        if not (-0.5 <= u <= w - 0.5 and -0.5 <= v <= h - 0.5):
-            raise CalibrationError(
-                f"click {names[i]!r} at ({u:.1f}, {v:.1f}) is outside the {w}x{h} image"
-            )
+        raise CalibrationError(
+            f"click {names[i]!r} at ({u:.1f}, {v:.1f}) is outside the {w}x{h} image"
+        )
     d = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=2)
-    iu = np.triu_indices(n, 1)
+    iu = _pairs(n)
     close = np.nonzero(d[iu] < DUPLICATE_PX)[0]
     if close.size:
         i, j = iu[0][close[0]], iu[1][close[0]]
@@ -128,6 +130,15 @@ def check_correspondences(points_world, uv, image_size, names=None, min_points=M
             "the chosen keypoints are collinear in the world: add points off that line"
         )
     return X, x, names
+
+
+@functools.lru_cache(maxsize=64)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(n, 1), made once per n (read-only)."""
+    iu = np.triu_indices(n, 1)
+    for a in iu:
+        a.flags.writeable = False
+    return iu
 
 
 def _pose_problem(theta: np.ndarray, X: np.ndarray, surface_z_m) -> str | None:

@@ -17,16 +17,15 @@ import cv2
 import numpy as np
 
 from geometry.arrays import as_array
+from geometry.corner_tracking import TrackMemory, track, usable_corners
 
 MIN_INLIERS = 40
 RANSAC_PX = 2.0  # full-resolution pixels
+GROSS_RESIDUAL = 3.0  # RANSAC thresholds off the fit: a track a TrackMemory leaves out next time
 MATCH_RNG_SEED = 20261130  # OpenCV's generator state for every ORB/LSH match (reproducible)
 MIN_SPREAD = 0.04  # inlier convex hull / image area
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
-MAX_TRACKED = 300  # corners tracked per registration
-KLT_WIN = 11  # KLT window, reduced px (the prediction leaves a small residual motion)
-KLT_LEVELS = 2  # KLT pyramid levels above the base
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
 SIGNATURE_SIZE = (160, 90)  # the cut test's thumbnail of a frame, px
 CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
@@ -218,51 +217,6 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     return H, inl
 
 
-def _track(warped, b, corners, keep_ref, valid_b):
-    """Corners (N, 2) of the warped reference (already mapped into b's pixels) tracked into b
-    (KLT): (pa, pb) float32. keep_ref: (N,) bool, the corners usable on the reference side
-    (None: all); valid_b: b's uint8 mask (0 = ignore) or None."""
-    h, w = warped.shape[:2]
-    c = np.round(corners).astype(int)
-    keep = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
-    if keep_ref is not None:
-        keep &= keep_ref
-    c, pts = c[keep], corners[keep]
-    if valid_b is not None and len(c):
-        pts = pts[valid_b[c[:, 1], c[:, 0]] > 0]
-    if len(pts) > MAX_TRACKED:  # evenly thinned (the corners are spread already)
-        pts = pts[np.linspace(0, len(pts) - 1, MAX_TRACKED).astype(int)]
-    if len(pts) < 8:
-        return None
-    p0 = pts.reshape(-1, 1, 2).astype(np.float32)
-    p1, st, err = cv2.calcOpticalFlowPyrLK(
-        warped,
-        b,
-        p0,
-        None,
-        winSize=(KLT_WIN, KLT_WIN),
-        maxLevel=KLT_LEVELS,
-        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 0.01),
-    )
-    if p1 is None:
-        return None
-    ok = st.ravel() == 1
-    return p0.reshape(-1, 2)[ok], p1.reshape(-1, 2)[ok]
-
-
-def _usable_corners(corners: np.ndarray, mask) -> np.ndarray | None:
-    """(N,) bool: corners (N, 2) (reduced px) at least 2 px inside the 255 region of mask
-    (uint8, same reduced size; None: every corner)."""
-    if mask is None:
-        return None
-    eroded = cv2.erode(mask, np.ones((5, 5), np.uint8))
-    h, w = eroded.shape[:2]
-    c = np.round(corners).astype(int)
-    c[:, 0] = np.clip(c[:, 0], 0, w - 1)
-    c[:, 1] = np.clip(c[:, 1], 0, h - 1)
-    return eroded[c[:, 1], c[:, 0]] > 0
-
-
 def _match(a, b, mask_a, mask_b):
     """ORB features matched with an LSH index and the ratio test: (pa, pb) float32.
 
@@ -290,7 +244,13 @@ def _match(a, b, mask_a, mask_b):
 
 
 def register_to_reference(
-    reference, frame, H_pred: np.ndarray, mask_reference=None, mask_frame=None, method: str = "auto"
+    reference,
+    frame,
+    H_pred: np.ndarray,
+    mask_reference=None,
+    mask_frame=None,
+    method: str = "auto",
+    memory: TrackMemory | None = None,
 ) -> Registration:
     """Homography reference -> frame (full-resolution pixels), starting from the prediction
     H_pred (3, 3).
@@ -300,8 +260,12 @@ def register_to_reference(
     0 = ignore (players, graphics). The reference is warped by the prediction and the small
     residual motion is measured at reduced resolution: by KLT tracking of the reference's
     corners (method "track"), or by ORB matching (method "match", any motion the features
-    survive); "auto" tracks and matches when tracking fails. Every result is checked:
-    enough inliers, spread over the image, a plausible homography."""
+    survive); "auto" tracks and matches when tracking fails. memory: the run's TrackMemory
+    of the reference's corners (corner_tracking): tracking leaves out the corners recent
+    frames' fits put GROSS_RESIDUAL thresholds off (all are tracked again when that leaves
+    too few inliers or fails, and every RECHECK_EVERY-th time), and the memory learns this
+    registration's. Every result is checked: enough
+    inliers, spread over the image, a plausible homography."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
@@ -314,14 +278,20 @@ def register_to_reference(
     m_b = reduce_mask(mask_frame, pb_)
     best = Registration(H_pred, 0, np.inf, False, "no features to register")
     methods = ["track", "match"] if method == "auto" else [method]
+    if memory is not None and memory.skip() is not None and "track" in methods:
+        methods.insert(0, "track recent")  # first without the corners recently rejected
     for meth in methods:
-        if meth == "track":  # masks tested at the corners only (no warped mask)
+        if meth.startswith("track"):  # masks tested at the corners only (no warped mask)
             if pa_.corners is None or not len(pa_.corners):
                 continue
             c = cv2.perspectiveTransform(
                 pa_.corners.reshape(-1, 1, 2).astype(np.float64), Hs
             ).reshape(-1, 2)
-            pairs = _track(warped, pb_.gray, c, _usable_corners(pa_.corners, m_a), m_b)
+            keep = usable_corners(pa_.corners, m_a, memory)
+            if meth == "track recent":
+                keep = ~memory.skip() if keep is None else keep & ~memory.skip()
+            tracked = track(warped, pb_.gray, c, keep, m_b)
+            pairs = None if tracked is None else tracked[:2]
         else:
             valid = cv2.warpPerspective(
                 np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None else m_a,
@@ -332,7 +302,12 @@ def register_to_reference(
             valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
             m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
             pairs = _match(warped, pb_.gray, valid, m_both)
-        reg = _finish(pairs, Hs, Sa, S, pb_, H_pred, meth)
+        label = "track" if meth == "track recent" else meth
+        reg, fair = _finish(pairs, Hs, Sa, S, pb_, H_pred, label)
+        if meth == "track recent" and not (reg.ok and memory.enough(reg.inliers)):
+            continue  # every corner tracked next
+        if reg.ok and memory is not None and meth.startswith("track"):
+            memory.update(tracked[2], fair, meth == "track", reg.inliers)
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
             fine = register_to_reference(pa_, pb_, reg.H, mask_reference, mask_frame, "track")
             if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
@@ -346,16 +321,19 @@ def register_to_reference(
     return best
 
 
-def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str) -> Registration:
+def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str):
+    """(Registration, (M,) bool of the pairs within GROSS_RESIDUAL RANSAC thresholds of the
+    fit, or None without a fit)."""
     if pairs is None:
-        return Registration(H_pred, 0, np.inf, False, "too few features", method=meth)
+        return Registration(H_pred, 0, np.inf, False, "too few features", method=meth), None
     pa, pb = pairs
     fit = _fit(pa, pb, RANSAC_PX * pb_.scale)
     if fit is None:
-        return Registration(H_pred, 0, np.inf, False, "no consistent motion", method=meth)
+        return Registration(H_pred, 0, np.inf, False, "no consistent motion", method=meth), None
     H_res, inl = fit
-    proj = cv2.perspectiveTransform(pa[inl][None].astype(np.float64), H_res)[0]
-    rms = float(np.sqrt(np.mean(np.sum((proj - pb[inl]) ** 2, axis=1)))) / pb_.scale
+    proj = cv2.perspectiveTransform(pa[None].astype(np.float64), H_res)[0]
+    err2 = np.sum((proj - pb) ** 2, axis=1)  # every pair's squared residual, reduced px
+    rms = float(np.sqrt(np.mean(err2[inl]))) / pb_.scale
     H = np.linalg.inv(S) @ H_res @ Hs @ Sa
     H = H / H[2, 2]
     n = int(inl.sum())
@@ -366,7 +344,8 @@ def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str) -> Registration:
         reason = f"{n} inliers"
     if not reason and spread < MIN_SPREAD:
         reason = f"inliers bunched in {100 * spread:.1f} % of the image"
-    return Registration(H if not reason else H_pred, n, rms, not reason, reason, spread, meth)
+    reg = Registration(H if not reason else H_pred, n, rms, not reason, reason, spread, meth)
+    return reg, err2 <= (GROSS_RESIDUAL * RANSAC_PX * pb_.scale) ** 2
 
 
 def transfer_points(H: np.ndarray, uv) -> np.ndarray:

@@ -63,7 +63,7 @@ from courtstudio.pipeline.propagation_records import (  # noqa: F401
     read_done,
     write_jsonl_atomic,
 )
-from courtstudio.pipeline.propagation_scan import FrameScan
+from courtstudio.pipeline.propagation_scan import FrameScan, opencv_threads
 from courtstudio.pipeline.propagation_shots import (  # noqa: F401
     SHARED_TOL_PX,
     _misassigned,
@@ -86,6 +86,22 @@ def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefStat
 
 
 def _pass(
+    frames,
+    spec,
+    refs: list[Reference],
+    lo: int,
+    hi: int,
+    done: dict,
+    emit,
+    options: Options,
+    states=None,
+) -> list:
+    """_pass_frames with OpenCV's own worker threads off (opencv_threads)."""
+    with opencv_threads(1):
+        return _pass_frames(frames, spec, refs, lo, hi, done, emit, options, states)
+
+
+def _pass_frames(
     frames,
     spec,
     refs: list[Reference],

@@ -35,6 +35,7 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.corner_tracking import TrackMemory
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
@@ -192,6 +193,8 @@ class Tracker:
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
         self.user_mask = None
+        self._masks: dict = {}  # _reference_mask's last results
+        self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
         if self.options.masks:
             w, h = self.size
             m = np.full((h, w), 255, np.uint8)
@@ -203,12 +206,43 @@ class Tracker:
     def _screen_mask(self, p: Prepared):
         return _and(reduce_mask(self.user_mask, p), self.graphics)
 
+    def _reference_mask(self, target: RefState, src: Prepared, screen, own: bool):
+        """The mask of the reference image src (0 = ignore): the screen mask, and with own
+        (src is the reference's) its players and the court's surround. The same object
+        while its inputs stay the same objects (registration keeps what it derives from
+        it: corner_tracking.usable_corners)."""
+        key = (id(target), id(src), id(screen), own)
+        hit = self._masks.get(key)
+        if hit is not None and hit[0] is src and hit[1] is screen:
+            return hit[2]
+        m = _and(
+            reduce_mask(target.image_mask, src) if own else None,
+            reduce_mask(screen, src),
+            reduce_mask(target.court_mask, src) if own else None,
+        )
+        if len(self._masks) > 8:
+            self._masks.clear()
+        self._masks[key] = (src, screen, m)
+        return m
+
+    def _memory(self, src: Prepared) -> TrackMemory | None:
+        """The run's memory of which corners of src recent frames rejected (None: src has no
+        corners); forgotten at a cut."""
+        if src.corners is None or not len(src.corners):
+            return None
+        hit = self._memories.get(id(src))
+        if hit is None or hit[0] is not src:
+            hit = (src, TrackMemory.of(src.corners))
+            self._memories[id(src)] = hit
+        return hit[1]
+
     def reset_motion(self):
         """After a cut: no prediction carries over."""
         for st in self.states.values():
             st.last_H, st.last_frame = None, None
         self.recent.clear()
         self.pending.clear()
+        self._memories.clear()
 
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
@@ -238,12 +272,9 @@ class Tracker:
                 )
             p, screen, m_frame = ideal[key]
             src = target.source(H_pred) if via is None else via.prepared
-            m_ref = _and(
-                reduce_mask(target.image_mask, src) if via is None else None,
-                reduce_mask(screen, src),
-                reduce_mask(target.court_mask, src) if via is None else None,
-            )
-            reg = register_to_reference(src, p, H_pred, m_ref, m_frame, method=meth)
+            m_ref = self._reference_mask(target, src, screen, via is None)
+            memory = self._memory(src) if label == "predicted" else None
+            reg = register_to_reference(src, p, H_pred, m_ref, m_frame, meth, memory)
             if not reg.ok and via is None and meth == "auto":  # court region too small
                 reg = register_to_reference(
                     src,

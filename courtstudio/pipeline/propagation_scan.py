@@ -14,9 +14,11 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
+import cv2
 import numpy as np
 
 from courtstudio.pipeline.propagation_frames import _read, frame_mask
@@ -28,6 +30,20 @@ GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
 GRAPHICS_STABLE = 10  # updates in a row that left the mask unchanged: it is stable, and
 GRAPHICS_EVERY_STABLE = 8  # ... from then on a pair every this many frames is enough
 AHEAD = 3  # frames the scan may run ahead of the pass (each holds one full image)
+
+
+@contextmanager
+def opencv_threads(n: int):
+    """OpenCV's worker pool set to n threads for the block (restored after). A pass keeps
+    its own threads busy (decoding, this scan, the main thread's registration): on 2 cores
+    OpenCV's pool on top of them only adds hand-off work, 1.2-1.4 ms of CPU a 720p frame
+    (BENCHMARKS.md "Propagation speed, third pass"); the results are the same."""
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(n)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 @dataclass
