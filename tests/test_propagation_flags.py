@@ -1,11 +1,15 @@
 """The flag rules of a propagated frame (issue 11 §2; courtstudio/pipeline/
 propagation_flags.py): a keypoint residual beyond the reference's, line support against the
-reference's; and, end to end, a wrong keypoint transfer is flagged."""
+reference's, weak geometry beyond the reference's; and, end to end, a wrong keypoint transfer
+is flagged, and a weakly determined frame is flagged but keeps its camera and its place in
+the tracking."""
+
+import pytest
 
 import courtstudio.pipeline.propagate_frame as propagate_frame
 from court_specs import load_spec
 from courtstudio.pipeline.propagate import Reference, propagate
-from courtstudio.pipeline.propagation_flags import frame_problem
+from courtstudio.pipeline.propagation_flags import frame_problem, weak_geometry
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
 
 SPEC = load_spec("tennis")
@@ -24,6 +28,33 @@ def test_frame_problem_rules():
     assert frame_problem(1.0, 0.5, few, GOOD_LINES, **kw) == "court lines out of view"
     # the reference's lines unmeasurable: no line test
     assert frame_problem(1.0, 0.5, weak, few, **kw) == ""
+
+
+def test_weak_geometry_rule():
+    """Flagged when the predicted 1-sigma (gain x the reference clicks' noise) is above the
+    off distance AND above the reference's own prediction by the residual margin."""
+    kw = dict(flag_px=3.0, weak_px=6.7)
+    # IND-NYK frame 4 from reference 250 (8.1 px off): 4 nearly collinear keypoints left
+    assert "uncertain by 61 px" in weak_geometry(61.0, 5.7, 1.0, **kw)
+    # as weak as its reference (NYK-BOS from 80, noise 2 px: 14 px predicted for both)
+    assert weak_geometry(7.1, 6.9, 2.0, **kw) == ""
+    # worse than the reference by more than the margin, but below the off distance
+    assert weak_geometry(6.0, 1.0, 1.0, **kw) == ""
+    # above the off distance, worse than the reference by less than the margin
+    assert weak_geometry(9.0, 6.5, 1.0, **kw) == ""
+    assert weak_geometry(9.0, 5.5, 1.0, **kw) != ""
+    # a noisier reference scales both predictions
+    assert weak_geometry(5.0, 2.0, 2.0, **kw) != ""
+    # not measured: no test
+    assert weak_geometry(float("nan"), 2.0, 1.0, **kw) == ""
+    assert weak_geometry(50.0, float("nan"), 1.0, **kw) == ""
+    # the other rules come first; with nothing else wrong the weak-geometry reason is given
+    rules = dict(flag_px=3.0, support_ratio=0.7, min_line_samples=10)
+    weak_args = dict(gain=61.0, ref_gain=5.7, noise_px=1.0, weak_px=6.7)
+    assert frame_problem(1.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args).startswith(
+        "weak geometry"
+    )
+    assert "residual" in frame_problem(4.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args)
 
 
 def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
@@ -52,3 +83,38 @@ def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
     late = [r for r in records if r["frame"] >= 6 and r["status"] != "static"]
     assert len(late) >= 3 and all(r["status"] == "flagged" for r in late)
     assert all("residual" in r["reason"] for r in late)
+
+
+def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkeypatch):
+    """Frames 4-6 whose point fits extrapolate 60x their keypoints' noise are flagged for weak
+    geometry, keep their cameras and predict the next frames; the others are not flagged."""
+    real = propagate_frame.extrapolation_gain
+    calls = {"n": 0}
+
+    def weak_from_frame_4(fit, points_world):
+        calls["n"] += 1  # call 1: the reference; call k: frame k - 1
+        return 60.0 if 5 <= calls["n"] <= 7 else real(fit, points_world)
+
+    monkeypatch.setattr(propagate_frame, "extrapolation_gain", weak_from_frame_4)
+    clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
+    cam = clip.cameras[0]
+    ref = {
+        k: tuple(cam.project(v[None])[0])
+        for k, v in SPEC.keypoints.items()
+        if abs(v[2]) < 1e-9 and "net" not in k
+    }
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
+    by_frame = {r["frame"]: r for r in records}
+    q = propagate.last_extras["reference_quality"][0]
+    assert calls["n"] == 10  # one fit per frame: a weak frame is not re-registered
+    for i in (4, 5, 6):
+        r = by_frame[i]
+        assert r["status"] == "flagged" and r["reason"].startswith("weak geometry"), r
+        assert "K" in r and r["extrapolation_gain"] == 60.0
+        assert r["predicted_px"] == pytest.approx(60.0 * q["noise_px"], abs=1e-3)
+    assert all(by_frame[i]["status"] == "ok" for i in (1, 2, 3, 7, 8, 9))
+    assert by_frame[7]["registration"]["attempt"] == "predicted"  # from frame 6
+    assert all(by_frame[i]["extrapolation_gain"] < 5 for i in (1, 2, 3, 7, 8, 9))
+    assert q["extrapolation_gain"] < 5 and q["predicted_px"] == pytest.approx(
+        q["extrapolation_gain"] * q["noise_px"], abs=1e-3
+    )
