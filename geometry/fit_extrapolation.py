@@ -16,6 +16,8 @@ import numpy as np
 from geometry.arrays import as_array
 from geometry.calibration import CameraFit
 
+NOISE_FLOOR_PX = 1.0  # solve_camera's default click noise: the floor of fit_noise_px
+
 
 def predicted_sd_per_px(fit: CameraFit, points_world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Predicted 1-sigma projection error of each world point, per px of fit noise.
@@ -62,3 +64,14 @@ def extrapolation_gain(fit: CameraFit, points_world: np.ndarray) -> float:
     with np.errstate(invalid="ignore"):
         inside = (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
     return float(np.max(sd[inside])) if inside.any() else float("nan")
+
+
+def fit_noise_px(fit: CameraFit, floor_px: float = NOISE_FLOOR_PX) -> float:
+    """The noise of the fitted points, 1-sigma px per axis, as solve_camera scales its
+    covariance: sqrt(residual cost / (2N - P)), at least floor_px (floor_px when N points
+    leave no spare equation). Unlike the calibration's estimate_click_sigma it uses no prior
+    for few points, so the predictions of a reference and of its frames share one noise."""
+    dof = 2 * len(fit.residuals_uv) - fit.model.size
+    if dof <= 0:
+        return float(floor_px)
+    return max(float(floor_px), float(np.sqrt(np.sum(fit.residuals_uv**2) / dof)))

@@ -7,7 +7,7 @@ import pytest
 
 from geometry.calibration import solve_camera
 from geometry.camera import Camera, rotation_look_at
-from geometry.fit_extrapolation import extrapolation_gain, predicted_sd_per_px
+from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px, predicted_sd_per_px
 
 SIZE = (1280, 720)
 
@@ -66,4 +66,19 @@ def test_points_outside_the_picture_do_not_count():
     near = NEAR_LINE[:1]
     assert extrapolation_gain(line, np.vstack([near, far_out])) == pytest.approx(
         predicted_sd_per_px(line, near)[1][0]
+    )
+
+
+def test_fit_noise_is_the_residual_scale_with_a_floor():
+    cam = _camera()
+    exact = solve_camera(COURT, cam.project(COURT), SIZE, model="simple")
+    assert fit_noise_px(exact) == 1.0  # the floor
+    rng = np.random.default_rng(5)
+    noisy_uv = cam.project(COURT) + rng.normal(0, 3.0, (len(COURT), 2))
+    noisy = solve_camera(COURT, noisy_uv, SIZE, model="simple")
+    assert fit_noise_px(noisy) == pytest.approx(3.0, rel=0.35)
+    four_uv = cam.project(SPREAD[:4]) + rng.normal(0, 3.0, (4, 2))
+    four = solve_camera(SPREAD[:4], four_uv, SIZE, model="simple")  # 8 - 7 = 1 spare equation
+    assert fit_noise_px(four) == pytest.approx(
+        max(1.0, float(np.sqrt(np.sum(four.residuals_uv**2) / 1))), rel=1e-9
     )

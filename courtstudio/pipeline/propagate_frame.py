@@ -39,7 +39,7 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.fit_extrapolation import extrapolation_gain
+from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
@@ -110,7 +110,7 @@ class RefState:
 
     image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
     gain: float = float("nan")  # its calibration's extrapolation gain in its own picture
-    sigma_px: float = 1.0  # its clicks' noise (its calibration's sigma_px)
+    sigma_px: float = 1.0  # its clicks' noise (geometry.fit_extrapolation.fit_noise_px)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one (made at its first use) when
@@ -175,7 +175,7 @@ def make_ref_state(
         uv_ideal=None if lens is None else lens.undistort(uv),
         image=image,  # its finer copy for zoomed frames is made when first needed
         gain=extrapolation_gain(cal.fit, plane_keypoints(spec)),
-        sigma_px=float(cal.fit.sigma_px),
+        sigma_px=fit_noise_px(cal.fit),
     )
 
 

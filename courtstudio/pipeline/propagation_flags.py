@@ -65,10 +65,10 @@ def frame_problem(
     the residual margin (CLI --flag-px). gain / ref_gain: geometry.fit_extrapolation's
     extrapolation gain (px per px) of the frame's point fit over the keypoints in its picture,
     and of the reference's calibration over those in the reference's picture (nan: not
-    measured, no weak-geometry test); noise_px: the reference clicks' noise (its
-    calibration's sigma_px); weak_px: the predicted 1-sigma above which a frame is flagged
-    (the propagation passes the issue's "off" distance, 10 px at 1080p, scaled by the image
-    height)."""
+    measured, no weak-geometry test); noise_px: the reference clicks' noise
+    (geometry.fit_extrapolation.fit_noise_px of its calibration); weak_px: the predicted
+    1-sigma above which a frame is flagged (the propagation passes the issue's "off"
+    distance, 10 px at 1080p, scaled by the image height)."""
     excess = rms_px - ref_rms_px
     if excess > flag_px:
         return f"residual {rms_px:.1f} px ({excess:.1f} px above the reference's)"
