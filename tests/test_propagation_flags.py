@@ -118,3 +118,25 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
     assert q["extrapolation_gain"] < 5 and q["predicted_px"] == pytest.approx(
         q["extrapolation_gain"] * q["noise_px"], abs=1e-3
     )
+
+
+def test_a_reference_clicked_along_one_line_is_reported(tmp_path):
+    """Four clicks on the near baseline and one on the service line leave the far court to
+    extrapolation: the reference's quality says so (its predicted 1-sigma far above the off
+    distance), and its frames are not all flagged for it."""
+    clip = make_clip(SPEC, 12, (960, 540), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
+    cam = clip.cameras[0]
+    names = [
+        "near_left_corner",
+        "near_baseline_left_singles",
+        "near_baseline_centre",
+        "near_baseline_right_singles",
+        "near_service_centre",
+    ]
+    clicks = {n: tuple(cam.project(SPEC.keypoints[n][None])[0]) for n in names}
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, clicks)], tmp_path)
+    q = propagate.last_extras["reference_quality"][0]
+    assert q["weak_px"] == pytest.approx(10.0 * 540 / 1080)
+    assert q["predicted_px"] > 10 * q["weak_px"]
+    weak = [r for r in records if r.get("reason", "").startswith("weak geometry")]
+    assert len(weak) <= len(records) // 2

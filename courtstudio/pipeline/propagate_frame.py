@@ -111,6 +111,7 @@ class RefState:
     image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
     gain: float = float("nan")  # its calibration's extrapolation gain in its own picture
     sigma_px: float = 1.0  # its clicks' noise (geometry.fit_extrapolation.fit_noise_px)
+    weak_px: float = float("inf")  # a prediction above this flags a frame (weak_geometry)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one (made at its first use) when
@@ -134,11 +135,13 @@ class RefState:
 
     def uncertainty(self) -> dict:
         """Its clicks' noise, its extrapolation gain and their product (the predicted 1-sigma
-        px at the keypoint of its picture its clicks determine worst)."""
+        px at the keypoint of its picture its clicks determine worst), and the prediction
+        above which a frame is flagged (weak_px)."""
         return {
             "noise_px": _num(self.sigma_px),
             "extrapolation_gain": _num(self.gain),
             "predicted_px": _num(self.gain * self.sigma_px),
+            "weak_px": _num(self.weak_px),
         }
 
 
@@ -176,7 +179,14 @@ def make_ref_state(
         image=image,  # its finer copy for zoomed frames is made when first needed
         gain=extrapolation_gain(cal.fit, plane_keypoints(spec)),
         sigma_px=fit_noise_px(cal.fit),
+        weak_px=weak_px(image.shape[0]),
     )
+
+
+def weak_px(height: int) -> float:
+    """The predicted 1-sigma (px) above which a frame is weakly determined: issue 11's "off"
+    distance, WEAK_PX_1080 at 1080p, scaled by the image height."""
+    return WEAK_PX_1080 * height / 1080
 
 
 def _and(*masks):
@@ -453,5 +463,5 @@ class Tracker:
             gain=gain,
             ref_gain=st.gain,
             noise_px=st.sigma_px,
-            weak_px=WEAK_PX_1080 * self.size[1] / 1080,
+            weak_px=st.weak_px,
         )
