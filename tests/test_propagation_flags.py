@@ -32,19 +32,27 @@ def test_frame_problem_rules():
 
 def test_weak_geometry_rule():
     """Flagged when the predicted 1-sigma (gain x the reference clicks' noise) is above the
-    off distance AND above the reference's own prediction by the residual margin."""
+    off distance AND above the reference's own prediction by more than the residual margin
+    and more than the reference's prediction itself (twice as uncertain as the reference)."""
     kw = dict(flag_px=3.0, weak_px=6.7)
     # IND-NYK frame 4 from reference 250 (8.1 px off): 4 nearly collinear keypoints left
     assert "uncertain by 61 px" in weak_geometry(61.0, 5.7, 1.0, **kw)
-    # as weak as its reference (NYK-BOS from 80, noise 2 px: 14 px predicted for both)
+    # NYK-BOS frame 428 from reference 80 (7.1 px off): 2.8x the reference's prediction
+    assert weak_geometry(19.3, 6.9, 1.0, **kw) != ""
+    # as weak as its reference (noise 2 px: 14 px predicted for both)
     assert weak_geometry(7.1, 6.9, 2.0, **kw) == ""
-    # worse than the reference by more than the margin, but below the off distance
+    # twice the reference and more than the margin above it, but below the off distance
     assert weak_geometry(6.0, 1.0, 1.0, **kw) == ""
+    assert weak_geometry(7.0, 1.0, 1.0, **kw) != ""
     # above the off distance, worse than the reference by less than the margin
     assert weak_geometry(9.0, 6.5, 1.0, **kw) == ""
-    assert weak_geometry(9.0, 5.5, 1.0, **kw) != ""
+    # above the margin, but less than twice the reference (a badminton frame from a
+    # reference clicked along one line: 2.7 px off at its clicks)
+    assert weak_geometry(21.8, 16.3, 1.0, flag_px=3.0, weak_px=11.9) == ""
+    assert weak_geometry(33.0, 16.3, 1.0, flag_px=3.0, weak_px=11.9) != ""
     # a noisier reference scales both predictions
     assert weak_geometry(5.0, 2.0, 2.0, **kw) != ""
+    assert weak_geometry(5.0, 2.0, 1.0, **kw) == ""
     # not measured: no test
     assert weak_geometry(float("nan"), 2.0, 1.0, **kw) == ""
     assert weak_geometry(50.0, float("nan"), 1.0, **kw) == ""

@@ -65,7 +65,7 @@ PENDING = 12  # flagged frames kept for another try when the graphics mask chang
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
-WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted this uncertain
+WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
 @dataclass(frozen=True)

@@ -93,18 +93,22 @@ def weak_geometry(
 ) -> str:
     """Why the frame's camera is too weakly determined by its transferred keypoints ("" when
     it is not, or when either gain is not finite). predicted = gain * noise_px (px, 1 sigma
-    at the worst keypoint in view); flagged when above weak_px and more than flag_px above
-    the reference's own prediction (ref_gain * noise_px).
+    at the worst keypoint in view); flagged when above weak_px and above the reference's own
+    prediction (ref_gain * noise_px) by more than flag_px and by more than the reference's
+    prediction itself (twice as uncertain as the reference: the ratio does not depend on
+    the noise estimate, which the 1 px floor overstates for precise clicks).
 
     >>> weak_geometry(61.0, 5.7, 1.0, flag_px=3.0, weak_px=6.7)
     'weak geometry: keypoints in view uncertain by 61 px (1 sigma; the reference 6 px)'
     >>> weak_geometry(7.0, 6.9, 2.0, flag_px=3.0, weak_px=6.7)  # as weak as the reference
     ''
+    >>> weak_geometry(21.8, 16.3, 1.0, flag_px=3.0, weak_px=11.9)  # less than twice
+    ''
     """
     if not (math.isfinite(gain) and math.isfinite(ref_gain)):
         return ""
     predicted, ref_predicted = gain * noise_px, ref_gain * noise_px
-    if predicted > weak_px and predicted - ref_predicted > flag_px:
+    if predicted > weak_px and predicted - ref_predicted > max(flag_px, ref_predicted):
         return (
             f"{WEAK_GEOMETRY}: keypoints in view uncertain by {predicted:.0f} px "
             f"(1 sigma; the reference {ref_predicted:.0f} px)"
