@@ -187,8 +187,8 @@ def main(argv=None) -> int:
         for e in json.loads(args.manifest.read_text())["clips"]
         if (not args.clip or e["id"] in args.clip) and (args.runs / e["id"]).is_dir()
     ]
-    print("| clip | ref | noise px | reference predicted px | frames | left ok otherwise | "
-          "weak-flagged |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    print("| clip | ref | noise px | reference predicted px | frames | ok (left ok otherwise; "
+          "static frames not counted) | weak-flagged |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for rep in reports:
         for r in rep["runs"]:
             print(
