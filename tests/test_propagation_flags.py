@@ -95,7 +95,8 @@ def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
 
 def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkeypatch):
     """Frames 4-6 whose point fits extrapolate 60x their keypoints' noise are flagged for weak
-    geometry, keep their cameras and predict the next frames; the others are not flagged."""
+    geometry, keep their cameras (refitted about the shot's shared centre) and predict the
+    next frames; the others are not flagged."""
     real = propagate_frame.extrapolation_gain
     calls = {"n": 0}
 
@@ -119,6 +120,7 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
         r = by_frame[i]
         assert r["status"] == "flagged" and r["reason"].startswith("weak geometry"), r
         assert "K" in r and r["extrapolation_gain"] == 60.0
+        assert r["centre"] == "shared"  # refitted about the shot's centre like the others
         assert r["predicted_px"] == pytest.approx(60.0 * q["noise_px"], abs=1e-3)
     assert all(by_frame[i]["status"] == "ok" for i in (1, 2, 3, 7, 8, 9))
     assert by_frame[7]["registration"]["attempt"] == "predicted"  # from frame 6
