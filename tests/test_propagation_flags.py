@@ -150,3 +150,21 @@ def test_a_reference_clicked_along_one_line_is_reported(tmp_path):
     assert q["predicted_px"] > 10 * q["weak_px"]
     weak = [r for r in records if r.get("reason", "").startswith("weak geometry")]
     assert len(weak) <= len(records) // 2
+
+
+def test_a_pending_frame_retried_into_weak_geometry_is_kept(monkeypatch):
+    """A frame whose registration failed is retried when the graphics mask changes; a retry
+    that registers it but finds its geometry weak replaces the record (it has a camera), a
+    retry that fails again does not."""
+    from courtstudio.pipeline.propagation_result import FrameCamera
+
+    tracker = propagate_frame.Tracker(SPEC, (1280, 720), {}, propagate_frame.Options())
+    results = {
+        1: FrameCamera(1, "flagged", reason="weak geometry: keypoints in view uncertain by 60 px"),
+        2: FrameCamera(2, "flagged", reason="registration failed (too few matches)"),
+        3: FrameCamera(3, "ok"),
+    }
+    monkeypatch.setattr(tracker, "process", lambda i, *a: results[i])
+    for i in (1, 2, 3):
+        tracker.pending.append((i, None, None, None, None))
+    assert [r.frame for r in tracker.retry_pending()] == [1, 3]

@@ -244,11 +244,12 @@ class Tracker:
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
         """Flagged frames kept since the last cut, processed again (the graphics mask
-        changed); yields the records that now pass."""
+        changed); yields the records that now pass, or now register soundly but are flagged
+        for weak geometry (a camera, where the kept record has none)."""
         pending, self.pending = list(self.pending), deque(maxlen=PENDING)
         for i, image, mask, st, p in pending:
             rec = self.process(i, image, mask, st, p)
-            if rec.status != Status.FLAGGED:
+            if rec.status != Status.FLAGGED or rec.reason.startswith(WEAK_GEOMETRY):
                 yield rec
 
     def process(
