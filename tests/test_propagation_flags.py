@@ -168,3 +168,37 @@ def test_a_pending_frame_retried_into_weak_geometry_is_kept(monkeypatch):
     for i in (1, 2, 3):
         tracker.pending.append((i, None, None, None, None))
     assert [r.frame for r in tracker.retry_pending()] == [1, 3]
+
+
+def test_batch_propagate_warns_of_a_reference_clicked_along_one_line(tmp_path, capsys):
+    """The CLI reports a reference whose clicks leave its own picture uncertain (once, as the
+    reference's quality) and summary.json keeps the numbers."""
+    import json
+
+    from courtstudio.cli import main
+    from courtstudio.synth.synthetic_clip import write_video
+
+    clip = make_clip(SPEC, 8, (640, 360), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
+    video = tmp_path / "clip.avi"
+    write_video(video, clip.frames)
+    cam = clip.cameras[0]
+    names = ["near_left_corner", "near_baseline_left_singles", "near_baseline_centre",
+             "near_baseline_right_singles", "near_service_centre"]  # fmt: skip
+    pts = tmp_path / "ref.json"
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": [640, 360],
+                "points": {n: [float(c) for c in cam.project(SPEC.keypoints[n][None])[0]]
+                           for n in names},
+            }
+        )
+    )  # fmt: skip
+    out = tmp_path / "out"
+    args = ["batch-propagate", str(video), "--sport", "tennis", "--reference", f"0:{pts}"]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    assert "reference frame 0: its clicks leave keypoints of its picture uncertain by" in (
+        capsys.readouterr().out
+    )
+    q = json.loads((out / "summary.json").read_text())["reference_quality"][0]
+    assert q["predicted_px"] > q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)
