@@ -31,10 +31,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from real_clips import FLAG_PX, OFF_PX_1080, frame_errors, load_annotations  # noqa: E402
 
 from court_specs import load_spec  # noqa: E402
+from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
+from courtstudio.pipeline.propagation_flags import plane_keypoints  # noqa: E402
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
 from courtstudio.pipeline.propagation_solve import recalibrate  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
 from geometry.camera_params import ParamModel  # noqa: E402
+from geometry.fit_extrapolation import extrapolation_gain  # noqa: E402
 
 
 def _camera(r: dict) -> Camera:
@@ -53,16 +56,13 @@ def point_fit(spec, r: dict) -> tuple[float, float]:
     fit = recalibrate(
         spec, size, r["points"], ParamModel("simple").from_camera(_camera(r)), "simple"
     )
-    names = [n for n, X in spec.keypoints.items() if abs(X[2] - spec.plane_z()) < 1e-9]
-    X = np.array([spec.keypoints[n] for n in names], float)
-    uv, J = fit.model.project_with_jacobian(fit.theta, X, size)
-    inside = (uv[:, 0] >= 0) & (uv[:, 0] < size[0]) & (uv[:, 1] >= 0) & (uv[:, 1] < size[1])
-    C = fit.covariance / fit.sigma_px**2
-    sd = [
-        np.sqrt(np.trace(J[2 * k : 2 * k + 2] @ C @ J[2 * k : 2 * k + 2].T)) for k in range(len(X))
-    ]
-    gain = float(np.max(np.array(sd)[inside])) if inside.any() else float("nan")
-    return float(fit.rms_px), gain
+    return float(fit.rms_px), extrapolation_gain(fit, plane_keypoints(spec))
+
+
+def reference_gain(spec, size, clicks: dict) -> float:
+    """The reference's own extrapolation gain (its clicks' calibration, as propagation makes it)."""
+    fit = calibrate_court(spec, size, clicks, diagnose=False).fit
+    return extrapolation_gain(fit, plane_keypoints(spec))
 
 
 def rows(runs: Path, entry: dict, ann: dict, checks: dict):
@@ -75,7 +75,10 @@ def rows(runs: Path, entry: dict, ann: dict, checks: dict):
     ):
         ref = int(f.parent.name[3:])
         recs = read_done(f)
+        if ref not in recs:  # a run still under way
+            continue
         rr = recs[ref]
+        ref_gain = reference_gain(spec, tuple(entry["image_size"]), ann[ref])
         for kind, frames in (("held-out", ann), ("check", checks)):
             for fr, clicks in sorted(frames.items()):
                 if fr == ref or fr not in recs:
@@ -100,7 +103,8 @@ def rows(runs: Path, entry: dict, ann: dict, checks: dict):
                     "support": r.get("line_support"), "ref_support": rr.get("line_support"),
                     "line_residual_px": r.get("line_residual_px"),
                     "points": len(r.get("points") or {}), "inliers": reg.get("inliers"),
-                    "gain": gain,
+                    "gain": gain, "ref_gain": ref_gain,
+                    "from_ref": abs(fr - ref),
                     # the rule before propagation_flags: the final camera's keypoint RMS
                     "old_residual_flag": r.get("rms_px") is not None
                     and r["rms_px"] - rr["rms_px"] > FLAG_PX,
@@ -127,15 +131,21 @@ def main(argv=None) -> int:
         out += list(rows(args.runs, entry, ann, checks))
     cols = ["clip", "ref", "frame", "kind", "status", "reason", "worst_px", "off", "rms_px",
             "fit_rms_px", "ref_rms_px", "support", "ref_support", "line_residual_px", "points",
-            "inliers", "gain", "old_residual_flag"]  # fmt: skip
+            "inliers", "gain", "ref_gain", "from_ref", "old_residual_flag"]  # fmt: skip
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in out:
         r2 = dict(r, reason=r["reason"][:40], off="OFF" if r["off"] else "")
-        print("| " + " | ".join(fmt(r2[c], 1 if c == "gain" else 2) for c in cols) + " |")
+        print(
+            "| "
+            + " | ".join(fmt(r2[c], 1 if c in ("gain", "ref_gain") else 2) for c in cols)
+            + " |"
+        )
     for entry in json.loads(args.manifest.read_text())["clips"]:
         for f in sorted((args.runs / entry["id"]).glob("ref*/cameras.jsonl")):
             recs = read_done(f)
+            if int(f.parent.name[3:]) not in recs:
+                continue
             rr = recs[int(f.parent.name[3:])]
             flagged = sum(r["status"] == "flagged" for r in recs.values())
             residual = sum("residual" in (r.get("reason") or "") for r in recs.values())

@@ -1,11 +1,15 @@
 """The flag rules of a propagated frame (issue 11 §2; courtstudio/pipeline/
 propagation_flags.py): a keypoint residual beyond the reference's, line support against the
-reference's; and, end to end, a wrong keypoint transfer is flagged."""
+reference's, weak geometry beyond the reference's; and, end to end, a wrong keypoint transfer
+is flagged, and a weakly determined frame is flagged but keeps its camera and its place in
+the tracking."""
+
+import pytest
 
 import courtstudio.pipeline.propagate_frame as propagate_frame
 from court_specs import load_spec
 from courtstudio.pipeline.propagate import Reference, propagate
-from courtstudio.pipeline.propagation_flags import frame_problem
+from courtstudio.pipeline.propagation_flags import frame_problem, weak_geometry
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
 
 SPEC = load_spec("tennis")
@@ -24,6 +28,41 @@ def test_frame_problem_rules():
     assert frame_problem(1.0, 0.5, few, GOOD_LINES, **kw) == "court lines out of view"
     # the reference's lines unmeasurable: no line test
     assert frame_problem(1.0, 0.5, weak, few, **kw) == ""
+
+
+def test_weak_geometry_rule():
+    """Flagged when the predicted 1-sigma (gain x the reference clicks' noise) is above the
+    off distance AND above the reference's own prediction by more than the residual margin
+    and more than the reference's prediction itself (twice as uncertain as the reference)."""
+    kw = dict(flag_px=3.0, weak_px=6.7)
+    # IND-NYK frame 4 from reference 250 (8.1 px off): 4 nearly collinear keypoints left
+    assert "uncertain by 61 px" in weak_geometry(61.0, 5.7, 1.0, **kw)
+    # NYK-BOS frame 428 from reference 80 (7.1 px off): 2.8x the reference's prediction
+    assert weak_geometry(19.3, 6.9, 1.0, **kw) != ""
+    # as weak as its reference (noise 2 px: 14 px predicted for both)
+    assert weak_geometry(7.1, 6.9, 2.0, **kw) == ""
+    # twice the reference and more than the margin above it, but below the off distance
+    assert weak_geometry(6.0, 1.0, 1.0, **kw) == ""
+    assert weak_geometry(7.0, 1.0, 1.0, **kw) != ""
+    # above the off distance, worse than the reference by less than the margin
+    assert weak_geometry(9.0, 6.5, 1.0, **kw) == ""
+    # above the margin, but less than twice the reference (a badminton frame from a
+    # reference clicked along one line: 2.7 px off at its clicks)
+    assert weak_geometry(21.8, 16.3, 1.0, flag_px=3.0, weak_px=11.9) == ""
+    assert weak_geometry(33.0, 16.3, 1.0, flag_px=3.0, weak_px=11.9) != ""
+    # a noisier reference scales both predictions
+    assert weak_geometry(5.0, 2.0, 2.0, **kw) != ""
+    assert weak_geometry(5.0, 2.0, 1.0, **kw) == ""
+    # not measured: no test
+    assert weak_geometry(float("nan"), 2.0, 1.0, **kw) == ""
+    assert weak_geometry(50.0, float("nan"), 1.0, **kw) == ""
+    # the other rules come first; with nothing else wrong the weak-geometry reason is given
+    rules = dict(flag_px=3.0, support_ratio=0.7, min_line_samples=10)
+    weak_args = dict(gain=61.0, ref_gain=5.7, noise_px=1.0, weak_px=6.7)
+    assert frame_problem(1.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args).startswith(
+        "weak geometry"
+    )
+    assert "residual" in frame_problem(4.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args)
 
 
 def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
@@ -52,3 +91,114 @@ def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
     late = [r for r in records if r["frame"] >= 6 and r["status"] != "static"]
     assert len(late) >= 3 and all(r["status"] == "flagged" for r in late)
     assert all("residual" in r["reason"] for r in late)
+
+
+def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkeypatch):
+    """Frames 4-6 whose point fits extrapolate 60x their keypoints' noise are flagged for weak
+    geometry, keep their cameras (refitted about the shot's shared centre) and predict the
+    next frames; the others are not flagged."""
+    real = propagate_frame.extrapolation_gain
+    calls = {"n": 0}
+
+    def weak_from_frame_4(fit, points_world):
+        calls["n"] += 1  # call 1: the reference; call k: frame k - 1
+        return 60.0 if 5 <= calls["n"] <= 7 else real(fit, points_world)
+
+    monkeypatch.setattr(propagate_frame, "extrapolation_gain", weak_from_frame_4)
+    clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
+    cam = clip.cameras[0]
+    ref = {
+        k: tuple(cam.project(v[None])[0])
+        for k, v in SPEC.keypoints.items()
+        if abs(v[2]) < 1e-9 and "net" not in k
+    }
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
+    by_frame = {r["frame"]: r for r in records}
+    q = propagate.last_extras["reference_quality"][0]
+    assert calls["n"] == 10  # one fit per frame: a weak frame is not re-registered
+    for i in (4, 5, 6):
+        r = by_frame[i]
+        assert r["status"] == "flagged" and r["reason"].startswith("weak geometry"), r
+        assert "K" in r and r["extrapolation_gain"] == 60.0
+        assert r["centre"] == "shared"  # refitted about the shot's centre like the others
+        assert r["predicted_px"] == pytest.approx(60.0 * q["noise_px"], abs=1e-3)
+    assert all(by_frame[i]["status"] == "ok" for i in (1, 2, 3, 7, 8, 9))
+    assert by_frame[7]["registration"]["attempt"] == "predicted"  # from frame 6
+    assert all(by_frame[i]["extrapolation_gain"] < 5 for i in (1, 2, 3, 7, 8, 9))
+    assert q["extrapolation_gain"] < 5 and q["predicted_px"] == pytest.approx(
+        q["extrapolation_gain"] * q["noise_px"], abs=1e-3
+    )
+
+
+def test_a_reference_clicked_along_one_line_is_reported(tmp_path):
+    """Four clicks on the near baseline and one on the service line leave the far court to
+    extrapolation: the reference's quality says so (its predicted 1-sigma far above the off
+    distance), and its frames are not all flagged for it."""
+    clip = make_clip(SPEC, 12, (960, 540), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
+    cam = clip.cameras[0]
+    names = [
+        "near_left_corner",
+        "near_baseline_left_singles",
+        "near_baseline_centre",
+        "near_baseline_right_singles",
+        "near_service_centre",
+    ]
+    clicks = {n: tuple(cam.project(SPEC.keypoints[n][None])[0]) for n in names}
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, clicks)], tmp_path)
+    q = propagate.last_extras["reference_quality"][0]
+    assert q["weak_px"] == pytest.approx(10.0 * 540 / 1080)
+    assert q["predicted_px"] > 10 * q["weak_px"]
+    weak = [r for r in records if r.get("reason", "").startswith("weak geometry")]
+    assert len(weak) <= len(records) // 2
+
+
+def test_a_pending_frame_retried_into_weak_geometry_is_kept(monkeypatch):
+    """A frame whose registration failed is retried when the graphics mask changes; a retry
+    that registers it but finds its geometry weak replaces the record (it has a camera), a
+    retry that fails again does not."""
+    from courtstudio.pipeline.propagation_result import FrameCamera
+
+    tracker = propagate_frame.Tracker(SPEC, (1280, 720), {}, propagate_frame.Options())
+    results = {
+        1: FrameCamera(1, "flagged", reason="weak geometry: keypoints in view uncertain by 60 px"),
+        2: FrameCamera(2, "flagged", reason="registration failed (too few matches)"),
+        3: FrameCamera(3, "ok"),
+    }
+    monkeypatch.setattr(tracker, "process", lambda i, *a: results[i])
+    for i in (1, 2, 3):
+        tracker.pending.append((i, None, None, None, None))
+    assert [r.frame for r in tracker.retry_pending()] == [1, 3]
+
+
+def test_batch_propagate_warns_of_a_reference_clicked_along_one_line(tmp_path, capsys):
+    """The CLI reports a reference whose clicks leave its own picture uncertain (once, as the
+    reference's quality) and summary.json keeps the numbers."""
+    import json
+
+    from courtstudio.cli import main
+    from courtstudio.synth.synthetic_clip import write_video
+
+    clip = make_clip(SPEC, 8, (640, 360), seed=24, pan_deg=1, tilt_deg=0.5, zoom=0.03)
+    video = tmp_path / "clip.avi"
+    write_video(video, clip.frames)
+    cam = clip.cameras[0]
+    names = ["near_left_corner", "near_baseline_left_singles", "near_baseline_centre",
+             "near_baseline_right_singles", "near_service_centre"]  # fmt: skip
+    pts = tmp_path / "ref.json"
+    pts.write_text(
+        json.dumps(
+            {
+                "image_size": [640, 360],
+                "points": {n: [float(c) for c in cam.project(SPEC.keypoints[n][None])[0]]
+                           for n in names},
+            }
+        )
+    )  # fmt: skip
+    out = tmp_path / "out"
+    args = ["batch-propagate", str(video), "--sport", "tennis", "--reference", f"0:{pts}"]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    assert "reference frame 0: its clicks leave keypoints of its picture uncertain by" in (
+        capsys.readouterr().out
+    )
+    q = json.loads((out / "summary.json").read_text())["reference_quality"][0]
+    assert q["predicted_px"] > q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)

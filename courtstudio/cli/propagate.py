@@ -117,6 +117,13 @@ def cmd_batch_propagate(args) -> int:
                 f"  reference frame {q['frame']}: its clicks fit to {q['rms_px']:.1f} px "
                 "(check them)"
             )
+        if (q.get("predicted_px") or 0) > (q.get("weak_px") or float("inf")):
+            print(
+                f"  reference frame {q['frame']}: its clicks leave keypoints of its picture "
+                f"uncertain by {q['predicted_px']:.0f} px (1 sigma; they nearly lie on one line "
+                "or in one corner): frames no worse than it are not flagged for it; click "
+                "keypoints spread over the picture"
+            )
     for f in rep["flagged"][:20]:
         print(f"  flagged frame {f['frame']}: {f['reason']}")
     if len(rep["flagged"]) > 20:

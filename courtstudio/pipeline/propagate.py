@@ -154,6 +154,10 @@ def _pass_frames(
                     H=np.eye(3),
                     points=by_frame[i].points,
                     evidence=st.evidence,
+                    uncertainty={
+                        "extrapolation_gain": st.gain,
+                        "predicted_px": st.gain * st.sigma_px,
+                    },
                 ),
                 cut,
             )

@@ -24,7 +24,11 @@ import numpy as np
 from court_specs import CourtSpec
 from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
-from courtstudio.pipeline.propagation_flags import frame_problem
+from courtstudio.pipeline.propagation_flags import (
+    WEAK_GEOMETRY,
+    frame_problem,
+    plane_keypoints,
+)
 from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
 from courtstudio.pipeline.propagation_result import FrameCamera, _num
 from courtstudio.pipeline.propagation_solve import (  # noqa: F401
@@ -36,6 +40,7 @@ from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
+from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
@@ -61,6 +66,7 @@ PENDING = 12  # flagged frames kept for another try when the graphics mask chang
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
+WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,9 @@ class RefState:
     uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
 
     image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
+    gain: float = float("nan")  # its calibration's extrapolation gain in its own picture
+    sigma_px: float = 1.0  # its clicks' noise (geometry.fit_extrapolation.fit_noise_px)
+    weak_px: float = float("inf")  # a prediction above this flags a frame (weak_geometry)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one (made at its first use) when
@@ -122,6 +131,18 @@ class RefState:
             "rms_px": _num(self.rms_px),
             "line_support": _num(self.evidence["support"]),
             "line_residual_px": _num(self.evidence["residual_px"]),
+            **self.uncertainty(),
+        }
+
+    def uncertainty(self) -> dict:
+        """Its clicks' noise, its extrapolation gain and their product (the predicted 1-sigma
+        px at the keypoint of its picture its clicks determine worst), and the prediction
+        above which a frame is flagged (weak_px)."""
+        return {
+            "noise_px": _num(self.sigma_px),
+            "extrapolation_gain": _num(self.gain),
+            "predicted_px": _num(self.gain * self.sigma_px),
+            "weak_px": _num(self.weak_px),
         }
 
 
@@ -157,7 +178,16 @@ def make_ref_state(
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
         image=image,  # its finer copy for zoomed frames is made when first needed
+        gain=extrapolation_gain(cal.fit, plane_keypoints(spec)),
+        sigma_px=fit_noise_px(cal.fit),
+        weak_px=weak_px(image.shape[0]),
     )
+
+
+def weak_px(height: int) -> float:
+    """The predicted 1-sigma (px) above which a frame is weakly determined: issue 11's "off"
+    distance, WEAK_PX_1080 at 1080p, scaled by the image height."""
+    return WEAK_PX_1080 * height / 1080
 
 
 def _and(*masks):
@@ -192,6 +222,7 @@ class Tracker:
 
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
+        self.plane = plane_keypoints(self.spec)
         self.user_mask = None
         self._masks: dict = {}  # _reference_mask's last results
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
@@ -247,11 +278,12 @@ class Tracker:
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
         """Flagged frames kept since the last cut, processed again (the graphics mask
-        changed); yields the records that now pass."""
+        changed); yields the records that now pass, or now register soundly but are flagged
+        for weak geometry (a camera, where the kept record has none)."""
         pending, self.pending = list(self.pending), deque(maxlen=PENDING)
         for i, image, mask, st, p in pending:
             rec = self.process(i, image, mask, st, p)
-            if rec.status != Status.FLAGGED:
+            if rec.status != Status.FLAGGED or rec.reason.startswith(WEAK_GEOMETRY):
                 yield rec
 
     def process(
@@ -262,7 +294,10 @@ class Tracker:
         m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         best: FrameCamera | None = None
+        weak = None  # (record, frame, reference state): registered, but weakly determined
         for label, target, H_pred, meth, via in self._attempts(st, i):
+            if weak is not None and target is weak[2]:
+                continue  # the same reference's keypoints again: only another one can help
             key = id(target.lens)
             if key not in ideal:
                 ideal[key] = (
@@ -304,9 +339,14 @@ class Tracker:
             if rec.status != Status.FLAGGED:
                 self._remember(i, p, rec, target)
                 return rec
+            if weak is None and rec.reason.startswith(WEAK_GEOMETRY):
+                weak = (rec, p, target)
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
+        if weak is not None:  # its registration is sound: the next frames are predicted by it
+            self._remember(i, weak[1], weak[0], weak[2])
+            return weak[0]
         self.pending.append((i, image, frame_mask, st, p_raw))
         return best
 
@@ -337,6 +377,7 @@ class Tracker:
         """The camera of frame i from the homography H (reference -> frame), verified."""
         opt, size = self.options, self.size
         w, h = size
+        gain = st.gain
         if is_identity(H, size):
             cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
         else:
@@ -383,6 +424,7 @@ class Tracker:
                     H=H,
                 )
             cam, rms, status = fit.camera, float(fit.rms_px), Status.OK
+            gain = extrapolation_gain(fit, self.plane)  # of the point fit, before any refining
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
@@ -393,7 +435,7 @@ class Tracker:
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
             cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
-        reason = self._problem(st, rms, ev)
+        reason = self._problem(st, rms, ev, gain)
         rec = FrameCamera(
             i,
             Status.FLAGGED if reason else status,
@@ -404,6 +446,7 @@ class Tracker:
             H,
             points=pts,
             evidence=ev,
+            uncertainty={"extrapolation_gain": gain, "predicted_px": gain * st.sigma_px},
         )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
@@ -438,7 +481,7 @@ class Tracker:
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         return new, float(rms2), ev2
 
-    def _problem(self, st: RefState, rms: float, ev: dict) -> str:
+    def _problem(self, st: RefState, rms: float, ev: dict, gain: float) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not):
         propagation_flags.frame_problem."""
         return frame_problem(
@@ -449,4 +492,8 @@ class Tracker:
             flag_px=self.options.flag_rms_px,
             support_ratio=SUPPORT_RATIO,
             min_line_samples=MIN_LINE_SAMPLES,
+            gain=gain,
+            ref_gain=st.gain,
+            noise_px=st.sigma_px,
+            weak_px=st.weak_px,
         )

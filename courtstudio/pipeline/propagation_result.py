@@ -23,6 +23,9 @@ class FrameCamera:
     points: dict | None = None  # the keypoints it was calibrated from, px
     evidence: dict | None = None  # line_evidence of this frame's camera on this frame
     registration: dict | None = None
+    # how well its transferred keypoints determine its camera (propagation_flags.weak_geometry):
+    # {"extrapolation_gain": px per px, "predicted_px": 1-sigma px at the worst keypoint in view}
+    uncertainty: dict | None = None
 
     def to_json(self) -> dict:
         d = {
@@ -57,6 +60,8 @@ class FrameCamera:
             d["line_residual_px"] = _num(self.evidence["residual_px"])
         if self.registration:
             d["registration"] = self.registration
+        if self.uncertainty:
+            d.update({k: _num(v) for k, v in self.uncertainty.items()})
         return d
 
 

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
+from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.arrays import median_axis0
 from geometry.camera import Camera, image_centre_uv
@@ -52,19 +53,22 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     refitted for rotation and focal length with it, and keeps its free pose where the shared
     centre fits more than SHARED_TOL_PX worse (the camera moved). In place. All frames are
     refitted in one vectorised solve (geometry.fixed_centre_batch); a frame it leaves without
-    a valid camera is solved alone (geometry.fixed_centre)."""
+    a valid camera is solved alone (geometry.fixed_centre). Frames flagged for weak geometry
+    alone are refitted too (the shared centre removes three of the parameters their few
+    keypoints fail to determine) but stay flagged and do not move the centre."""
     from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
 
-    solved = [
-        r for r in records if r["status"] in (Status.OK, Status.REFERENCE) and r.get("points")
-    ]
-    if len(solved) < 2:
+    solved = [r for r in records if r.get("points") and (_trusted(r) or _weak(r))]
+    if sum(_trusted(r) for r in solved) < 2:
         return
     F = len(solved)
     Rs = np.array([r["R"] for r in solved], float)
     ts = np.array([r["t"] for r in solved], float)
     Ks = np.array([r["K"] for r in solved], float)
-    C = median_axis0(-np.einsum("fji,fj->fi", Rs, ts))  # the centres -R^T t, per axis
+    # the centres -R^T t, per axis, of the trusted frames; a weak-geometry frame (flagged,
+    # its registration sound) is refitted about them but does not move them
+    trusted = np.array([_trusted(r) for r in solved])
+    C = median_axis0(-np.einsum("fji,fj->fi", Rs[trusted], ts[trusted]))
     n_max = max(len(r["points"]) for r in solved)
     X, uv, weight = np.zeros((F, n_max, 3)), np.zeros((F, n_max, 2)), np.zeros((F, n_max))
     dist = np.zeros((F, 5))
@@ -114,6 +118,17 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
         ref = by_frame.get(r.get("reference"))
         if r["status"] == Status.STATIC and ref is not None and "K" in ref:
             r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
+
+
+def _trusted(r: dict) -> bool:
+    return r["status"] in (Status.OK, Status.REFERENCE)
+
+
+def _weak(r: dict) -> bool:
+    """Flagged for weak geometry alone: a camera from a sound registration (propagate_frame)."""
+    return (
+        r["status"] == Status.FLAGGED and "K" in r and r.get("reason", "").startswith(WEAK_GEOMETRY)
+    )
 
 
 def _fixed_centre_alone(r: dict, spec: CourtSpec, size, C):
