@@ -94,14 +94,17 @@ def render_box(camera: Camera, meshes) -> tuple[int, int, int, int] | None:
     """(x0, y0, w, h) pixels: the window of the image the meshes can cover (their projected
     vertices' box plus a margin, sizes rounded up to RENDER_BOX_STEP_PX; it may reach past
     the image), or None when a vertex is not in front of the camera (the whole frame is
-    rendered). Pixels outside the box get no coverage: each triangle lies inside the box of
-    its corners."""
+    rendered). The box is that of the pinhole projection by K, which is what pyrender draws
+    (it applies no lens distortion): pixels outside it get no coverage, as each triangle lies
+    inside the box of its corners."""
     V = np.concatenate([np.asarray(m.vertices_world, float).reshape(-1, 3) for m in meshes])
     if len(V) == 0:
         return None
-    if np.any(camera.world_to_cam(V)[:, 2] <= 0.05):  # at or behind znear
+    pc = camera.world_to_cam(V)
+    if np.any(pc[:, 2] <= 0.05):  # at or behind znear
         return None
-    uv = camera.project(V)
+    # pyrender draws with K alone (no lens distortion): the box is the pinhole one
+    uv = pc[:, :2] / pc[:, 2:] * np.diag(camera.K)[:2] + camera.K[:2, 2]
     if not np.all(np.isfinite(uv)):
         return None
     lo = np.floor(uv.min(axis=0)).astype(int) - RENDER_BOX_MARGIN_PX

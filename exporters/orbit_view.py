@@ -96,8 +96,9 @@ def render_orbit_view(
         draw_polyline_world(img, view, pl, NET_BGR, 2)
     if frame_camera is not None:
         _draw_frustum(img, view, frame_camera)
+    _fill_players(img, view, players)  # one depth buffer: players hide one another
     for p in players:
-        _draw_player(img, view, p, z0)
+        _draw_player_mark(img, view, p, z0)
     if ball_world is not None:
         b = np.asarray(ball_world, float)
         foot = b.copy()
@@ -125,8 +126,14 @@ def _draw_frustum(img, view: Camera, cam: Camera, depth_m: float = 2.0):
     draw_polyline_world(img, view, np.vstack([P, P[:1]]), CAMERA_BGR, 1)
 
 
-def _draw_player(img, view: Camera, p: OrbitPlayer, z0: float):
-    if p.vertices_world is not None and p.faces is not None and len(p.faces):
+def _fill_players(img, view: Camera, players) -> None:
+    """Every player mesh's triangles in front of ``view``, flat-shaded, drawn with one depth
+    buffer (exporters.zbuffer)."""
+    uvs, depths, faces, colours = [], [], [], []
+    offset = 0
+    for p in players:
+        if p.vertices_world is None or p.faces is None or not len(p.faces):
+            continue
         V = np.asarray(p.vertices_world, float)
         depth = view.world_to_cam(V)[:, 2]
         uv = view.project(V)
@@ -139,8 +146,25 @@ def _draw_player(img, view: Camera, p: OrbitPlayer, z0: float):
         normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
         normals /= np.linalg.norm(normals, axis=1, keepdims=True) + 1e-12
         shade = 0.45 + 0.55 * np.abs(normals @ np.array([0.3, 0.2, 0.93]))
-        colours = (shade[:, None] * np.array(PLAYER_BGR, float)).astype(np.uint8)
-        fill_nearest(img, uv, depth, F, colours)
+        uvs.append(uv)
+        depths.append(depth)
+        faces.append(F + offset)
+        colours.append((shade[:, None] * np.array(PLAYER_BGR, float)).astype(np.uint8))
+        offset += len(V)
+    if faces:
+        fill_nearest(
+            img,
+            np.concatenate(uvs),
+            np.concatenate(depths),
+            np.concatenate(faces),
+            np.concatenate(colours),
+        )
+
+
+def _draw_player_mark(img, view: Camera, p: OrbitPlayer, z0: float) -> None:
+    """The player's label at the mesh's top, or a ring at its ground point without a mesh."""
+    if p.vertices_world is not None and p.faces is not None and len(p.faces):
+        V = np.asarray(p.vertices_world, float)
         anchor = V[np.argmax(V[:, 2])]
     elif p.ground_world is not None:
         g = np.asarray(p.ground_world, float)

@@ -63,7 +63,8 @@ def fill_nearest(
     drawn = np.flatnonzero(owner >= 0)
     if not len(drawn):
         return 0
-    img.reshape(h * w, -1)[drawn] = colours[owner[drawn]].reshape(len(drawn), -1)
+    rows, cols = np.divmod(drawn, w)  # indexing writes into img itself, also into a view
+    img[rows, cols] = colours[owner[drawn]].reshape(img[rows, cols].shape)
     return int(len(drawn))
 
 

@@ -3,10 +3,11 @@
 A camera fitted to a few points nearly on one line is pinned down along that line and free
 across it: its projections of the points themselves agree with them, while other court
 keypoints in view may be far off. The fit's covariance says so before any error is seen: the
-predicted 1-sigma error of a projected point, per px of noise on the fitted points, is 1 or
-less at the fitted points (their leverage) and grows with the distance from them across the
-line they nearly lie on. Its largest value over the keypoints in the picture is the fit's
-*extrapolation gain*, a pure number (px per px) independent of the image's resolution.
+predicted 1-sigma error of a projected point, per px of noise on the fitted points, is at
+most sqrt(2) at the fitted points (their leverage, on two image axes) and grows with the
+distance from them across the line they nearly lie on. Its largest value over the keypoints
+in the picture is the fit's *extrapolation gain*, a pure number (px per px) independent of
+the image's resolution.
 """
 
 from __future__ import annotations

@@ -82,3 +82,52 @@ def test_fit_noise_is_the_residual_scale_with_a_floor():
     assert fit_noise_px(four) == pytest.approx(
         max(1.0, float(np.sqrt(np.sum(four.residuals_uv**2) / 1))), rel=1e-9
     )
+
+
+def test_a_reference_is_measured_under_the_camera_model_its_frames_get():
+    """A reference whose model selection picks a lens that its frames' local refit does not
+    determine (they fall back to the pinhole): its gain and noise are those of the pinhole
+    refit of its own clicks, as a frame with the same keypoints would get, not the richer
+    selection's (which inflated the gain about 2.4x and let weak frames pass)."""
+    from court_specs import load_spec
+    from courtstudio.pipeline.calibration import calibrate_court
+    from courtstudio.pipeline.propagation_flags import plane_keypoints
+    from courtstudio.pipeline.propagation_solve import (
+        frame_model,
+        recalibrate,
+        reference_prediction,
+    )
+    from courtstudio.synth.synthetic import sample_broadcast_camera
+    from geometry.camera_params import ParamModel
+    from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
+
+    spec = load_spec("tennis")
+    plane = plane_keypoints(spec)
+    rng = np.random.default_rng(0)
+    differing = 0
+    for _ in range(12):
+        cam = sample_broadcast_camera(spec, (1920, 1080), rng, k1=float(rng.choice([0.0, -0.05])))
+        pts = {
+            n: cam.project(np.array(v, float)[None])[0]
+            for n, v in spec.keypoints.items()
+            if abs(v[2]) < 1e-9
+        }
+        pts = {
+            n: tuple(u + rng.normal(0, 0.5, 2))
+            for n, u in pts.items()
+            if 0 <= u[0] < 1919 and 0 <= u[1] < 1079
+        }
+        pts = {n: pts[n] for n in list(pts)[:10]}
+        cal = calibrate_court(spec, (1920, 1080), pts, diagnose=False)
+        model = frame_model(cal.fit)
+        as_frame = recalibrate(
+            spec, (1920, 1080), pts, ParamModel(model).from_camera(cal.camera), model
+        )
+        got = reference_prediction(spec, pts, cal.fit, model, 1080)
+        assert got["gain"] == pytest.approx(extrapolation_gain(as_frame, plane), rel=1e-6)
+        assert got["sigma_px"] == pytest.approx(fit_noise_px(as_frame), rel=1e-6)
+        assert got["weak_px"] == pytest.approx(10.0)
+        if as_frame.model.name != cal.fit.model.name:
+            differing += 1
+            assert got["gain"] < 0.6 * extrapolation_gain(cal.fit, plane)
+    assert differing >= 1  # the case the rule is for occurs in this sample

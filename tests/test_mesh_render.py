@@ -102,11 +102,23 @@ def test_an_image_of_another_size_is_refused_and_the_backend_stays(tennis_camera
     assert mesh_render._backend_error == before
 
 
-def test_the_window_render_is_the_whole_frame_render(tennis_camera, monkeypatch):
+@pytest.mark.parametrize("k1", [0.0, -0.25, 0.3])
+def test_the_window_render_is_the_whole_frame_render(tennis_camera, monkeypatch, k1):
+    """The same pixels (up to rasterisation ties), also with a lens: pyrender draws with K
+    alone, so the window is the pinhole projection's box (a distorted projection's box would
+    clip meshes near the image's edges)."""
     if backend() != "pyrender":
         pytest.skip(f"pyrender with EGL does not load here: {mesh_render._backend_error}")
+    import dataclasses
+
+    camera = dataclasses.replace(tennis_camera, dist=np.array([k1, 0.0, 0.0, 0.0, 0.0]))
     img = np.full((1080, 1920, 3), 90, np.uint8)
-    meshes = [sphere_at(np.array([15.0, 4.0, 1.0])), sphere_at(np.array([6.0, 7.5, 0.5]), 0.6)]
+    # two spheres toward the image's right edge, where the lens moves pixels most (a
+    # pincushion lens moves their distorted box outward, past the pinhole image's left edge)
+    f = camera.K[0, 0]
+    at = camera.cam_to_world(np.array([[0.75 * 960 / f * 12, 0, 12], [0.6 * 960 / f * 12, -2, 12]]))
+    meshes = [sphere_at(at[0], 0.6), sphere_at(at[1], 0.4)]
+    tennis_camera = camera
     box = mesh_render.render_box(tennis_camera, meshes)
     assert box is not None and box[2] * box[3] < 0.25 * 1920 * 1080, box
     window = render_meshes(img, tennis_camera, meshes)

@@ -7,6 +7,7 @@ the tracking."""
 import pytest
 
 import courtstudio.pipeline.propagate_frame as propagate_frame
+import courtstudio.pipeline.propagation_solve as propagation_solve
 from court_specs import load_spec
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_flags import frame_problem, weak_geometry
@@ -105,6 +106,8 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
         return 60.0 if 5 <= calls["n"] <= 7 else real(fit, points_world)
 
     monkeypatch.setattr(propagate_frame, "extrapolation_gain", weak_from_frame_4)
+    # the reference's gain is measured where its frames' model is fitted (propagation_solve)
+    monkeypatch.setattr(propagation_solve, "extrapolation_gain", weak_from_frame_4)
     clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
     cam = clip.cameras[0]
     ref = {

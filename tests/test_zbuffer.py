@@ -78,3 +78,41 @@ def test_degenerate_and_outside_triangles_draw_nothing():
     n = fill_nearest(img, uv, np.ones(6), np.array([[0, 1, 2], [3, 4, 5]]), np.array([RED, RED]))
     assert n == 0 and not img.any()
     assert fill_nearest(img, uv, np.ones(6), np.zeros((0, 3), int), np.zeros((0, 3))) == 0
+
+
+def test_a_view_of_a_larger_image_is_drawn_in_place():
+    big = np.zeros((20, 40, 3), np.uint8)
+    view = big[:, 10:30]  # not contiguous
+    uv = np.array([[1, 1], [18, 2], [3, 17]], float)
+    n = fill_nearest(view, uv, np.ones(3), np.array([[0, 1, 2]]), np.array([RED]))
+    assert n > 50 and int((big[..., 2] == 255).sum()) == n
+    assert not big[:, :10].any() and not big[:, 30:].any()
+
+
+def test_the_orbit_view_draws_the_nearer_player_in_front_whatever_the_order():
+    """Players share one depth buffer in the 3D view: where two overlap on screen, the nearer
+    one shows, in either order of the list."""
+    import trimesh
+
+    from court_specs import load_spec
+    from exporters.orbit_view import OrbitPlayer, _fill_players, orbit_camera
+
+    spec = load_spec("tennis")
+    view = orbit_camera(spec, 0.0, np.deg2rad(10), 30.0, (320, 200))
+    s = trimesh.creation.icosphere(subdivisions=2, radius=1.0)
+    target = np.array([spec.length_m / 2, spec.width_m / 2, 0.0])
+    towards = view.camera_centre_world - target
+    near = OrbitPlayer(1, None, s.vertices + target + 0.3 * towards, s.faces)
+    far = OrbitPlayer(2, None, 2.0 * s.vertices + target, s.faces)  # bigger, behind it
+
+    def drawn(players):
+        img = np.zeros((200, 320, 3), np.uint8)
+        _fill_players(img, view, players)
+        return img
+
+    a, b, lone = drawn([near, far]), drawn([far, near]), drawn([near])
+    assert np.array_equal(a, b)
+    # where the near sphere is drawn alone, the pair shows it too: it is in front
+    shown = lone.any(axis=2)
+    assert shown.sum() > 100 and np.array_equal(a[shown], lone[shown])
+    assert (a.any(axis=2) & ~shown).sum() > 100  # the far sphere shows around it

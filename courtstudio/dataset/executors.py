@@ -98,7 +98,9 @@ class RayExecutor:
             )
             # A local cluster's processes inherit this process's environment when ray.init
             # starts them: set there, the workers Ray starts ahead run the tasks at once (a
-            # runtime_env would start new workers for its variables, about 2 s)
+            # runtime_env would start new workers for its variables, about 2 s). The
+            # driver's own values come back as soon as ray.init returns (a builder starts one
+            # cluster, from its main thread, before any task runs).
             with _environment(worker_env):
                 ray.init(**kwargs)
         res = ray.cluster_resources()

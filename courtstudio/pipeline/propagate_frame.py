@@ -33,14 +33,17 @@ from courtstudio.pipeline.propagation_lens import straightened, straightened_mas
 from courtstudio.pipeline.propagation_result import FrameCamera, _num
 from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     LENS_PX,
+    WEAK_PX_1080,
     frame_model,
     recalibrate,
+    reference_prediction,
+    weak_px,
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
-from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
+from geometry.fit_extrapolation import extrapolation_gain
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
@@ -66,7 +69,6 @@ PENDING = 12  # flagged frames kept for another try when the graphics mask chang
 FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
-WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
 @dataclass(frozen=True)
@@ -178,16 +180,8 @@ def make_ref_state(
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
         image=image,  # its finer copy for zoomed frames is made when first needed
-        gain=extrapolation_gain(cal.fit, plane_keypoints(spec)),
-        sigma_px=fit_noise_px(cal.fit),
-        weak_px=weak_px(image.shape[0]),
+        **reference_prediction(spec, ref.points, cal.fit, model, image.shape[0]),
     )
-
-
-def weak_px(height: int) -> float:
-    """The predicted 1-sigma (px) above which a frame is weakly determined: issue 11's "off"
-    distance, WEAK_PX_1080 at 1080p, scaled by the image height."""
-    return WEAK_PX_1080 * height / 1080
 
 
 def _and(*masks):

@@ -1,6 +1,7 @@
 """Whether a propagated frame's own evidence rejects its camera (docs/propagation.md, step 7).
 
-Two tests, each on the frame's own evidence:
+Three tests: two on the frame's own evidence, and one on how well its own keypoints
+determine its camera, against its reference's:
 
 - Keypoint residual: the RMS of the reference's clicks, carried into the frame by its
   homography, about the frame's final camera (the line-refined one when the frame was refined

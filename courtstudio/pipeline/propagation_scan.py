@@ -37,7 +37,9 @@ def opencv_threads(n: int):
     """OpenCV's worker pool set to n threads for the block (restored after). A pass keeps
     its own threads busy (decoding, this scan, the main thread's registration): on 2 cores
     OpenCV's pool on top of them only adds hand-off work, 1.2-1.4 ms of CPU a 720p frame
-    (BENCHMARKS.md "Propagation speed, third pass"); the results are the same."""
+    (BENCHMARKS.md "Propagation speed, third pass"); the results are the same. The setting
+    is OpenCV's, process-wide: one pass at a time per process (as the CLI and the app run
+    them); overlapping blocks would restore in the wrong order."""
     before = cv2.getNumThreads()
     cv2.setNumThreads(n)
     try:

@@ -7,10 +7,14 @@ import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.calibration import world_convention
+from courtstudio.pipeline.propagation_flags import plane_keypoints
 from geometry.calibration import CameraFit, solve_camera
+from geometry.camera_params import ParamModel
 from geometry.errors import CalibrationError
+from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
 
 LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
+WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
 def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
@@ -53,3 +57,31 @@ def frame_model(fit: CameraFit) -> str:
     k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
     shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2**2 + k3 * r2**3)
     return fit.model.name if shift_px >= LENS_PX else "simple"
+
+
+def weak_px(height: int) -> float:
+    """The predicted 1-sigma (px) above which a frame is weakly determined: issue 11's "off"
+    distance, WEAK_PX_1080 at 1080p, scaled by the image height."""
+    return WEAK_PX_1080 * height / 1080
+
+
+def reference_prediction(
+    spec: CourtSpec, points: dict, ref_fit: CameraFit, model: str, height: int
+) -> dict:
+    """A reference's extrapolation gain, noise (px) and weak_px, measured as its frames' are:
+    its own clicks {name: (u, v)} refitted the way a frame's keypoints are (recalibrate: the
+    frames' lens ``model``, or the pinhole where that lens is not determined), warm-started
+    from ref_fit, its calibrate_court fit. So a frame is compared with its reference under
+    one camera model: the selection's richer lens would inflate the reference's gain (3.1
+    against 1.3 for the same ten clicks) and let weak frames pass."""
+    size = (ref_fit.camera.image_size[0], ref_fit.camera.image_size[1])
+    theta = ParamModel(model).from_camera(ref_fit.camera)
+    try:
+        fit = recalibrate(spec, size, dict(points), theta, model)
+    except (ValueError, np.linalg.LinAlgError):
+        fit = ref_fit  # calibrate_court accepted these clicks: its own fit
+    return {
+        "gain": extrapolation_gain(fit, plane_keypoints(spec)),
+        "sigma_px": fit_noise_px(fit),
+        "weak_px": weak_px(height),
+    }
