@@ -244,7 +244,7 @@ def export_frames_of(clip: Clip, qa: QAOptions, out_root: Path, project_root=Non
     return [
         f
         for i, f in enumerate(project.frames)
-        if i % step == 0 or project.annotation_path(f.id).exists()
+        if i % step == 0 or project.has_annotation_file(f.id)
     ]
 
 

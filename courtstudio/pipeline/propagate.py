@@ -85,23 +85,8 @@ def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefStat
     return states
 
 
+@opencv_threads(1)  # OpenCV's own worker threads off for the whole pass
 def _pass(
-    frames,
-    spec,
-    refs: list[Reference],
-    lo: int,
-    hi: int,
-    done: dict,
-    emit,
-    options: Options,
-    states=None,
-) -> list:
-    """_pass_frames with OpenCV's own worker threads off (opencv_threads)."""
-    with opencv_threads(1):
-        return _pass_frames(frames, spec, refs, lo, hi, done, emit, options, states)
-
-
-def _pass_frames(
     frames,
     spec,
     refs: list[Reference],
