@@ -8,18 +8,7 @@ import pytest
 
 from geometry.corner_tracking import RECHECK_EVERY, TrackMemory
 from geometry.plane_motion import prepare, prepare_frame, register_to_reference, transfer_points
-
-
-def _texture(size, seed=0):
-    w, h = size
-    rng = np.random.default_rng(seed)
-    img = np.zeros((h, w), np.float32)
-    for cell in (4, 16, 64):
-        small = rng.random((h // cell + 1, w // cell + 1)).astype(np.float32)
-        img += cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
-    img = cv2.GaussianBlur(img, (0, 0), 1.0)
-    img = (255 * (img - img.min()) / (np.ptp(img) + 1e-9)).astype(np.uint8)
-    return cv2.merge([img, img, img])
+from tests.textures import corner_texture
 
 
 def _corner_error(H_est, H_true, size) -> float:
@@ -40,7 +29,7 @@ def _frame_with_moving_patch(ref_img, H, k, size):
     that moves with k: its corners do not follow H."""
     w, h = size
     frame = cv2.warpPerspective(ref_img, H, (w, h), flags=cv2.INTER_CUBIC)
-    patch = _texture((200, 200), seed=100 + k)
+    patch = corner_texture((200, 200), seed=100 + k)
     x0, y0 = 300 + 15 * k, 200
     frame[y0 : y0 + 200, x0 : x0 + 200] = patch
     return frame
@@ -48,7 +37,7 @@ def _frame_with_moving_patch(ref_img, H, k, size):
 
 def test_memory_leaves_out_the_corners_far_off_and_keeps_the_accuracy():
     size = (1280, 720)
-    ref_img = _texture(size, seed=1)
+    ref_img = corner_texture(size, seed=1)
     a = prepare(ref_img, corners=True)
     memory = TrackMemory.of(a.corners)
     H_prev = np.eye(3)
@@ -71,7 +60,7 @@ def test_memory_leaves_out_the_corners_far_off_and_keeps_the_accuracy():
 
 def test_memory_tracks_every_corner_again_when_too_few_inliers_remain():
     size = (1280, 720)
-    ref_img = _texture(size, seed=2)
+    ref_img = corner_texture(size, seed=2)
     a = prepare(ref_img, corners=True)
     memory = TrackMemory.of(a.corners)
     H_true = _pan(1, size)

@@ -17,6 +17,19 @@ SPEC = load_spec("tennis")
 GOOD_LINES = {"support": 0.8, "samples": 200, "residual_px": 1.0}
 
 
+def _pan_clip_and_reference():
+    """A 10-frame 720p pan-and-zoom clip and its frame 0's exact court-plane clicks (no net
+    keypoints)."""
+    clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
+    cam = clip.cameras[0]
+    ref = {
+        k: tuple(cam.project(v[None])[0])
+        for k, v in SPEC.keypoints.items()
+        if abs(v[2]) < 1e-9 and "net" not in k
+    }
+    return clip, ref
+
+
 def test_frame_problem_rules():
     kw = dict(flag_px=3.0, support_ratio=0.7, min_line_samples=10)
     assert frame_problem(1.0, 0.5, GOOD_LINES, GOOD_LINES, **kw) == ""
@@ -81,13 +94,7 @@ def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
         return out
 
     monkeypatch.setattr(propagate_frame, "transfer_points", one_point_off)
-    clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
-    cam = clip.cameras[0]
-    ref = {
-        k: tuple(cam.project(v[None])[0])
-        for k, v in SPEC.keypoints.items()
-        if abs(v[2]) < 1e-9 and "net" not in k
-    }
+    clip, ref = _pan_clip_and_reference()
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     late = [r for r in records if r["frame"] >= 6 and r["status"] != "static"]
     assert len(late) >= 3 and all(r["status"] == "flagged" for r in late)
@@ -108,13 +115,7 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
     monkeypatch.setattr(propagate_frame, "extrapolation_gain", weak_from_frame_4)
     # the reference's gain is measured where its frames' model is fitted (propagation_solve)
     monkeypatch.setattr(propagation_solve, "extrapolation_gain", weak_from_frame_4)
-    clip = make_clip(SPEC, 10, (1280, 720), seed=2, pan_deg=6.0, zoom=0.15)
-    cam = clip.cameras[0]
-    ref = {
-        k: tuple(cam.project(v[None])[0])
-        for k, v in SPEC.keypoints.items()
-        if abs(v[2]) < 1e-9 and "net" not in k
-    }
+    clip, ref = _pan_clip_and_reference()
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     by_frame = {r["frame"]: r for r in records}
     q = propagate.last_extras["reference_quality"][0]

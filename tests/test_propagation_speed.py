@@ -20,24 +20,12 @@ from geometry.plane_motion import (
     to_reduced,
     transfer_points,
 )
+from tests.textures import corner_texture
 
 
 @pytest.fixture(scope="module")
 def tennis():
     return load_spec("tennis")
-
-
-def _texture(size, seed=0):
-    """A BGR (h, w, 3) uint8 image with corners at every scale (blurred noise + blocks)."""
-    w, h = size
-    rng = np.random.default_rng(seed)
-    img = np.zeros((h, w), np.float32)
-    for cell in (4, 16, 64):
-        small = rng.random((h // cell + 1, w // cell + 1)).astype(np.float32)
-        img += cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
-    img = cv2.GaussianBlur(img, (0, 0), 1.0)
-    img = (255 * (img - img.min()) / (np.ptp(img) + 1e-9)).astype(np.uint8)
-    return cv2.merge([img, np.roll(img, 3, axis=1), np.roll(img, 5, axis=0)])
 
 
 def _corner_error(H_est, H_true, size) -> float:
@@ -68,7 +56,7 @@ def test_reduced_resolution_registration_round_trip(size):
     within 0.15 full-resolution px at every image corner (the reduced image's pixel-centre
     offset, ignored, costs about 0.3 px here at 1080p)."""
     w, h = size
-    ref = _texture(size, seed=1)
+    ref = corner_texture(size, seed=1)
     z, cx, cy = 1.3, w / 2, h / 2
     H_true = np.array(
         [[z, 0.004, cx - z * cx + 9.0], [-0.003, z, cy - z * cy - 6.0], [2e-6, -1e-6, 1.0]]
@@ -86,7 +74,7 @@ def test_reduced_resolution_registration_round_trip(size):
 def test_registration_of_degenerate_frames_never_raises():
     """Black and constant frames through the fast path: a failed registration, no error."""
     size = (1280, 720)
-    a = prepare(_texture(size), corners=True)
+    a = prepare(corner_texture(size), corners=True)
     for img in (np.zeros((720, 1280, 3), np.uint8), np.full((720, 1280, 3), 90, np.uint8)):
         b, _ = prepare_frame(img)
         reg = register_to_reference(a, b, np.eye(3))
@@ -94,7 +82,7 @@ def test_registration_of_degenerate_frames_never_raises():
 
 
 def test_prepare_frame_matches_prepare_and_cut_signature():
-    img = _texture((1920, 1080), seed=4)
+    img = corner_texture((1920, 1080), seed=4)
     p, sig = prepare_frame(img)
     q = prepare(img)
     assert p.scale == q.scale and p.size == q.size == (1920, 1080)
@@ -324,7 +312,7 @@ def test_cut_features_decide_as_is_cut(tennis):
     a = make_clip(tennis, 3, (640, 360), seed=2).frames
     rng = np.random.default_rng(3)
     frames = list(a) + [
-        _texture((640, 360), seed=5),
+        corner_texture((640, 360), seed=5),
         np.zeros((360, 640, 3), np.uint8),
         (rng.random((360, 640, 3)) * 255).astype(np.uint8),
         cv2.flip(a[0], 1),
@@ -350,7 +338,7 @@ def test_graphics_integer_update_votes_as_the_float_formula():
         _camera_moved,
     )
 
-    base = cv2.cvtColor(_texture((700, 400), seed=4), cv2.COLOR_BGR2GRAY)
+    base = cv2.cvtColor(corner_texture((700, 400), seed=4), cv2.COLOR_BGR2GRAY)
     frames = []
     for k in range(12):
         g = np.ascontiguousarray(base[k * 3 : k * 3 + 300, k * 5 : k * 5 + 520])
@@ -434,8 +422,8 @@ def test_graphics_scan_slows_down_once_the_mask_is_stable_and_speeds_up_after_a_
     from courtstudio.pipeline import propagation_scan as scan_mod
     from courtstudio.pipeline.propagation_scan import FrameScan
 
-    base = _texture((1400, 900), seed=6)
-    other = _texture((1400, 900), seed=9)
+    base = corner_texture((1400, 900), seed=6)
+    other = corner_texture((1400, 900), seed=9)
 
     class Frames:
         count, size = 160, (640, 360)
