@@ -244,16 +244,15 @@ def _resolve(fit, points_world, uv, names, keep, click_sigma_px) -> CameraFit | 
 
 
 def _try(
-    keypoints_world, uv_list, image_size, names, sigma, whole_court: bool = False
+    keypoints_world, uv_list, image_size, names, sigma, trial: bool = False
 ) -> CameraFit | None:
     """Solve with the clicks uv_list labelled as names; None if that labelling cannot solve
-    (which includes fitting only a camera under the court). whole_court: a symmetric
-    relabelling of every click, whose planar clicks the plane homography's starts fit
-    exactly when any camera does (no focal sweep after them)."""
+    (which includes fitting only a camera under the court). trial: solve_camera's quick
+    trial of a whole-court relabelling."""
     X = np.array([keypoints_world[n] for n in names])
     x = np.array(uv_list)
     try:
-        return solve_camera(X, x, image_size, click_sigma_px=sigma, names=names, trial=whole_court)
+        return solve_camera(X, x, image_size, click_sigma_px=sigma, names=names, trial=trial)
     except GeometryError:
         return None
 
@@ -311,7 +310,7 @@ def suggest_labelling_fixes(
         if not all(n in m for n in names):
             continue
         new_names = [m[n] for n in names]
-        f = _try(keypoints_world, uv, image_size, new_names, click_sigma_px, whole_court=True)
+        f = _try(keypoints_world, uv, image_size, new_names, click_sigma_px, trial=True)
         if f is None or not on_near_side(f):
             continue
         better_fit = f.rms_px * IMPROVEMENT_FACTOR < cur_rms and f.rms_px < good_rms
