@@ -189,12 +189,16 @@ def _parse(path: Path) -> CourtSpec:
         "near_left_corner": (L, 0),
         "near_right_corner": (L, W),
     }
+    # The corners are the crossings of the boundary lines' centres (docs/court_specs.md):
+    # within half a line width of the rule corner, inside or outside depending on the sport.
+    tol = _half_widest_line_m(data) + 1e-6
     for c, (x, y) in expect.items():
         kx, ky, kz = data["keypoints"][c]
-        if abs(kx - x) > 1e-6 or abs(ky - y) > 1e-6 or abs(kz) > 1e-6:
+        if abs(kx - x) > tol or abs(ky - y) > tol or abs(kz) > 1e-6:
             bad(
                 f"keypoints.{c}",
-                f"expected ({x}, {y}, 0) for a {L} x {W} court, got ({kx}, {ky}, {kz})",
+                f"expected within {tol:.4f} m of ({x}, {y}, 0) for a {L} x {W} court (the "
+                f"boundary lines' centre crossing), got ({kx}, {ky}, {kz})",
             )
     names = [z["name"] for z in data["zones"]]
     dup = {n for n in names if names.count(n) > 1}
@@ -236,3 +240,14 @@ def _parse(path: Path) -> CourtSpec:
         raised_surface=parse_raised_surface(data),
         synthesis=parse_synthesis(data),
     )
+
+
+def _half_widest_line_m(data: dict) -> float:
+    """Half the widest painted line of a spec's data (its line_width_m, default 0.05, and
+    line_widths_m), metres; malformed widths are left to check_optional_fields."""
+    widths = [data.get("line_width_m", DEFAULT_LINE_WIDTH_M)]
+    per_line = data.get("line_widths_m", {})
+    if isinstance(per_line, dict):
+        widths += list(per_line.values())
+    nums = [float(w) for w in widths if isinstance(w, (int, float)) and not isinstance(w, bool)]
+    return max([0.0, *nums]) / 2

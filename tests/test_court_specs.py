@@ -33,34 +33,50 @@ def test_all_sports_bundled_and_load():
 
 
 @pytest.mark.parametrize(
-    "sport,L,W",
-    [
-        ("tennis", 23.77, 10.97),
-        ("badminton", 13.40, 6.10),
-        ("table_tennis", 2.74, 1.525),
-        ("pickleball", 13.41, 6.10),
-        ("volleyball", 18.0, 9.0),
-        ("beach_volleyball", 16.0, 8.0),
-        ("basketball_fiba", 28.0, 15.0),
-        ("basketball_nba", 28.65, 15.24),
+    "sport,L,W,dx,dy",
+    [  # (dx, dy): the boundary lines' centre crossing, inside (+) or outside (-) the rule corner
+        ("tennis", 23.77, 10.97, 0.05, 0.025),  # 10 cm baselines, 5 cm sidelines, inside
+        ("badminton", 13.40, 6.10, 0.02, 0.02),
+        ("table_tennis", 2.74, 1.525, 0.01, 0.01),
+        ("pickleball", 13.41, 6.10, 0.0254, 0.0254),
+        ("volleyball", 18.0, 9.0, 0.025, 0.025),
+        ("beach_volleyball", 16.0, 8.0, 0.025, 0.025),
+        ("basketball_fiba", 28.0, 15.0, -0.025, -0.025),  # boundary lines outside the court
+        ("basketball_nba", 28.65, 15.24, -0.0254, -0.0254),
     ],
 )
-def test_outer_corners_define_the_world_frame(sport, L, W):
+def test_outer_corners_define_the_world_frame(sport, L, W, dx, dy):
+    """The frame's origin stays the rule corner (length_m x width_m nominal); the corner
+    keypoints are where the painted boundary lines' centres cross (line widths in the spec)."""
     s = load_spec(sport)
-    assert np.allclose(kp(s, "far_left_corner"), [0, 0, 0])
-    assert np.allclose(kp(s, "far_right_corner"), [0, W, 0])
-    assert np.allclose(kp(s, "near_left_corner"), [L, 0, 0])
-    assert np.allclose(kp(s, "near_right_corner"), [L, W, 0])
+    assert (s.length_m, s.width_m) == (L, W)
+    assert np.allclose(kp(s, "far_left_corner"), [dx, dy, 0], atol=1e-9)
+    assert np.allclose(kp(s, "far_right_corner"), [dx, W - dy, 0], atol=1e-9)
+    assert np.allclose(kp(s, "near_left_corner"), [L - dx, dy, 0], atol=1e-9)
+    assert np.allclose(kp(s, "near_right_corner"), [L - dx, W - dy, 0], atol=1e-9)
+    assert abs(dx) == pytest.approx(
+        s.line_width("far_baseline" if "far_baseline" in s.lines else "far_end_line") / 2
+    )
+    assert abs(dy) == pytest.approx(
+        s.line_width("left_sideline" if "left_sideline" in s.lines else "left_side_line") / 2
+    )
 
 
 def test_tennis_dimensions():
     s = load_spec("tennis")
+    h = s.line_width("left_singles_sideline") / 2  # measurements to the outside of the lines
     assert (
-        abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1] - 8.23)
+        abs(
+            kp(s, "far_baseline_right_singles")[1]
+            + h
+            - (kp(s, "far_baseline_left_singles")[1] - h)
+            - 8.23
+        )
         < TOL
     )
-    assert abs(kp(s, "net_line_centre")[0] - kp(s, "far_service_centre")[0] - 6.40) < TOL
-    assert abs(kp(s, "near_service_centre")[0] - kp(s, "net_line_centre")[0] - 6.40) < TOL
+    hs = s.line_width("far_service_line") / 2  # the service line lies net-side of its 6.40 m
+    assert abs(kp(s, "net_line_centre")[0] - (kp(s, "far_service_centre")[0] - hs) - 6.40) < TOL
+    assert abs(kp(s, "near_service_centre")[0] + hs - kp(s, "net_line_centre")[0] - 6.40) < TOL
     assert abs(kp(s, "net_post_left_top")[1] + 0.914) < TOL
     assert abs(kp(s, "net_post_right_top")[1] - (10.97 + 0.914)) < TOL
     assert abs(kp(s, "net_post_left_top")[2] - 1.07) < TOL
@@ -69,12 +85,21 @@ def test_tennis_dimensions():
 
 def test_badminton_dimensions():
     s = load_spec("badminton")
+    h = s.line_width_m / 2  # 40 mm lines, part of the area they define
+    assert h == 0.02 and not s.line_widths_m
+    # the short service line's net-side edge 1.98 m from the net
     assert (
-        abs(kp(s, "net_line_left_doubles")[0] - kp(s, "far_short_service_centre")[0] - 1.98) < TOL
+        abs(kp(s, "net_line_left_doubles")[0] - (kp(s, "far_short_service_centre")[0] + h) - 1.98)
+        < TOL
     )
-    assert abs(kp(s, "far_long_service_centre")[0] - 0.76) < TOL
+    assert abs(kp(s, "far_long_service_centre")[0] - h - 0.76) < TOL  # back edges 0.76 apart
     assert (
-        abs(kp(s, "far_baseline_right_singles")[1] - kp(s, "far_baseline_left_singles")[1] - 5.18)
+        abs(
+            kp(s, "far_baseline_right_singles")[1]
+            + h
+            - (kp(s, "far_baseline_left_singles")[1] - h)
+            - 5.18
+        )
         < TOL
     )
     assert abs(kp(s, "net_post_left_top")[1]) < TOL  # posts on the doubles sidelines
@@ -95,11 +120,13 @@ def test_table_tennis_planes_and_net():
 
 def test_pickleball_volleyball_basketball_dimensions():
     p = load_spec("pickleball")
-    assert abs(kp(p, "net_line_left")[0] - kp(p, "far_kitchen_left")[0] - 2.13) < TOL
+    h = p.line_width_m / 2  # 2-inch lines; the non-volley line lies inside the NVZ
+    assert h == 0.0254
+    assert abs(kp(p, "net_line_left")[0] - (kp(p, "far_kitchen_left")[0] - h) - 2.13) < TOL
     assert abs(kp(p, "net_centre_top")[2] - 0.864) < TOL
     assert abs(kp(p, "net_post_left_top")[2] - 0.914) < TOL
     v = load_spec("volleyball")
-    assert abs(kp(v, "far_attack_left")[0] - 6.0) < TOL
+    assert abs(kp(v, "far_attack_left")[0] - 0.025 - 6.0) < TOL  # rear edge 3 m from the axis
     assert abs(kp(v, "net_centre_top")[2] - 2.43) < TOL
     for sid, ring_x, r3, corner in (
         ("basketball_fiba", 1.575, 6.75, 0.90),
@@ -108,10 +135,11 @@ def test_pickleball_volleyball_basketball_dimensions():
         b = load_spec(sid)
         ring = kp(b, "far_ring_centre")
         assert abs(ring[0] - ring_x) < TOL and abs(ring[2] - 3.05) < TOL
+        h = b.line_width_m / 2  # the 3-point line's outer edge at r3 and corner
         three = b.lines["far_three_point_line"]
         d = np.hypot(three[1:-1, 0] - ring[0], three[1:-1, 1] - ring[1])
-        assert np.allclose(d, r3, atol=1e-3)  # the arc part
-        assert abs(three[0, 1] - corner) < TOL  # the corner line
+        assert np.allclose(d + h, r3, atol=1e-3)  # the arc part
+        assert abs(three[0, 1] - h - corner) < TOL  # the corner line
         assert np.allclose(kp(b, "near_ring_centre")[:2], [b.length_m - ring_x, b.width_m / 2])
 
 
@@ -122,6 +150,7 @@ def test_beach_volleyball_has_only_boundary_tapes_and_a_mens_net():
     assert not any("attack" in k or "centre_line" in k for k in s.keypoints)
     for name in ("net_line_left", "net_line_right", "net_line_centre"):  # unpainted
         assert abs(kp(s, name)[0] - 8.0) < TOL and abs(kp(s, name)[2]) < TOL
+    assert np.allclose(kp(s, "net_line_left"), [8.0, 0.025, 0])  # on the sideline tape's centre
     for name, y in (("net_top_left_sideline", 0.0), ("net_top_right_sideline", 8.0)):
         assert np.allclose(kp(s, name), [8.0, y, 2.43])
         assert name in v.keypoints  # the same concept keeps the indoor name

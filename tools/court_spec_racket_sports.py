@@ -16,6 +16,12 @@ from court_spec_geometry import (
     rect_xy,
 )
 
+# ITF Rules of Tennis 1: measurements to the outside of the lines; the centre service line and
+# centre marks 5 cm wide, the other lines 2.5-5 cm, the baselines up to 10 cm (taken: 5 cm and
+# TENNIS_BASELINE_M; BENCHMARKS.md, "Keypoints at line centres").
+TENNIS_LINE_M = 0.05
+TENNIS_BASELINE_M = 0.10
+
 
 def tennis():
     L, W, Ws = 23.77, 10.97, 8.23
@@ -58,10 +64,22 @@ def tennis():
             "far_service_line": [p3(xs_far, s0), p3(xs_far, s1)],
             "near_service_line": [p3(xs_near, s0), p3(xs_near, s1)],
             "centre_service_line": [p3(xs_far, W / 2), p3(xs_near, W / 2)],
-            "far_centre_mark": [p3(0, W / 2), p3(0.10, W / 2)],
-            "near_centre_mark": [p3(L, W / 2), p3(L - 0.10, W / 2)],
+            # 10 cm long, drawn inside the court (from the baseline's inner edge)
+            "far_centre_mark": [p3(0, W / 2), p3(TENNIS_BASELINE_M + 0.10, W / 2)],
+            "near_centre_mark": [p3(L, W / 2), p3(L - TENNIS_BASELINE_M - 0.10, W / 2)],
             "net_line": [p3(xn, -0.914), p3(xn, W + 0.914)],
         }
+    )
+    w, wb = TENNIS_LINE_M, TENNIS_BASELINE_M
+    paint = {k: (w, "in") for k in lines}  # every line inside the court's measurements
+    paint.update(
+        far_baseline=(wb, "in"),
+        near_baseline=(wb, "in"),
+        # the service lines' outer edges are 6.40 m from the net: "in" puts them net-side
+        centre_service_line=(0.05, "centred"),
+        far_centre_mark=(0.05, "centred"),
+        near_centre_mark=(0.05, "centred"),
+        net_line=(0.0, "none"),
     )
     m = 8.0
     zones = []
@@ -102,6 +120,7 @@ def tennis():
         lines=lines,
         zones=zones,
         net=net,
+        _paint=paint,
         notes="ITF court. Posts 0.914 m outside the doubles sidelines. Zones are x-bands "
         "per half: forecourt net..service line, midcourt service line..baseline, "
         "backcourt behind the baseline. net_top_*: the tape over the doubles and "
@@ -160,6 +179,17 @@ def badminton():
             "net_line": [p3(xn, 0), p3(xn, W)],
         }
     )
+    # BWF Law 1: lines 40 mm wide, part of the area they define: the boundary, singles and
+    # long service lines inside, the short service lines 1.98 m from the net to their net-side
+    # edge (paint away from the net), the centre lines shared equally (centred)
+    paint = {k: (0.04, "in") for k in lines}
+    paint.update(
+        far_short_service_line=(0.04, "out"),
+        near_short_service_line=(0.04, "out"),
+        far_centre_line=(0.04, "centred"),
+        near_centre_line=(0.04, "centred"),
+        net_line=(0.0, "none"),
+    )
     zones = []
     for half in ("far", "near"):
 
@@ -200,6 +230,7 @@ def badminton():
         lines=lines,
         zones=zones,
         net=net,
+        _paint=paint,
         notes="BWF court. Posts stand on the doubles sidelines. Front court: net..short "
         "service line; mid court: short service line..doubles long service line; "
         "rear court: doubles long service line..back boundary; doubles width. "
@@ -235,6 +266,10 @@ def table_tennis():
         "centre_line": [p3(0, W / 2), p3(L, W / 2)],
         "net_line": [p3(xn, -ext), p3(xn, W + ext)],
     }
+    # ITTF 2.1.4, 2.1.6: 2 cm side and end lines along the edges, a 3 mm centre line halving
+    # the width
+    paint = {k: (0.02, "in") for k in lines}
+    paint.update(centre_line=(0.003, "centred"), net_line=(0.0, "none"))
     zones = []
     for half in ("far", "near"):
         x0, x1 = (0, xn) if half == "far" else (xn, L)
@@ -264,6 +299,7 @@ def table_tennis():
         lines=lines,
         zones=zones,
         net=net,
+        _paint=paint,
         frame_phrase="the origin (0,0,0) is the top-left corner of the table surface "
         "(intersection of far endline and left sideline). The X-axis extends "
         "along the sideline towards the camera, the Y-axis extends along the "
@@ -309,6 +345,14 @@ def pickleball():
             "net_line": [p3(xn, -0.30), p3(xn, W + 0.30)],
         }
     )
+    # USA Pickleball 2.A.3, 2.B: 2-inch lines, measurements to the outside of the lines; the
+    # non-volley line belongs to the NVZ (paint net-side of its 7 ft edge); the centre lines
+    # halve the service area (centred)
+    w = 0.0508
+    paint = {k: (w, "in") for k in lines}
+    paint.update(
+        far_centre_line=(w, "centred"), near_centre_line=(w, "centred"), net_line=(0.0, "none")
+    )
     zones = []
     for half in ("far", "near"):
 
@@ -348,6 +392,7 @@ def pickleball():
         lines=lines,
         zones=zones,
         net=net,
+        _paint=paint,
         notes="USA Pickleball court (20 x 44 ft). Net 0.914 m at the sidelines (taken "
         "as the post-top height; posts stand 0.30 m outside the sidelines) and "
         "0.864 m at the centre. 'left'/'right' service courts are image left/right. "

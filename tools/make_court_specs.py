@@ -59,6 +59,7 @@ from court_spec_geometry import (  # noqa: E402
     r,
     rect_xy,
 )
+from court_spec_paint import line_widths, to_line_centres  # noqa: E402
 from court_spec_racket_sports import badminton, pickleball, table_tennis, tennis  # noqa: E402
 
 
@@ -85,6 +86,10 @@ def volleyball():
             "centre_line": [p3(xn, 0), p3(xn, W)],
         }
     )
+    # FIVB rule 1.3: 5 cm lines drawn inside the 18 x 9 m; the centre line's axis halves the
+    # court; the attack line's rear edge 3 m from that axis (paint net-side)
+    paint = {k: (0.05, "in") for k in lines}
+    paint["centre_line"] = (0.05, "centred")
     zones = []
     for half in ("far", "near"):
         front = (6.0, 9.0) if half == "far" else (9.0, 12.0)
@@ -115,6 +120,7 @@ def volleyball():
         lines=lines,
         zones=zones,
         net=net,
+        _paint=paint,
         notes="FIVB court. Net top 2.43 m (men); women's matches use 2.24 m: copy this "
         "file with net heights changed. Posts taken 1.0 m outside the sidelines "
         "(the rules allow 0.5-1.0 m). Filmed from the side (camera beyond the 'left' "
@@ -161,9 +167,12 @@ def beach_volleyball():
         lines=outer_lines(L, W),
         zones=zones,
         net=net,
+        # rule 1.3: 5-8 cm tapes inside the 16 x 8 m (taken 5 cm)
+        _paint={k: (0.05, "in") for k in outer_lines(L, W)},
         notes="FIVB beach court, 16 x 8 m measured to the outer edges of the boundary tapes "
-        "(rule 1.3.1: the lines are inside the court's dimensions): click the outer tape "
-        "edges. No centre line (net_line_* are unpainted) and no attack line. Net top 2.43 m "
+        "(rule 1.3.1: the lines are inside the court's dimensions; tapes 5-8 cm, taken 5 cm): "
+        "corners and lines are at the tapes' centres, like every other spec's lines. No "
+        "centre line (net_line_* are unpainted) and no attack line. Net top 2.43 m "
         "(men); women's matches use 2.24 m: copy this file with net heights changed. Posts "
         "0.7-1.0 m outside the sidelines (taken 1.0 m; their padded tops are not sharp "
         "points: prefer net_top_*_sideline, the net top above each sideline, where the side "
@@ -175,6 +184,14 @@ def beach_volleyball():
 
 
 def basketball(variant):
+    """FIBA Official Basketball Rules art. 2 (NBA Rule 1 read the same way): 28 x 15 m measured
+    from the inner edges of the boundary lines (not part of the court: paint outside); the
+    3-point line's outer edge at 6.75 m / 0.90 m from the sidelines' inner edges (the line is
+    not part of the 3-point area: paint toward the basket); the restricted-area lines part of
+    it (paint inside the key); the free-throw line's far edge 5.80 m from the end line; the
+    centre and free-throw circles 1.80 m to their outer edges (the free-throw circle centred on
+    the free-throw line's axis); the no-charge semicircle 1.25 m to its inner edge; the centre
+    line centred (a choice: the rules make it part of the backcourt)."""
     if variant == "fiba":
         L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
             28.0,
@@ -187,7 +204,7 @@ def basketball(variant):
             5.8,
             1.80,
         )
-        name, sid = "Basketball (FIBA)", "basketball_fiba"
+        name, sid, w = "Basketball (FIBA)", "basketball_fiba", 0.05
     else:
         L, W, ring_x, r3, corner_y, ra_r, key_w, key_l, cc_r = (
             28.65,
@@ -200,7 +217,7 @@ def basketball(variant):
             5.79,
             1.83,
         )
-        name, sid = "Basketball (NBA)", "basketball_nba"
+        name, sid, w = "Basketball (NBA)", "basketball_nba", 0.0508  # 2-inch lines
     yc = W / 2
     yl, yr = yc - key_w / 2, yc + key_w / 2
     dy3 = yc - corner_y
@@ -215,6 +232,12 @@ def basketball(variant):
     lines = outer_lines(L, W)
     lines["centre_line"] = [p3(L / 2, 0), p3(L / 2, W)]
     lines["centre_circle"] = arc(L / 2, yc, cc_r, 0, 360)
+    paint = {k: (w, "out") for k in lines}
+    paint["centre_line"] = (w, "centred")
+    paint["centre_circle"] = (w, ("toward", (L / 2, yc)))
+    arcs = {"centre_circle": [(L / 2, yc, cc_r)]}
+    x_ft = key_l - w / 2  # the free-throw line's axis: the free-throw circle's centre
+    y_ftc = math.sqrt(1.80**2 - (w / 2) ** 2)  # where that circle meets the line's far edge
     zones = []
     for half in ("far", "near"):
         far = half == "far"
@@ -230,8 +253,8 @@ def basketball(variant):
         kp[f"{half}_free_throw_left"] = p3(X(key_l), yl)
         kp[f"{half}_free_throw_right"] = p3(X(key_l), yr)
         # the free-throw circle (radius 1.80) crosses the free-throw line inside the key
-        kp[f"{half}_free_throw_circle_left"] = p3(X(key_l), yc - 1.80)
-        kp[f"{half}_free_throw_circle_right"] = p3(X(key_l), yc + 1.80)
+        kp[f"{half}_free_throw_circle_left"] = p3(X(key_l), yc - y_ftc)
+        kp[f"{half}_free_throw_circle_right"] = p3(X(key_l), yc + y_ftc)
         kp[f"{half}_three_left_end"] = p3(X(0), corner_y)
         kp[f"{half}_three_right_end"] = p3(X(0), W - corner_y)
         kp[f"{half}_three_left_join"] = p3(X(x_join), corner_y)
@@ -241,8 +264,16 @@ def basketball(variant):
         three = [p3(0, corner_y)] + arc3 + [p3(0, W - corner_y)]
         lines[f"{half}_three_point_line"] = pts(three)
         lines[f"{half}_key"] = pts([p3(0, yl), p3(key_l, yl), p3(key_l, yr), p3(0, yr)])
-        lines[f"{half}_free_throw_circle"] = pts(arc(key_l, yc, 1.80, 0, 360))
+        lines[f"{half}_free_throw_circle"] = pts(arc(x_ft, yc, 1.80, 0, 360))
         lines[f"{half}_restricted_area_arc"] = pts(arc(ring_x, yc, ra_r, -90, 90))
+        ring = (X(ring_x), yc)
+        paint[f"{half}_three_point_line"] = (w, ("toward", ring))
+        paint[f"{half}_key"] = (w, ("toward", (X(key_l / 2), yc)))
+        paint[f"{half}_free_throw_circle"] = (w, ("toward", (X(x_ft), yc)))
+        paint[f"{half}_restricted_area_arc"] = (w, ("away", ring))
+        arcs[f"{half}_three_point_line"] = [(*ring, r3)]
+        arcs[f"{half}_free_throw_circle"] = [(X(x_ft), yc, 1.80)]
+        arcs[f"{half}_restricted_area_arc"] = [(*ring, ra_r)]
         # Zones, most specific first (zone_at returns the first match).
         # Enclosed by the end line and the restricted-area arc (as shot charts draw it).
         ra_poly = (
@@ -280,6 +311,8 @@ def basketball(variant):
         lines=lines,
         zones=zones,
         net=None,
+        _paint=paint,
+        _arcs=arcs,
         notes="Shot regions per half, relative to that half's basket; left/right in "
         "keypoint and zone names mean small/large y (side-on: 'left' is the near "
         "sideline; end-on: image left). Restricted Area is enclosed by the end "
@@ -363,9 +396,6 @@ SYNTHESIS = {
         ball_height_m=[0.2, 4.0],
     ),
 }
-# Painted lines: 5 cm on courts; the table's edge lines 2 cm, its centre line 3 mm (ITTF).
-LINE_WIDTH_M = {"table_tennis": 0.02}
-LINE_WIDTHS_M = {"table_tennis": {"centre_line": 0.003}}
 NET_POST_RADIUS_M = {"table_tennis": 0.01}  # drawing only; courts: the default 0.04
 RAISED_SURFACE = {"table_tennis": {"floor_plane": "floor", "thickness_m": 0.025}}
 
@@ -384,9 +414,11 @@ def build_specs() -> list[dict]:
         basketball("nba"),
     ]:
         s["ball_radius_m"] = BALL_RADIUS_M[s["id"]]
-        s["line_width_m"] = LINE_WIDTH_M.get(s["id"], 0.05)
-        if s["id"] in LINE_WIDTHS_M:
-            s["line_widths_m"] = LINE_WIDTHS_M[s["id"]]
+        paint = s.pop("_paint")
+        to_line_centres(s, paint, s.pop("_arcs", None))
+        s["line_width_m"], widths = line_widths(paint)
+        if widths:
+            s["line_widths_m"] = widths
         if s["id"] in RAISED_SURFACE:
             s["raised_surface"] = RAISED_SURFACE[s["id"]]
         if s["id"] in NET_POST_RADIUS_M:
