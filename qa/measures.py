@@ -50,7 +50,8 @@ def zone_margin(spec: CourtSpec, point: np.ndarray) -> float:
 
 
 def court_rectangle(spec: CourtSpec) -> np.ndarray:
-    """(4, 2) the outer boundary of the court (the spec's corners), metres."""
+    """(4, 2) the outer boundary of the court, metres: the rule dimensions (length_m x width_m),
+    the in/out boundary, not the corner keypoints (those sit at the boundary lines' centres)."""
     L, W = spec.length_m, spec.width_m
     return np.array([[0, 0], [0, W], [L, W], [L, 0]], float)
 
