@@ -27,7 +27,9 @@ def test_specs_list_and_json(capsys):
     assert code == 0 and "tennis" in out and "basketball_nba" in out
     code, out, _ = run(capsys, "specs", "tennis", "--json")
     d = json.loads(out)
-    assert d["keypoints"]["near_right_corner"] == [23.77, 10.97, 0.0]
+    # the crossing of the 10 cm baseline's and 5 cm sideline's centres (docs/court_specs.md)
+    assert d["keypoints"]["near_right_corner"] == [23.72, 10.945, 0.0]
+    assert (d["length_m"], d["width_m"]) == (23.77, 10.97)
     code, out, _ = run(capsys, "specs", "badminton")
     assert "net_post_left_top" in out
 

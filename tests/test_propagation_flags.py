@@ -119,16 +119,22 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     by_frame = {r["frame"]: r for r in records}
     q = propagate.last_extras["reference_quality"][0]
-    assert calls["n"] == 10  # one fit per frame: a weak frame is not re-registered
+    # make_clip's motion returns to the reference's view on the last frame (s = 1): frame 9
+    # is static (the reference's camera, exact) when its homography is found within 0.5 px of
+    # identity, as it is with the line-centre spec's texture
+    static = [r["frame"] for r in records if r["status"] == "static"]
+    assert static in ([], [9])
+    assert calls["n"] == 10 - len(static)  # one fit per frame: a weak one is not re-registered
     for i in (4, 5, 6):
         r = by_frame[i]
         assert r["status"] == "flagged" and r["reason"].startswith("weak geometry"), r
         assert "K" in r and r["extrapolation_gain"] == 60.0
         assert r["centre"] == "shared"  # refitted about the shot's centre like the others
         assert r["predicted_px"] == pytest.approx(60.0 * q["noise_px"], abs=1e-3)
-    assert all(by_frame[i]["status"] == "ok" for i in (1, 2, 3, 7, 8, 9))
+    fitted = [i for i in (1, 2, 3, 7, 8, 9) if i not in static]
+    assert all(by_frame[i]["status"] == "ok" for i in fitted)
     assert by_frame[7]["registration"]["attempt"] == "predicted"  # from frame 6
-    assert all(by_frame[i]["extrapolation_gain"] < 5 for i in (1, 2, 3, 7, 8, 9))
+    assert all(by_frame[i]["extrapolation_gain"] < 5 for i in fitted)
     assert q["extrapolation_gain"] < 5 and q["predicted_px"] == pytest.approx(
         q["extrapolation_gain"] * q["noise_px"], abs=1e-3
     )

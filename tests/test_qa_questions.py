@@ -54,11 +54,12 @@ def test_distance_height(cands):
 
 def test_distance_object_line(cands):
     c, _ = cands
-    assert answer(c[("ball_line", "near_baseline")]) == pytest.approx(23.77 - 15)
+    # to the near baseline's centre, 5 cm inside the 23.77 m (a 10 cm line)
+    assert answer(c[("ball_line", "near_baseline")]) == pytest.approx(23.72 - 15)
     assert answer(c[("ball_net",)]) == pytest.approx(15 - 11.885)
-    # singles sideline at y = 1.37; Player 1's left foot at y = 2.85
+    # singles sideline's centre at y = 1.37 + 0.025; Player 1's left foot at y = 2.85
     assert answer(c[("part_line", 1, "left_foot", "left_singles_sideline")]) == pytest.approx(
-        2.85 - 1.37
+        2.85 - 1.395
     )
     assert answer(c[("player_net", 2)]) == pytest.approx(11.885 - 4)
 
