@@ -134,3 +134,57 @@ def test_extract_rebuilds_a_clip_and_refuses_a_changed_one(mirror, tmp_path, cap
         )
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("devset_clips_extract: c:")
+
+
+@pytest.fixture
+def folder_mirror(tmp_path):
+    """A bare mirror `someone+frames/repo` holding a folder of five numbered JPEG frames (and a
+    text file the pattern must skip), as the Volleyball dataset samples are committed."""
+    work = tmp_path / "work"
+    (work / "seq").mkdir(parents=True)
+    rng = np.random.default_rng(3)
+    for k in range(5):
+        img = rng.integers(0, 255, (24, 32, 3), dtype=np.uint8)
+        assert cv2.imwrite(str(work / "seq" / f"{1040 + k}.jpg"), img)
+    (work / "seq" / "notes.txt").write_text("not a frame")
+    repo = tmp_path / "mirrors" / "someone+frames" / "repo"
+    subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", f"--git-dir={repo}"]
+    subprocess.run([*git, f"--work-tree={work}", "add", "."], check=True)
+    subprocess.run([*git, f"--work-tree={work}", "commit", "-qm", "frames"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    return repo, commit, work
+
+
+def test_extract_writes_a_frame_folder_as_a_lossless_video(folder_mirror, tmp_path, capsys):
+    repo, commit, work = folder_mirror
+    files = sorted((work / "seq").glob("*.jpg"))
+    entry = {
+        "id": "f",
+        "repo": "someone/frames",
+        "commit": commit,
+        "path": "seq",
+        "frame_files": "*.jpg",
+        "fps": 25,
+        "file": "f.mkv",
+        "frame_count": 5,
+        "image_size": [32, 24],
+        "source_sha256": hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest(),
+    }
+    out = tmp_path / "out"
+    args = ["--manifest", str(_manifest(tmp_path, entry)), "--out", str(out), str(repo)]
+    assert devset_clips_extract.main(args) == 0
+    cap = cv2.VideoCapture(str(out / "f.mkv"))
+    for f in files:  # frames in name order, pixel for pixel what OpenCV decodes from each file
+        ok, frame = cap.read()
+        assert ok and np.array_equal(frame, cv2.imread(str(f)))
+    assert not cap.read()[0]
+    cap.release()
+    for bad in ({"source_sha256": "0" * 64}, {"frame_count": 6}, {"path": "other"}):
+        capsys.readouterr()
+        args[1] = str(_manifest(tmp_path, entry | bad))
+        assert devset_clips_extract.main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("devset_clips_extract: f:")
