@@ -37,7 +37,9 @@ def test_line_evidence_equals_the_plain_per_line_formula(tennis):
         v = cv2.remap(img, xy[None, None, :1], xy[None, None, 1:], cv2.INTER_LINEAR)
         return np.float32(v.astype(np.float32).ravel() @ [0.114, 0.587, 0.299])
 
-    def plain(camera, search=8, widths=(2, 4, 8), tol=2.0):
+    def plain(camera, search=8, widths=(2, 4, 8), tol=2.0, tie=0.0):
+        """tie: a response within tie of MIN_CONTRAST counts as found when tie > 0 (float32
+        rounding in the fast path's different operation order can tip such a sample)."""
         offs = np.arange(-search, search + 1)
         found, near, resid = [], [], []
         for run in project_polylines(camera, *dense):
@@ -54,7 +56,7 @@ def test_line_evidence_equals_the_plain_per_line_formula(tennis):
                     for k in offs
                 ]
                 j = int(np.argmax(resp))
-                found.append(resp[j] > MIN_CONTRAST)
+                found.append(resp[j] > MIN_CONTRAST - tie)
                 near.append(found[-1] and abs(offs[j]) <= tol)
                 if found[-1]:
                     resid.append(abs(offs[j]))
@@ -68,11 +70,16 @@ def test_line_evidence_equals_the_plain_per_line_formula(tennis):
         Camera(cam.K, R, -R @ C, cam.image_size),
     ):
         ev = line_evidence(img, camera, [], dense=dense)
-        n, k, support, residual = plain(camera)
-        assert n > 30
-        assert (ev["samples"], ev["found"]) == (n, k)
-        assert ev["support"] == pytest.approx(support, abs=1e-12)
-        assert ev["residual_px"] == pytest.approx(residual, abs=1e-12)
+        # exactly one of the two readings of a sample at the threshold (both the same without
+        # one; the line-centre tennis spec puts one sample of the moved camera at 12.0)
+        readings = [plain(camera), plain(camera, tie=1e-4)]
+        assert readings[0][0] > 30
+        assert any(
+            (ev["samples"], ev["found"]) == (n, k)
+            and ev["support"] == pytest.approx(support, abs=1e-12)
+            and ev["residual_px"] == pytest.approx(residual, abs=1e-12)
+            for n, k, support, residual in readings
+        ), (ev, readings)
 
 
 def test_cached_inverses_are_numpys():
