@@ -35,6 +35,7 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     LENS_PX,
     WEAK_PX_1080,
     frame_model,
+    lens_kind,
     recalibrate,
     reference_prediction,
     weak_px,
@@ -373,7 +374,7 @@ class Tracker:
         w, h = size
         gain = st.gain
         if is_identity(H, size):
-            cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
+            cam, rms, pts, status, fit = st.camera, st.rms_px, None, Status.STATIC, None
         else:
             uv = (
                 transfer_points(H, st.uv)
@@ -408,7 +409,7 @@ class Tracker:
                 )
                 pts.update(snapped)
             try:
-                fit = recalibrate(self.spec, size, pts, theta0, st.model)
+                fit = recalibrate(self.spec, size, pts, theta0, st.model, st.lens)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
                 return FrameCamera(
                     i,
@@ -441,6 +442,7 @@ class Tracker:
             points=pts,
             evidence=ev,
             uncertainty={"extrapolation_gain": gain, "predicted_px": gain * st.sigma_px},
+            lens=lens_kind(fit, cam),
         )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)

@@ -12,19 +12,32 @@ from geometry.calibration import CameraFit, solve_camera
 from geometry.camera_params import ParamModel
 from geometry.errors import CalibrationError
 from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
+from geometry.held_lens import HeldLensModel, solve_held_lens
+from geometry.pixel_lens import PixelLens
 
 LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
 WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
-def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
+def recalibrate(
+    spec: CourtSpec,
+    size,
+    points: dict,
+    theta0: np.ndarray,
+    model: str,
+    lens: PixelLens | None = None,
+) -> CameraFit:
     """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
     spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
     (the last good frame's parameters of ``model``): the reference's lens model is refitted
     locally (no model selection and no diagnosis per frame: one local solve in the common
-    case); a lens model the frame's points do not determine falls back to the pinhole. The
-    camera must stand on the world convention's side, as calibrate_court demands. Returns
-    the CameraFit; raises CalibrationError (a ValueError) when no camera fits."""
+    case). A lens model the frame's points do not determine (k1 needs 5 points and a spread
+    that fixes it) keeps the reference's lens ``lens`` (its pixel field, the one registration
+    straightens with: geometry.held_lens) and refits pose and focal; without a lens it falls
+    back to the pinhole. The camera must stand on the world convention's side, as
+    calibrate_court demands. Returns the CameraFit (a held lens: its model is a
+    geometry.held_lens.HeldLensModel); raises CalibrationError (a ValueError) when no
+    camera fits."""
     names = list(points)
     X = np.array([spec.keypoints[n] for n in names], float)
     uv = np.array([points[n] for n in names], float).reshape(-1, 2)
@@ -34,12 +47,23 @@ def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: 
     except ValueError:
         if model == "simple":
             raise
-        fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
+        if lens is not None:
+            fit = solve_held_lens(X, uv, size, lens, theta0, **kw)
+        else:
+            fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
     conv = world_convention(spec)
     centre = fit.camera.camera_centre_world
     if not conv.on_conventional_side(centre):
         raise CalibrationError(conv.wrong_side_message(centre))
     return fit
+
+
+def lens_kind(fit: CameraFit | None, camera) -> str | None:
+    """ "held" when the frame's final camera is fit's and fit held its reference's lens
+    (recalibrate; a record's ``lens``: the shared-centre refit keeps its field), else None."""
+    if fit is not None and isinstance(fit.model, HeldLensModel) and camera is fit.camera:
+        return "held"
+    return None
 
 
 def frame_model(fit: CameraFit) -> str:
@@ -77,7 +101,8 @@ def reference_prediction(
     size = (ref_fit.camera.image_size[0], ref_fit.camera.image_size[1])
     theta = ParamModel(model).from_camera(ref_fit.camera)
     try:
-        fit = recalibrate(spec, size, dict(points), theta, model)
+        lens = PixelLens.of_camera(ref_fit.camera) if model != "simple" else None
+        fit = recalibrate(spec, size, dict(points), theta, model, lens)
     except (ValueError, np.linalg.LinAlgError):
         fit = ref_fit  # calibrate_court accepted these clicks: its own fit
     return {
