@@ -154,3 +154,29 @@ def test_share_centre_keeps_a_held_field_while_it_refits_the_focal():
 def _in_view(cam: Camera, name: str) -> bool:
     u = cam.project(SPEC.keypoints[name][None])[0]
     return bool(np.all(np.isfinite(u)) and 0 <= u[0] < SIZE[0] and 0 <= u[1] < SIZE[1])
+
+
+def test_line_refinement_keeps_a_held_lens():
+    """A held frame refined on its painted lines (propagation's line_model) keeps the field:
+    only pose and focal move, and its coefficients follow the focal."""
+    from courtstudio.pipeline.line_refinement import refine_on_lines
+    from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera
+
+    spec = load_spec("badminton")
+    rng = np.random.default_rng(11)
+    size = (960, 540)
+    truth = sample_broadcast_camera(spec, size, rng, zoom=(0.6, 0.7), k1=0.1)
+    img = render_frame(spec, truth, rng=rng)
+    lens = PixelLens.of_camera(truth)
+    model = HeldLensModel(lens=lens)
+    theta = model.from_camera(truth)
+    theta[6] *= 1.02
+    theta[:3] += 0.003
+    start = model.to_camera(theta, size)
+    new, rep = refine_on_lines(start, spec, img, model=model)
+    assert rep.accepted
+    assert np.allclose(new.dist, field_dist(lens, new.K[0, 0]), atol=1e-12)
+    X = np.array([v for v in spec.keypoints.values() if abs(v[2]) < 1e-9])
+    before = np.median(np.linalg.norm(start.project(X) - truth.project(X), axis=1))
+    after = np.median(np.linalg.norm(new.project(X) - truth.project(X), axis=1))
+    assert after < 0.2 * before
