@@ -1,8 +1,11 @@
 """Solve one propagated frame's camera: refit its reference's lens model to the frame's
-transferred keypoints, and choose that model once per reference (docs/propagation.md)."""
+transferred keypoints (holding the reference's lens where they cannot determine it), and
+choose that model once per reference, from its clicks or, where they are too few to test a
+lens, its painted lines (docs/propagation.md, "Lens distortion")."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from court_specs import CourtSpec
@@ -82,7 +85,7 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
 
     try:
         lined = refine_calibration(cal, spec, image, model="auto")
-    except (ValueError, np.linalg.LinAlgError):
+    except (ValueError, np.linalg.LinAlgError, cv2.error):
         return cal
     if not (lined.refinement or {}).get("accepted") or frame_model(lined.fit) == "simple":
         return cal
@@ -92,8 +95,8 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
 
 
 def lens_kind(fit: CameraFit | None) -> str | None:
-    """ "held" when fit (a frame's point fit, None for a static frame) held its reference's
-    lens (recalibrate; a record's ``lens``: the shared-centre refit keeps its field), else
+    """A frame record's ``lens``: "held" when its point fit (None for a static frame) held
+    its reference's lens (recalibrate; the shared-centre refit then keeps that field), else
     None."""
     return "held" if fit is not None and isinstance(fit.model, HeldLensModel) else None
 
