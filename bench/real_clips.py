@@ -50,6 +50,7 @@ from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, VideoFrames, VideoSource, propagate  # noqa: E402
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
+from geometry.errors import CalibrationError  # noqa: E402
 
 MEDIAN_TARGET_PX_1080 = 2.0
 OFF_PX_1080 = 10.0
@@ -356,7 +357,7 @@ def main(argv=None) -> int:
         print(tables(results))
         return 0
     clips = json.loads(args.manifest.read_text())["clips"]
-    results = []
+    results, refused = [], []
     with tempfile.TemporaryDirectory() as tmp:
         base = args.out or Path(tmp)
         for entry in clips:
@@ -377,9 +378,20 @@ def main(argv=None) -> int:
                 out = base / entry["id"] / ("default" if refs is None else f"ref{refs[0]}")
                 if (out / "cameras.jsonl").exists():
                     (out / "cameras.jsonl").unlink()  # a fresh run every time
-                r = run_clip(
-                    entry, args.folder / entry["file"], ann, out, refs, args.refine_lines, checks
-                )
+                try:
+                    r = run_clip(
+                        entry,
+                        args.folder / entry["file"],
+                        ann,
+                        out,
+                        refs,
+                        args.refine_lines,
+                        checks,
+                    )
+                except CalibrationError as exc:  # this reference only; the others still run
+                    refused.append(f"{entry['id']} reference {refs}: {exc}")
+                    print(f"{refused[-1]} (refused, skipped)", file=sys.stderr, flush=True)
+                    continue
                 results.append(r)
                 print(
                     f"{r['id']} (reference {r['references']}): median "
@@ -389,6 +401,9 @@ def main(argv=None) -> int:
                     flush=True,
                 )
     print(tables(results))
+    if refused:
+        print("\nReferences the calibration refused (not run):")
+        print("\n".join(f"- {line}" for line in refused))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

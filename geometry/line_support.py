@@ -9,12 +9,14 @@ propagation, a moved camera) scores low.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
 from geometry.arrays import median_axis0
 from geometry.camera import Camera
-from geometry.projection import densify_all, project_polylines
+from geometry.projection import densify_all, project_polylines, projected_runs
 
 MIN_CONTRAST = 12.0
 
@@ -70,18 +72,29 @@ def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """np.gradient(run, axis=0) of every run at once: points (N, 2) are the runs (each of 2
     or more points) end to end, starts (R - 1,) the indices where runs 2..R begin."""
-    n = len(points)
-    first = np.zeros(n, bool)
-    first[0] = True
-    first[starts] = True
-    last = np.roll(first, -1)
-    last[-1] = True
-    nxt = np.minimum(np.arange(n) + 1, n - 1)
-    prv = np.maximum(np.arange(n) - 1, 0)
+    nxt, prv, first, last = _gradient_index(len(points), tuple(int(i) for i in starts))
     d = 0.5 * (points[nxt] - points[prv])
     d[first] = points[nxt[first]] - points[first]
     d[last] = points[last] - points[prv[last]]
     return d
+
+
+@functools.lru_cache(maxsize=32)
+def _gradient_index(n: int, starts: tuple) -> tuple[np.ndarray, ...]:
+    """_run_gradient's index arrays (next, previous, first and last point of each run) for n
+    points and those run starts: the same for every frame of a propagation run whose court
+    lines stay in front of the camera. Read-only."""
+    first = np.zeros(n, bool)
+    first[0] = True
+    first[list(starts)] = True
+    last = np.roll(first, -1)
+    last[-1] = True
+    nxt = np.minimum(np.arange(n) + 1, n - 1)
+    prv = np.maximum(np.arange(n) - 1, 0)
+    out = (nxt, prv, first, last)
+    for arr in out:
+        arr.flags.writeable = False
+    return out
 
 
 def line_evidence(
@@ -112,24 +125,16 @@ def line_evidence(
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)
     ds = np.asarray(ridge_px, float)
     reach = offs.max() + ds.max()
-    runs = project_polylines(camera, *dense)
-    if runs:
-        run = np.concatenate(runs)
-        d = _run_gradient(run, np.cumsum([len(r) for r in runs])[:-1])
+    run, run_starts = projected_runs(camera, *dense)
+    if len(run):
+        d = _run_gradient(run, run_starts)
         n = np.stack([-d[:, 1], d[:, 0]], axis=1)
         n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
         a, b = run + reach * n, run - reach * n
-        ok = (
-            (a[:, 0] >= 0)
-            & (a[:, 0] <= w - 1)
-            & (a[:, 1] >= 0)
-            & (a[:, 1] <= h - 1)
-            & (b[:, 0] >= 0)
-            & (b[:, 0] <= w - 1)
-            & (b[:, 1] >= 0)
-            & (b[:, 1] <= h - 1)
-        )
-    if not runs or not ok.any():
+        lo = np.minimum(a, b)  # both ends of every profile inside the image
+        hi = np.maximum(a, b)
+        ok = (lo[:, 0] >= 0) & (hi[:, 0] <= w - 1) & (lo[:, 1] >= 0) & (hi[:, 1] <= h - 1)
+    if not len(run) or not ok.any():
         return {"samples": 0, "found": 0, "support": float("nan"), "residual_px": float("nan")}
     p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)
     K = len(offs)
@@ -139,15 +144,12 @@ def line_evidence(
         prof = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
         c = r - int(search_px)  # column of offset -search_px
         centre = prof[:, c : c + K]
-        side = np.stack(
-            [
-                np.maximum(
-                    prof[:, c - int(dd) : c - int(dd) + K], prof[:, c + int(dd) : c + int(dd) + K]
-                )
-                for dd in ds
-            ],
-            1,
-        )
+        resp = np.full(centre.shape, -np.inf, np.float32)  # (N, K): the best over the
+        for dd in ds:  # ridge widths of the centre minus the brighter side
+            side = np.maximum(
+                prof[:, c - int(dd) : c - int(dd) + K], prof[:, c + int(dd) : c + int(dd) + K]
+            )
+            np.maximum(resp, np.subtract(centre, side, out=side), out=resp)
     else:
         k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]).astype(
             np.float32
@@ -155,9 +157,9 @@ def line_evidence(
         vals = _sample_gray(image, p[:, :1] + k * nn[:, :1], p[:, 1:] + k * nn[:, 1:])
         centre = vals[:, :K]
         side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
-    resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
+        resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
     j = np.argmax(resp, axis=1)
-    off, val = offs[j], resp[np.arange(len(j)), j]
+    off, val = offs[j], np.take_along_axis(resp, j[:, None], 1)[:, 0]
     found = val > MIN_CONTRAST
     return {
         "samples": int(len(off)),

@@ -11,6 +11,7 @@ Masks exclude what must not drive the estimate (players, scoreboard graphics): 0
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -103,6 +104,24 @@ def to_reduced(scale: float) -> np.ndarray:
     return np.array([[scale, 0.0, c], [0.0, scale, c], [0.0, 0.0, 1.0]])
 
 
+@functools.lru_cache(maxsize=16)
+def _from_reduced(scale: float) -> np.ndarray:
+    """np.linalg.inv(to_reduced(scale)), computed once per scale (a run has one or two):
+    read-only."""
+    out = np.linalg.inv(to_reduced(scale))
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _from_unit_square(w: int, h: int) -> np.ndarray:
+    """The inverse of diag(w, h, 1) (image pixels -> unit square), as np.linalg.inv gives it,
+    once per image size: read-only."""
+    out = np.linalg.inv(np.array([[w, 0, 0], [0, h, 0], [0, 0, 1.0]]))
+    out.flags.writeable = False
+    return out
+
+
 def _halve(image: np.ndarray, size) -> np.ndarray:
     """image halved by area averaging (OpenCV's fast path) while still at least twice size
     (w, h) in both directions."""
@@ -170,7 +189,7 @@ def homography_problem(H, image_size) -> str:
         return "not a finite homography"
     w, h = image_size
     T = np.array([[w, 0, 0], [0, h, 0], [0, 0, 1.0]])  # unit square -> pixels
-    Hn = np.linalg.inv(T) @ (H / H[2, 2]) @ T
+    Hn = _from_unit_square(w, h) @ (H / H[2, 2]) @ T
     sv = np.linalg.svd(Hn, compute_uv=False)
     if sv[-1] < 1e-12 or sv[0] / sv[-1] > MAX_CONDITION:
         return f"singular homography (condition {sv[0] / max(sv[-1], 1e-300):.1e})"
@@ -271,7 +290,7 @@ def register_to_reference(
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
     Sa = to_reduced(pa_.scale)  # reference may be kept at a finer scale
     S = to_reduced(pb_.scale)
-    Hs = S @ H_pred @ np.linalg.inv(Sa)  # reference (its scale) -> frame (reduced)
+    Hs = S @ H_pred @ _from_reduced(pa_.scale)  # reference (its scale) -> frame (reduced)
     h, w = pb_.gray.shape[:2]
     warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
     m_a = reduce_mask(mask_reference, pa_)
@@ -334,7 +353,7 @@ def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str):
     proj = cv2.perspectiveTransform(pa[None].astype(np.float64), H_res)[0]
     err2 = np.sum((proj - pb) ** 2, axis=1)  # every pair's squared residual, reduced px
     rms = float(np.sqrt(np.mean(err2[inl]))) / pb_.scale
-    H = np.linalg.inv(S) @ H_res @ Hs @ Sa
+    H = _from_reduced(pb_.scale) @ H_res @ Hs @ Sa
     H = H / H[2, 2]
     n = int(inl.sum())
     small = (pb_.gray.shape[1], pb_.gray.shape[0])

@@ -92,23 +92,37 @@ def project_polylines(
 ) -> list[np.ndarray]:
     """Image runs of many densified polylines (from densify_all) with one projection call;
     the same result as project_polyline on each, split where a line passes behind."""
+    uv, run_starts = projected_runs(camera, dense_points, starts)
+    return np.split(uv, run_starts) if len(uv) else []
+
+
+def projected_runs(
+    camera: Camera, dense_points: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """project_polylines' runs end to end: (uv (M, 2) pixels, run_starts (R - 1,) int, the
+    indices in uv where runs 2..R begin); uv is empty when no run is in front of the camera.
+    The common case, every point of every polyline in front, costs one projection and no
+    splitting (a propagation run calls this on every frame)."""
     if len(dense_points) == 0:
-        return []
+        return np.zeros((0, 2)), np.zeros(0, int)
     depth = dense_points @ camera.R[2] + camera.t[2]
     uv = camera.project(dense_points)
     ok = (depth > NEAR_M) & np.all(np.isfinite(uv), axis=1)
-    runs = []
+    lengths = np.diff(starts)
+    if ok.all() and np.all(lengths >= 2):
+        return uv, np.asarray(starts[1:-1])
+    pieces = []
     for a, b in zip(starts[:-1], starts[1:]):
         seg_ok = ok[a:b]
         if seg_ok.all():
             if b - a >= 2:
-                runs.append(uv[a:b])
+                pieces.append(np.arange(a, b))
             continue
         idx = np.flatnonzero(seg_ok)
         if idx.size < 2:
             continue
         breaks = np.flatnonzero(np.diff(idx) > 1)
-        for piece in np.split(idx, breaks + 1):
-            if piece.size >= 2:
-                runs.append(uv[a + piece])
-    return runs
+        pieces += [a + piece for piece in np.split(idx, breaks + 1) if piece.size >= 2]
+    if not pieces:
+        return np.zeros((0, 2)), np.zeros(0, int)
+    return uv[np.concatenate(pieces)], np.cumsum([len(q) for q in pieces])[:-1]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +30,7 @@ _TEMP_RE = re.compile(r"^\.(?P<name>.+)\.courtstudio-(?P<kind>tmp|old)-(?P<pid>\
 
 def temp_name(target_name: str, suffix: str = "", kind: str = "tmp") -> str:
     """A recognisable temporary name for ``target_name`` in the same folder."""
-    return f".{target_name}.courtstudio-{kind}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+    return f".{target_name}.courtstudio-{kind}-{os.getpid()}-{os.urandom(4).hex()}{suffix}"
 
 
 def is_temp_name(name: str) -> bool:

@@ -24,9 +24,12 @@ import re
 import stat
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jsonschema
 import numpy as np
+
+if TYPE_CHECKING:
+    import jsonschema
 
 MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 64
@@ -43,7 +46,9 @@ _STRING_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
 @lru_cache(maxsize=8)
-def schema_validator(schema_path: str) -> jsonschema.Draft202012Validator:
+def schema_validator(schema_path: str) -> "jsonschema.Draft202012Validator":
+    import jsonschema  # here: 40-60 ms to import, and a command may check no schema
+
     return jsonschema.Draft202012Validator(json.loads(Path(schema_path).read_text()))
 
 
@@ -210,7 +215,12 @@ def read_json_file(
     (with the line of the mistake), nested deeper than ``MAX_JSON_DEPTH``, or holding a
     non-finite, overflowing or absurdly large number."""
     path = Path(path)
-    raw = read_file_bytes(path, max_bytes, error, what)
+    return parse_json_bytes(read_file_bytes(path, max_bytes, error, what), path, error)
+
+
+def parse_json_bytes(raw: bytes, path, error: type[Exception] = ValueError):
+    """read_json_file's parse of a file's bytes ``raw`` (UTF-8, a BOM allowed), for callers
+    that also need the bytes; errors name ``path``."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

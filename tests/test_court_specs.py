@@ -243,3 +243,76 @@ def test_a_new_sport_is_one_file(tmp_path):
     p = _write(tmp_path, data, "badminton_custom.json")
     s = load_spec(str(p))
     assert s.id == "badminton_custom" and len(s.keypoints) == 40
+
+
+def test_bundled_digest_table_is_current_and_lists_only_valid_specs():
+    """court_specs/bundled_digests.py holds the digest of the schema and of every bundled
+    spec, each of which passes the schema: the loader skips the schema check only for those
+    bytes. After editing a spec or the schema: python tools/update_spec_digests.py."""
+    import hashlib
+
+    from court_specs.bundled_digests import SCHEMA_SHA256, SPEC_SHA256
+    from court_specs.loader import SCHEMA_PATH, SPEC_DIR
+    from safe_io.validation import first_schema_error, read_json_file
+
+    hint = "stale: run python tools/update_spec_digests.py"
+    assert hashlib.sha256(SCHEMA_PATH.read_bytes()).hexdigest() == SCHEMA_SHA256, hint
+    files = {p.name: p for p in SPEC_DIR.glob("*.json")}
+    assert sorted(SPEC_SHA256) == sorted(files), hint
+    for name, digest in SPEC_SHA256.items():
+        assert hashlib.sha256(files[name].read_bytes()).hexdigest() == digest, (name, hint)
+        assert first_schema_error(SCHEMA_PATH, read_json_file(files[name])) is None, name
+
+
+def test_a_bundled_spec_loads_without_importing_jsonschema():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from court_specs import load_spec\n"
+        "assert load_spec('tennis').id == 'tennis'\n"
+        "assert 'jsonschema' not in sys.modules, 'imported'\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_an_edited_bundled_spec_is_schema_checked(tmp_path, monkeypatch):
+    """The schema check is skipped only for the exact bytes of the table: a bundled file
+    edited in place (same name, same folder) is checked and its bad field named; the
+    unedited file loads without the check."""
+    import court_specs.loader as loader
+
+    original = (loader.SPEC_DIR / "tennis.json").read_bytes()
+    same, edited = tmp_path / "same", tmp_path / "edited"
+    for folder in (same, edited):
+        folder.mkdir()
+    (same / "tennis.json").write_bytes(original)
+    data = json.loads(original)
+    data["format_version"] = 2
+    (edited / "tennis.json").write_text(json.dumps(data, indent=1) + "\n")
+
+    def no_check(*args):
+        raise AssertionError("the schema check ran")
+
+    for folder in (same, edited):
+        monkeypatch.setattr(loader, "SPEC_DIR", folder)
+        loader._bundled.cache_clear()
+        if folder is same:
+            monkeypatch.setattr(loader, "first_schema_error", no_check)
+            assert load_spec_file(folder / "tennis.json").id == "tennis"
+            monkeypatch.undo()
+            continue
+        with pytest.raises(SpecError, match="format_version"):
+            load_spec_file(folder / "tennis.json")
+    loader._bundled.cache_clear()

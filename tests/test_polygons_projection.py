@@ -54,3 +54,27 @@ def test_batch_projection_matches_per_line(tennis, tennis_camera):
     batch = project_polylines(cam, *densify_all(lines))
     single = [r for pl in lines for r in project_polyline(cam, pl)]
     assert len(batch) == len(single) and all(np.allclose(a, b) for a, b in zip(batch, single))
+
+
+def test_projected_runs_are_the_batch_runs_end_to_end(tennis, tennis_camera):
+    """projected_runs (line evidence's path) gives project_polyline's runs end to end and
+    where each begins: with every line in front (its fast path: no splitting) and with a
+    camera on the court that sees lines pass behind it (runs split, short pieces dropped)."""
+    from geometry.projection import densify_all, projected_runs
+
+    lines = list(tennis.lines.values())
+    C = np.array([12.0, 5.0, 1.7])
+    R = rotation_look_at(C, np.array([0.0, 5.0, 0.0]))
+    on_court = Camera(K=tennis_camera.K, R=R, t=-R @ C, image_size=(1920, 1080))
+    dense = densify_all(lines)
+    for cam, cut in ((tennis_camera, False), (on_court, True)):
+        single = [r for pl in lines for r in project_polyline(cam, pl)]
+        uv, starts = projected_runs(cam, *dense)
+        assert (len(uv) < len(dense[0])) == cut  # points behind the camera left out
+        assert len(starts) == len(single) - 1
+        assert np.array_equal(starts, np.cumsum([len(r) for r in single])[:-1])
+        assert np.allclose(uv, np.concatenate(single))
+    C = np.array([12.0, -30.0, 1.7])  # looking away from the court: every line behind
+    R = rotation_look_at(C, np.array([12.0, -60.0, 1.7]))
+    uv, starts = projected_runs(Camera(K=tennis_camera.K, R=R, t=-R @ C, image_size=(9, 9)), *dense)
+    assert uv.shape == (0, 2) and len(starts) == 0

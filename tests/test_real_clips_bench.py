@@ -104,3 +104,48 @@ def test_flag_check_validates_and_is_not_an_annotated_frame(path):
         assert -0.5 <= uv[0] <= w - 0.5 and -0.5 <= uv[1] <= h - 0.5
     assert ann["source"]["frame_index"] == int(path.stem) < clip["frame_count"]
     assert not (CLIPS / "annotations" / path.parent.name / path.name).exists()
+
+
+def test_a_refused_reference_is_reported_and_the_other_references_still_run(
+    tmp_path, monkeypatch, capsys
+):
+    from geometry.errors import CalibrationError
+
+    cam = _camera()
+    clip = {**ENTRY, "file": "synthetic.avi", "frame_count": 30}
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"clips": [clip]}))
+    ann_dir = tmp_path / "annotations" / "synthetic"
+    ann_dir.mkdir(parents=True)
+    five = NAMES + ["far_left_corner"]
+    spec = load_spec("basketball_nba")
+    for frame in (0, 20):
+        uv = cam.project(np.array([spec.keypoints[n] for n in five]))
+        pts = {n: [float(u), float(v)] for n, (u, v) in zip(five, uv)}
+        (ann_dir / f"{frame}.json").write_text(json.dumps({"points": pts}))
+    ran = []
+
+    def run_clip(entry, video, ann, out, refs, refine_lines, checks):
+        if refs == [0]:
+            raise CalibrationError("the clicks nearly lie on one line")
+        ran.append(refs)
+        records = [_record(0, "ok", cam), _record(20, "reference", cam)]
+        return {**real_clips.summarize(entry, records, ann, refs, checks), "wall_s": 1.0}
+
+    monkeypatch.setattr(real_clips, "run_clip", run_clip)
+    code = real_clips.main(
+        [
+            str(tmp_path),
+            "--manifest",
+            str(manifest),
+            "--annotations",
+            str(tmp_path / "annotations"),
+            "--flag-checks",
+            str(tmp_path / "none"),
+            "--each-reference",
+        ]
+    )
+    out = capsys.readouterr()
+    assert code == 0 and ran == [[20]]
+    assert "synthetic reference [0]: the clicks nearly lie on one line" in out.out
+    assert "refused, skipped" in out.err

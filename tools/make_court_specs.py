@@ -414,6 +414,9 @@ def main():
             f"wrote {path} ({len(s['keypoints'])} keypoints, {len(s['lines'])} lines, "
             f"{len(s['zones'])} zones)"
         )
+    import update_spec_digests  # beside this script: the digests of the files just written
+
+    update_spec_digests.main()
 
 
 if __name__ == "__main__":

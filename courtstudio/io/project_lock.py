@@ -29,8 +29,6 @@ import contextlib
 import datetime as _dt
 import json
 import os
-import secrets
-import socket
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -148,10 +146,16 @@ class HolderState(StrEnum):
     FOREIGN = "foreign"  # a process on another host (cannot be checked)
 
 
+def _hostname() -> str:
+    import socket  # here: a command that writes into no project never needs it (start-up)
+
+    return socket.gethostname()
+
+
 def holder_state(info: LockInfo) -> HolderState:
     if info.corrupt:
         return HolderState.STALE if info.age_s > CORRUPT_GRACE_S else HolderState.LIVE
-    if info.host != socket.gethostname():
+    if info.host != _hostname():
         return HolderState.FOREIGN
     return HolderState.LIVE if _pid_running(info.pid, info.started) else HolderState.STALE
 
@@ -210,7 +214,7 @@ class ProjectLock:
 
 def _create(path: Path, content: bytes) -> bool:
     """Create ``path`` with ``content`` only if it does not exist (atomic); False if it does."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
     with open(tmp, "xb") as fh:
         fh.write(content)
         fh.flush()
@@ -237,7 +241,7 @@ def _create(path: Path, content: bytes) -> bool:
 def _remove_stale(path: Path, seen: bytes | None) -> None:
     """Move a stale lock aside, putting it back if it turns out another process replaced it
     with a live lock in the meantime."""
-    aside = path.with_name(f".{path.name}.stale.{os.getpid()}.{secrets.token_hex(4)}")
+    aside = path.with_name(f".{path.name}.stale.{os.getpid()}.{os.urandom(4).hex()}")
     try:
         os.rename(path, aside)
     except FileNotFoundError:
@@ -269,14 +273,14 @@ def acquire(root, tool: str = "courtstudio") -> ProjectLock:
             f"{root}: cannot create {path.parent} ({exc.strerror}): the "
             "project folder is not writable here"
         ) from None
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()
     content = (
         json.dumps(
             {
                 "format": LOCK_FORMAT,
                 "format_version": LOCK_VERSION,
                 "pid": os.getpid(),
-                "host": socket.gethostname(),
+                "host": _hostname(),
                 "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "tool": tool,
                 "version": _version(),
