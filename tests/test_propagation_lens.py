@@ -154,6 +154,7 @@ def test_frames_that_see_four_of_six_clicks_keep_the_reference_lens(tmp_path):
     clip, ref = _lens_clip_and_clicks(14.0, FIVE + ["near_right_corner"])
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     assert max(_worst_in_view_px(clip, records)) < 1.0
+    assert propagate.last_extras["reference_quality"][0]["lens"] == "clicks"
     assert sum(r.get("lens") == "held" and len(r["points"]) == 4 for r in records) >= 3
 
 
@@ -165,5 +166,6 @@ def test_a_five_click_reference_takes_its_lens_from_its_lines(tmp_path):
     clip, ref = _lens_clip_and_clicks(6.0, FIVE)
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     assert records[0]["status"] == "reference" and records[0]["dist"][0] > 0.1
+    assert propagate.last_extras["reference_quality"][0]["lens"] == "lines"
     worst = _worst_in_view_px(clip, records)
     assert len(worst) >= 14 and max(worst) < 4.0

@@ -35,6 +35,7 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     WEAK_PX_1080,
     frame_model,
     lens_kind,
+    lens_source,
     line_model,
     recalibrate,
     reference_calibration,
@@ -135,6 +136,7 @@ class RefState:
             "rms_px": _num(self.rms_px),
             "line_support": _num(self.evidence["support"]),
             "line_residual_px": _num(self.evidence["residual_px"]),
+            "lens": lens_source(self.model, len(self.ref.points)),
             **self.uncertainty(),
         }
 

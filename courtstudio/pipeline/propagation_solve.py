@@ -94,6 +94,17 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     return lined
 
 
+def lens_source(model: str, n_clicks: int) -> str:
+    """Where a reference's lens model came from (summary.json ``reference_quality``):
+    "clicks" (enough of them to test a lens: the model selection chose, pinhole or not),
+    "lines" (reference_calibration took k1 from its painted lines) or "untested" (too few
+    clicks to test a lens and the lines gave none: a distorting lens would leave frames off
+    where the clicks do not reach, which no flag sees; the CLI says so)."""
+    if n_clicks >= MODEL_MIN_POINTS["simple_k1"]:
+        return "clicks"
+    return "lines" if model != "simple" else "untested"
+
+
 def lens_kind(fit: CameraFit | None) -> str | None:
     """A frame record's ``lens``: "held" when its point fit (None for a static frame) held
     its reference's lens (recalibrate; the shared-centre refit then keeps that field), else
