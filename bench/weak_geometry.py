@@ -50,6 +50,7 @@ from geometry.fit_extrapolation import (  # noqa: E402
     fit_noise_px,
     predicted_sd_per_px,
 )
+from geometry.pixel_lens import PixelLens  # noqa: E402
 
 
 def run_frames(spec, entry: dict, clicks: dict, recs: dict, ref: int) -> tuple[dict, dict]:
@@ -60,6 +61,7 @@ def run_frames(spec, entry: dict, clicks: dict, recs: dict, ref: int) -> tuple[d
     model, noise = frame_model(cal.fit), fit_noise_px(cal.fit)
     ref_gain = extrapolation_gain(cal.fit, P)
     limit = weak_px(size[1])
+    lens = PixelLens.of_camera(cal.camera) if model != "simple" else None  # as propagation
     out = {}
     for i, r in recs.items():
         if "K" not in r:
@@ -69,7 +71,7 @@ def run_frames(spec, entry: dict, clicks: dict, recs: dict, ref: int) -> tuple[d
         elif r.get("points") and len(r["points"]) >= 4:
             theta0 = ParamModel(model).from_camera(_camera(r))
             try:
-                fit = recalibrate(spec, size, r["points"], theta0, model)
+                fit = recalibrate(spec, size, r["points"], theta0, model, lens)
             except (ValueError, np.linalg.LinAlgError):
                 continue
         else:

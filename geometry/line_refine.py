@@ -160,7 +160,7 @@ def refine_camera_on_lines(
     image,
     points_world=None,
     uv=None,
-    model: str = "auto",
+    model: str | ParamModel = "auto",
     click_sigma_px: float = 2.0,
     line_names=None,
     step_m: float | None = None,
@@ -172,7 +172,8 @@ def refine_camera_on_lines(
     (h, w, 3) BGR uint8, the frame as shot; points_world (N, 3) metres and uv (N, 2) pixels:
     the clicks, or None for lines only; model: 'auto' (pinhole, k1 freed when the lines
     support it), or a one-focal model name ('simple', 'simple_k1', 'simple_k1k2'), or 'keep'
-    (the starting camera's own model); click_sigma_px: the clicks' 1-sigma noise, px;
+    (the starting camera's own model), or a ParamModel (e.g. geometry.held_lens's, a lens
+    held fixed); click_sigma_px: the clicks' 1-sigma noise, px;
     line_names: (L,) names for the report; step_m: sample spacing along lines, metres
     (default: the longest line / 120).
 
@@ -200,7 +201,9 @@ def refine_camera_on_lines(
     sup0, rms0, _ = _support(gray, camera, polylines, step_m)
     click0 = _click_rms(camera, X, x)
 
-    if model == "keep":
+    if isinstance(model, ParamModel):
+        models = [model]
+    elif model == "keep":
         k = int(np.count_nonzero(camera.dist[:2]))
         models = [ParamModel(("simple", "simple_k1", "simple_k1k2")[k])]
     elif model == "auto":

@@ -86,9 +86,9 @@ def test_fit_noise_is_the_residual_scale_with_a_floor():
 
 def test_a_reference_is_measured_under_the_camera_model_its_frames_get():
     """A reference whose model selection picks a lens that its frames' local refit does not
-    determine (they fall back to the pinhole): its gain and noise are those of the pinhole
-    refit of its own clicks, as a frame with the same keypoints would get, not the richer
-    selection's (which inflated the gain about 2.4x and let weak frames pass)."""
+    determine (they hold its lens field and refit pose and focal): its gain and noise are
+    those of that refit of its own clicks, as a frame with the same keypoints would get, not
+    the richer selection's (which inflated the gain about 2.4x and let weak frames pass)."""
     from court_specs import load_spec
     from courtstudio.pipeline.calibration import calibrate_court
     from courtstudio.pipeline.propagation_flags import plane_keypoints
@@ -100,6 +100,7 @@ def test_a_reference_is_measured_under_the_camera_model_its_frames_get():
     from courtstudio.synth.synthetic import sample_broadcast_camera
     from geometry.camera_params import ParamModel
     from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
+    from geometry.pixel_lens import PixelLens
 
     spec = load_spec("tennis")
     plane = plane_keypoints(spec)
@@ -120,9 +121,9 @@ def test_a_reference_is_measured_under_the_camera_model_its_frames_get():
         pts = {n: pts[n] for n in list(pts)[:10]}
         cal = calibrate_court(spec, (1920, 1080), pts, diagnose=False)
         model = frame_model(cal.fit)
-        as_frame = recalibrate(
-            spec, (1920, 1080), pts, ParamModel(model).from_camera(cal.camera), model
-        )
+        lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
+        theta = ParamModel(model).from_camera(cal.camera)
+        as_frame = recalibrate(spec, (1920, 1080), pts, theta, model, lens)
         got = reference_prediction(spec, pts, cal.fit, model, 1080)
         assert got["gain"] == pytest.approx(extrapolation_gain(as_frame, plane), rel=1e-6)
         assert got["sigma_px"] == pytest.approx(fit_noise_px(as_frame), rel=1e-6)

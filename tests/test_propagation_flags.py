@@ -207,8 +207,10 @@ def test_batch_propagate_warns_of_a_reference_clicked_along_one_line(tmp_path, c
     out = tmp_path / "out"
     args = ["batch-propagate", str(video), "--sport", "tennis", "--reference", f"0:{pts}"]
     assert main([*args, "--out", str(out), "--quiet"]) == 0
-    assert "reference frame 0: its clicks leave keypoints of its picture uncertain by" in (
-        capsys.readouterr().out
-    )
+    printed = capsys.readouterr().out
+    assert "reference frame 0: its clicks leave keypoints of its picture uncertain by" in printed
+    # five clicks cannot test a lens, and this pinhole clip's lines give none
+    assert "reference frame 0: too few clicks to test a lens (6 needed)" in printed
     q = json.loads((out / "summary.json").read_text())["reference_quality"][0]
     assert q["predicted_px"] > q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)
+    assert q["lens"] == "untested"

@@ -111,3 +111,61 @@ def test_synth_clip_lens_option(tmp_path, capsys):
         == 2
     )
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def _worst_in_view_px(clip, records) -> list[float]:
+    """Per unflagged record, the largest distance (px) between the court-plane keypoints in
+    view projected with its camera and with the clip's true one."""
+    plane = np.array([v for v in SPEC.keypoints.values() if abs(v[2]) < 1e-9])
+    out = []
+    for r in records:
+        if r["status"] == "flagged":
+            continue
+        truth = clip.cameras[r["frame"]].project(plane)
+        ok = np.all(np.isfinite(truth), axis=1)
+        ok &= (truth[:, 0] >= 0) & (truth[:, 0] < 1280) & (truth[:, 1] >= 0) & (truth[:, 1] < 720)
+        est = Camera.from_dict(r, f"frame {r['frame']}")
+        out.append(float(np.max(np.linalg.norm(est.project(plane[ok]) - truth[ok], axis=1))))
+    return out
+
+
+def _lens_clip_and_clicks(pan_deg: float, names: list[str]):
+    clip = make_clip(
+        SPEC, 16, (1280, 720), seed=1, hazards=Hazards(lens_k1=0.25), pan_deg=pan_deg, zoom=0.1
+    )
+    cam0 = clip.cameras[0]
+    return clip, {k: tuple(cam0.project(SPEC.keypoints[k][None])[0]) for k in names}
+
+
+FIVE = [
+    "far_baseline_left_singles",
+    "far_baseline_centre",
+    "near_baseline_centre",
+    "near_service_centre",
+    "far_right_corner",
+]
+
+
+def test_frames_that_see_four_of_six_clicks_keep_the_reference_lens(tmp_path):
+    """A k1 = 0.25 lens (the synthetic field) and a 14-degree pan: the reference has six
+    clicks (enough for k1), frames 2-5 keep four of them in view (k1 needs five). Dropped to
+    the pinhole, those frames were 10-12 px off at court keypoints in view and not flagged;
+    holding the reference's lens field, every unflagged frame is within 1 px."""
+    clip, ref = _lens_clip_and_clicks(14.0, FIVE + ["near_right_corner"])
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
+    assert max(_worst_in_view_px(clip, records)) < 1.0
+    assert propagate.last_extras["reference_quality"][0]["lens"] == "clicks"
+    assert sum(r.get("lens") == "held" and len(r["points"]) == 4 for r in records) >= 3
+
+
+def test_a_five_click_reference_takes_its_lens_from_its_lines(tmp_path):
+    """The same lens and a 6-degree pan, a reference of five clicks (the model selection
+    needs six to test k1, so its clicks give the pinhole): calibrated pinhole, every frame
+    was 7-14 px off at court keypoints in view, none flagged. Its painted lines support k1
+    (propagation_solve.reference_calibration), and every unflagged frame is within 4 px."""
+    clip, ref = _lens_clip_and_clicks(6.0, FIVE)
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
+    assert records[0]["status"] == "reference" and records[0]["dist"][0] > 0.1
+    assert propagate.last_extras["reference_quality"][0]["lens"] == "lines"
+    worst = _worst_in_view_px(clip, records)
+    assert len(worst) >= 14 and max(worst) < 4.0

@@ -124,6 +124,13 @@ def cmd_batch_propagate(args) -> int:
                 "or in one corner): frames no worse than it are not flagged for it; click "
                 "keypoints spread over the picture"
             )
+        if q.get("lens") == "untested":
+            print(
+                f"  reference frame {q['frame']}: too few clicks to test a lens (6 needed) and "
+                "its painted lines show none the clicks agree with: with a distorting lens, "
+                "frames may be off where its clicks do not reach, unflagged; click 6 or more "
+                "keypoints spread over the picture"
+            )
     for f in rep["flagged"][:20]:
         print(f"  flagged frame {f['frame']}: {f['reason']}")
     if len(rep["flagged"]) > 20:

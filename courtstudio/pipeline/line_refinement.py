@@ -39,15 +39,15 @@ def refine_on_lines(
     spec: CourtSpec,
     image: np.ndarray,
     clicks: dict | None = None,
-    model: str = "auto",
+    model: str | ParamModel = "auto",
     click_sigma_px: float = 2.0,
 ) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
     camera: the starting camera; image: (h, w) grey or (h, w, 3) BGR uint8 frame of the
-    camera's size; clicks: {keypoint name: (u, v) px} or None; model: 'auto', 'keep' or a
-    one-focal model name (geometry.line_refine). Returns (camera, report); the camera is the
-    input one when report.accepted is False (report.reason says why).
+    camera's size; clicks: {keypoint name: (u, v) px} or None; model: 'auto', 'keep', a
+    one-focal model name or a ParamModel (geometry.line_refine). Returns (camera, report);
+    the camera is the input one when report.accepted is False (report.reason says why).
     """
     names, lines = painted_ground_lines(spec)
     X = uv = None

@@ -22,7 +22,6 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
 from courtstudio.pipeline.propagation_flags import (
     WEAK_GEOMETRY,
@@ -35,7 +34,11 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     LENS_PX,
     WEAK_PX_1080,
     frame_model,
+    lens_kind,
+    lens_source,
+    line_model,
     recalibrate,
+    reference_calibration,
     reference_prediction,
     weak_px,
 )
@@ -133,6 +136,7 @@ class RefState:
             "rms_px": _num(self.rms_px),
             "line_support": _num(self.evidence["support"]),
             "line_residual_px": _num(self.evidence["residual_px"]),
+            "lens": lens_source(self.model, len(self.ref.points)),
             **self.uncertainty(),
         }
 
@@ -151,7 +155,7 @@ class RefState:
 def make_ref_state(
     spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
 ) -> RefState:
-    cal = calibrate_court(spec, (image.shape[1], image.shape[0]), ref.points, diagnose=False)
+    cal = reference_calibration(spec, ref.points, image)
     model = frame_model(cal.fit)
     # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
     # frame and its masks) for a field that is the identity within 0.05 px
@@ -373,7 +377,7 @@ class Tracker:
         w, h = size
         gain = st.gain
         if is_identity(H, size):
-            cam, rms, pts, status = st.camera, st.rms_px, None, Status.STATIC
+            cam, rms, pts, status, fit = st.camera, st.rms_px, None, Status.STATIC, None
         else:
             uv = (
                 transfer_points(H, st.uv)
@@ -408,7 +412,7 @@ class Tracker:
                 )
                 pts.update(snapped)
             try:
-                fit = recalibrate(self.spec, size, pts, theta0, st.model)
+                fit = recalibrate(self.spec, size, pts, theta0, st.model, st.lens)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
                 return FrameCamera(
                     i,
@@ -428,7 +432,7 @@ class Tracker:
             and np.isfinite(ev["support"])
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
-            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px)
+            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
         reason = self._problem(st, rms, ev, gain)
         rec = FrameCamera(
             i,
@@ -441,14 +445,15 @@ class Tracker:
             points=pts,
             evidence=ev,
             uncertainty={"extrapolation_gain": gain, "predicted_px": gain * st.sigma_px},
+            lens=lens_kind(fit),
         )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
         return rec
 
-    def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms: float):
+    def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms, model):
         """(camera, rms, evidence) refined on the frame's own painted lines with the
-        transferred keypoints as clicks (lens model kept), when that raises the line
+        transferred keypoints as clicks (``model``: line_model's), when that raises the line
         support; else the inputs. A reference clicked on part of the court (one half) leaves
         the rest to extrapolation: on a real clay clip 10.6 px at the far corners, unflagged,
         because the frames' support matched the weak reference's. The transferred keypoints
@@ -462,7 +467,7 @@ class Tracker:
                 self.spec,
                 image,
                 clicks=pts,
-                model="keep",
+                model=model,
                 click_sigma_px=max(2.0, 1.5 * ref_rms),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):

@@ -26,6 +26,7 @@ class FrameCamera:
     # how well its transferred keypoints determine its camera (propagation_flags.weak_geometry):
     # {"extrapolation_gain": px per px, "predicted_px": 1-sigma px at the worst keypoint in view}
     uncertainty: dict | None = None
+    lens: str | None = None  # "held": its reference's lens field held (geometry.held_lens)
 
     def to_json(self) -> dict:
         d = {
@@ -60,6 +61,8 @@ class FrameCamera:
             d["line_residual_px"] = _num(self.evidence["residual_px"])
         if self.registration:
             d["registration"] = self.registration
+        if self.lens:
+            d["lens"] = self.lens
         if self.uncertainty:
             d.update({k: _num(v) for k, v in self.uncertainty.items()})
         return d

@@ -12,6 +12,8 @@ from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from geometry.arrays import median_axis0
 from geometry.camera import Camera, image_centre_uv
+from geometry.held_lens import field_dist
+from geometry.pixel_lens import PixelLens
 
 
 def _shots(records: dict, n: int) -> list[tuple[int, int]]:
@@ -72,13 +74,18 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     n_max = max(len(r["points"]) for r in solved)
     X, uv, weight = np.zeros((F, n_max, 3)), np.zeros((F, n_max, 2)), np.zeros((F, n_max))
     dist = np.zeros((F, 5))
+    # a held lens is a pixel field (geometry.held_lens): its frames are refitted as pinholes
+    # in the field's ideal pixels, and their coefficients follow the refitted focal
+    fields = [_held_field(r, size) for r in solved]
     for k, r in enumerate(solved):
         names = list(r["points"])
         X[k, : len(names)] = [spec.keypoints[n] for n in names]
-        uv[k, : len(names)] = [r["points"][n] for n in names]
+        pts = np.array([r["points"][n] for n in names], float)
+        uv[k, : len(names)] = pts if fields[k] is None else fields[k].undistort(pts)
         weight[k, : len(names)] = 1.0
         d = np.asarray(r.get("dist") or [], float).ravel()[:5]
-        dist[k, : len(d)] = d
+        if fields[k] is None:
+            dist[k, : len(d)] = d
     theta0 = np.concatenate(
         [
             np.array([cv2.Rodrigues(R)[0].ravel() for R in Rs]),
@@ -95,18 +102,21 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
             K = np.array([[f, 0.0, c[0]], [0.0, f, c[1]], [0.0, 0.0, 1.0]])
             R, rms = R_all[k], float(rms_all[k])
         else:
-            cam = _fixed_centre_alone(r, spec, size, C)
+            cam = _fixed_centre_alone(r, spec, size, C, fields[k])
             if cam is None:
                 r["centre"] = "free"
                 continue
             (K, R, rms) = cam
+        d = dist[k] if fields[k] is None else field_dist(fields[k], K[0, 0])
+        if fields[k] is not None:  # the residual in the frame's own (distorted) pixels
+            rms = _rms_distorted(r, spec, Camera(K, R, -R @ C, size, dist=d))
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
             r.update(
                 {
                     "K": K.tolist(),
                     "R": R.tolist(),
                     "t": (-R @ C).tolist(),
-                    "dist": dist[k].tolist(),
+                    "dist": d.tolist(),
                     "rms_px": round(rms, 4),
                     "centre": "shared",
                 }
@@ -131,19 +141,37 @@ def _weak(r: dict) -> bool:
     )
 
 
-def _fixed_centre_alone(r: dict, spec: CourtSpec, size, C):
+def _fixed_centre_alone(r: dict, spec: CourtSpec, size, C, field: PixelLens | None = None):
     """(K, R, rms px) of one record refitted about the centre C by geometry.fixed_centre, or
-    None when that fails."""
+    None when that fails. With a held lens field, fitted as a pinhole in its ideal pixels."""
     from geometry.fixed_centre import solve_fixed_centre
 
     names = list(r["points"])
     X = np.array([spec.keypoints[n] for n in names])
     uv = np.array([r["points"][n] for n in names])
+    start = _camera(r)
+    if field is not None:
+        uv = field.undistort(uv)
+        start = Camera(start.K, start.R, start.t, start.image_size)
     try:
-        cam, rms = solve_fixed_centre(X, uv, size, C, _camera(r))
+        cam, rms = solve_fixed_centre(X, uv, size, C, start)
     except ValueError:
         return None
     return cam.K, cam.R, rms
+
+
+def _held_field(r: dict, size) -> PixelLens | None:
+    """The pixel field of a record whose lens was held (``lens`` "held"), else None."""
+    if r.get("lens") != "held" or not any(r.get("dist") or []):
+        return None
+    return PixelLens(np.array(r["K"], float), np.array(r["dist"], float), size)
+
+
+def _rms_distorted(r: dict, spec: CourtSpec, camera: Camera) -> float:
+    names = list(r["points"])
+    X = np.array([spec.keypoints[n] for n in names], float)
+    uv = np.array([r["points"][n] for n in names], float)
+    return float(np.sqrt(np.mean(np.sum((camera.project(X) - uv) ** 2, axis=1))))
 
 
 def _camera(r: dict) -> Camera:

@@ -1,30 +1,47 @@
 """Solve one propagated frame's camera: refit its reference's lens model to the frame's
-transferred keypoints, and choose that model once per reference (docs/propagation.md)."""
+transferred keypoints (holding the reference's lens where they cannot determine it), and
+choose that model once per reference, from its clicks or, where they are too few to test a
+lens, its painted lines (docs/propagation.md, "Lens distortion")."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.calibration import world_convention
+from courtstudio.pipeline.calibration import CourtCalibration, calibrate_court, world_convention
 from courtstudio.pipeline.propagation_flags import plane_keypoints
 from geometry.calibration import CameraFit, solve_camera
 from geometry.camera_params import ParamModel
 from geometry.errors import CalibrationError
 from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
+from geometry.held_lens import HeldLensModel, solve_held_lens
+from geometry.model_selection import MIN_POINTS as MODEL_MIN_POINTS
+from geometry.pixel_lens import PixelLens
 
 LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
 WEAK_PX_1080 = 10.0  # issue 11's "off" distance at 1080p: a frame predicted beyond it is weak
 
 
-def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: str) -> CameraFit:
+def recalibrate(
+    spec: CourtSpec,
+    size,
+    points: dict,
+    theta0: np.ndarray,
+    model: str,
+    lens: PixelLens | None = None,
+) -> CameraFit:
     """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
     spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
     (the last good frame's parameters of ``model``): the reference's lens model is refitted
     locally (no model selection and no diagnosis per frame: one local solve in the common
-    case); a lens model the frame's points do not determine falls back to the pinhole. The
-    camera must stand on the world convention's side, as calibrate_court demands. Returns
-    the CameraFit; raises CalibrationError (a ValueError) when no camera fits."""
+    case). A lens model the frame's points do not determine (k1 needs 5 points and a spread
+    that fixes it) keeps the reference's lens ``lens`` (its pixel field, the one registration
+    straightens with: geometry.held_lens) and refits pose and focal; without a lens it falls
+    back to the pinhole. The camera must stand on the world convention's side, as
+    calibrate_court demands. Returns the CameraFit (a held lens: its model is a
+    geometry.held_lens.HeldLensModel); raises CalibrationError (a ValueError) when no
+    camera fits."""
     names = list(points)
     X = np.array([spec.keypoints[n] for n in names], float)
     uv = np.array([points[n] for n in names], float).reshape(-1, 2)
@@ -34,12 +51,72 @@ def recalibrate(spec: CourtSpec, size, points: dict, theta0: np.ndarray, model: 
     except ValueError:
         if model == "simple":
             raise
-        fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
+        if lens is not None:
+            fit = solve_held_lens(X, uv, size, lens, theta0, **kw)
+        else:
+            fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
     conv = world_convention(spec)
     centre = fit.camera.camera_centre_world
     if not conv.on_conventional_side(centre):
         raise CalibrationError(conv.wrong_side_message(centre))
     return fit
+
+
+def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> CourtCalibration:
+    """A reference's calibration from its clicks {name: (u, v) px} on image ((h, w[, 3])
+    uint8). When the clicks are too few to test a lens (the model selection needs
+    MIN_POINTS["simple_k1"] of them, so 5 clicks always give the pinhole), its painted lines
+    decide: the clicks' camera is refined on the lines with k1 freed only where the lines
+    support it (courtstudio.pipeline.line_refinement, model 'auto': a BIC test on the line
+    cost), and the refinement is kept only when it is accepted (line support not lower, the
+    clicks within their noise), its lens moves pixels (frame_model) and it explains the
+    clicks better than their own pinhole fit does (a real lens bends the clicks too; a lens
+    the lines invent pulls the camera off them). On the FIVB volleyball pans the lines of
+    5-click references gave k1 = 0.97-1.14 (the clips' joint fits of all clicks: 0.96-1.07)
+    and click RMS 0.3-0.9 px against the pinhole's 1.4-2.7 px; a pinhole reference left its
+    frames 7-16 px off, unflagged. On a real NBA frame the lines alone chose k1 = 2.8 and
+    moved the clicks from 1.3 to 3.6 px RMS: refused. SciPy (line refinement) is imported
+    only for such references."""
+    size = (image.shape[1], image.shape[0])
+    cal = calibrate_court(spec, size, points, diagnose=False)
+    if len(points) >= MODEL_MIN_POINTS["simple_k1"] or frame_model(cal.fit) != "simple":
+        return cal
+    from courtstudio.pipeline.line_refinement import refine_calibration
+
+    try:
+        lined = refine_calibration(cal, spec, image, model="auto")
+    except (ValueError, np.linalg.LinAlgError, cv2.error):
+        return cal
+    if not (lined.refinement or {}).get("accepted") or frame_model(lined.fit) == "simple":
+        return cal
+    if not lined.fit.rms_px < cal.fit.rms_px:  # the clicks say no to the lines' lens
+        return cal
+    return lined
+
+
+def lens_source(model: str, n_clicks: int) -> str:
+    """Where a reference's lens model came from (summary.json ``reference_quality``):
+    "clicks" (enough of them to test a lens: the model selection chose, pinhole or not),
+    "lines" (reference_calibration took k1 from its painted lines) or "untested" (too few
+    clicks to test a lens and the lines gave none: a distorting lens would leave frames off
+    where the clicks do not reach, which no flag sees; the CLI says so)."""
+    if n_clicks >= MODEL_MIN_POINTS["simple_k1"]:
+        return "clicks"
+    return "lines" if model != "simple" else "untested"
+
+
+def lens_kind(fit: CameraFit | None) -> str | None:
+    """A frame record's ``lens``: "held" when its point fit (None for a static frame) held
+    its reference's lens (recalibrate; the shared-centre refit then keeps that field), else
+    None."""
+    return "held" if fit is not None and isinstance(fit.model, HeldLensModel) else None
+
+
+def line_model(fit: CameraFit | None) -> str | ParamModel:
+    """The model a frame's camera is refined in on its painted lines (line_refinement): a
+    held lens stays held (the lines of a frame that shows part of the court freed k1 to 2.3
+    on a real NBA frame whose reference has 0.7), else the camera's own ('keep')."""
+    return fit.model if fit is not None and isinstance(fit.model, HeldLensModel) else "keep"
 
 
 def frame_model(fit: CameraFit) -> str:
@@ -77,7 +154,8 @@ def reference_prediction(
     size = (ref_fit.camera.image_size[0], ref_fit.camera.image_size[1])
     theta = ParamModel(model).from_camera(ref_fit.camera)
     try:
-        fit = recalibrate(spec, size, dict(points), theta, model)
+        lens = PixelLens.of_camera(ref_fit.camera) if model != "simple" else None
+        fit = recalibrate(spec, size, dict(points), theta, model, lens)
     except (ValueError, np.linalg.LinAlgError):
         fit = ref_fit  # calibrate_court accepted these clicks: its own fit
     return {

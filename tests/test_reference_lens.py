@@ -1,0 +1,51 @@
+"""A reference whose clicks are too few to test a lens (5) takes k1 from its painted lines
+only when the lines support it and the clicks agree (propagation_solve.reference_calibration,
+docs/propagation.md "Lens distortion")."""
+
+import numpy as np
+import pytest
+
+from court_specs import load_spec
+from courtstudio.pipeline.propagation_solve import reference_calibration
+from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera
+from geometry.camera import Camera
+
+SPEC = load_spec("tennis")
+SIZE = (1280, 720)
+FIVE = [
+    "far_left_corner",
+    "far_right_corner",
+    "near_left_corner",
+    "near_right_corner",
+    "near_service_centre",
+]
+
+
+def _frame_and_clicks(lens_in_clicks: bool):
+    """A broadcast frame drawn through a k1 = 0.2 lens, and five clicks (0.3 px noise) where
+    that camera images the keypoints, or where its pinhole would (lines and clicks then
+    disagree about the lens)."""
+    rng = np.random.default_rng(0)
+    cam = sample_broadcast_camera(SPEC, SIZE, rng, zoom=(0.6, 0.7), k1=0.2)
+    img = render_frame(SPEC, cam, rng=rng)
+    clicker = cam if lens_in_clicks else Camera(cam.K, cam.R, cam.t, SIZE)
+    pts = {
+        n: tuple(clicker.project(SPEC.keypoints[n][None])[0] + rng.normal(0, 0.3, 2)) for n in FIVE
+    }
+    return img, pts
+
+
+def test_five_clicks_take_the_lens_their_lines_show():
+    img, pts = _frame_and_clicks(lens_in_clicks=True)
+    cal = reference_calibration(SPEC, pts, img)
+    assert cal.camera.dist[0] == pytest.approx(0.2, abs=0.02)
+    assert cal.fit.rms_px < 0.5
+
+
+def test_a_lens_the_clicks_contradict_is_refused():
+    """The lines alone pick k1 = 0.16 and the line refinement accepts it (the clicks within
+    its 2 px noise), but the clicks move from 0.2 to 3.5 px RMS: the reference stays pinhole."""
+    img, pts = _frame_and_clicks(lens_in_clicks=False)
+    cal = reference_calibration(SPEC, pts, img)
+    assert not cal.camera.has_distortion
+    assert cal.refinement is None
