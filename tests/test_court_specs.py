@@ -294,10 +294,7 @@ def test_bundled_digest_table_is_current_and_lists_only_valid_specs():
 
 
 def test_a_bundled_spec_loads_without_importing_jsonschema():
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.fresh_python import run_fresh
 
     code = (
         "import sys\n"
@@ -305,14 +302,7 @@ def test_a_bundled_spec_loads_without_importing_jsonschema():
         "assert load_spec('tennis').id == 'tennis'\n"
         "assert 'jsonschema' not in sys.modules, 'imported'\n"
     )
-    root = Path(__file__).resolve().parents[1]
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        timeout=120,
-    )
+    out = run_fresh(code)
     assert out.returncode == 0, out.stderr
 
 

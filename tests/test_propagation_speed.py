@@ -271,26 +271,16 @@ def test_graphics_grid_test_equals_the_cell_loop():
 def test_exit_while_decoding_ahead_is_clean(tmp_path):
     """A process that stops reading mid-video exits normally (a decoder thread killed
     inside OpenCV at exit would abort it)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.fresh_python import run_fresh
 
     path = tmp_path / "n.avi"
     _write_numbered_video(path, n=40)
-    root = Path(__file__).resolve().parents[1]
     code = (
         "from courtstudio.pipeline.propagate_sources import VideoFrames\n"
         f"vf = VideoFrames({str(path)!r}, ahead=4)\n"
         "vf.image(0); vf.image(1); vf.image(20)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        timeout=120,
-    )
+    out = run_fresh(code)
     assert out.returncode == 0, out.stderr
     assert "terminate" not in out.stderr
 
