@@ -31,6 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_extract import checked_blob, mirror_for, read_blob  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from courtstudio.synth.synthetic_clip import write_video  # noqa: E402
+
 
 def count_frames(path: Path) -> tuple[int, tuple[int, int]]:
     """(frames decodable in order, (w, h)) of a video file."""
@@ -86,13 +89,10 @@ def write_lossless(blobs: list[bytes], target: Path, fps: float, clip_id: str) -
     images = [cv2.imdecode(np.frombuffer(b, np.uint8), cv2.IMREAD_COLOR) for b in blobs]
     if any(im is None or im.shape != images[0].shape for im in images):
         raise ValueError(f"{clip_id}: a frame does not decode as an image of the first's size")
-    h, w = images[0].shape[:2]
-    writer = cv2.VideoWriter(str(target), cv2.VideoWriter_fourcc(*"FFV1"), fps, (w, h))
-    if not writer.isOpened():
-        raise ValueError(f"{clip_id}: OpenCV cannot write FFV1 video to {target}")
-    for im in images:
-        writer.write(im)
-    writer.release()
+    try:
+        write_video(target, images, fps, fourcc="FFV1")
+    except ValueError as exc:
+        raise ValueError(f"{clip_id}: {exc}") from None
     cap = cv2.VideoCapture(str(target))
     try:
         for k, im in enumerate(images):

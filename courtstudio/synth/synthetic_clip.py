@@ -455,12 +455,14 @@ class ClipFrames:
         return self.clip.frames[index]
 
 
-def write_video(path, frames, fps: float = 25.0) -> None:
-    """Write (h, w, 3) uint8 BGR frames as an MJPG .avi (readable by OpenCV everywhere)."""
+def write_video(path, frames, fps: float = 25.0, fourcc: str = "MJPG") -> None:
+    """Write (h, w, 3) uint8 BGR frames as a video: by default an MJPG .avi (readable by OpenCV
+    everywhere); fourcc "FFV1" (in .mkv or .avi) is lossless. Raises ValueError when OpenCV
+    cannot write that codec to that path."""
     h, w = frames[0].shape[:2]
-    wr = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    wr = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, (w, h))
     if not wr.isOpened():
-        raise ValueError(f"{path}: cannot write a video here (use .avi)")
+        raise ValueError(f"{path}: cannot write {fourcc} video here (MJPG: use .avi)")
     for f in frames:
         wr.write(f)
     wr.release()
