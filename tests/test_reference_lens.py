@@ -2,10 +2,14 @@
 only when the lines support it and the clicks agree (propagation_solve.reference_calibration,
 docs/propagation.md "Lens distortion")."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from court_specs import load_spec
+from courtstudio.pipeline.calibration import calibrate_court
 from courtstudio.pipeline.propagation_solve import reference_calibration
 from courtstudio.synth.synthetic import render_frame, sample_broadcast_camera
 from geometry.camera import Camera
@@ -49,3 +53,30 @@ def test_a_lens_the_clicks_contradict_is_refused():
     cal = reference_calibration(SPEC, pts, img)
     assert not cal.camera.has_distortion
     assert cal.refinement is None
+
+
+CLIP_CLICKS = Path(__file__).resolve().parents[1] / "bench" / "devset_clips" / "annotations"
+
+
+@pytest.mark.parametrize(
+    "clip, frame, carried",
+    [
+        ("basketball_nykbos_pan", 600, False),  # k1 1.46 +- 3.57: not determined
+        ("basketball_nykbos_pan", 80, False),  # k1 0.74 +- 1.99
+        ("volleyball_rio2015_brausa_pan", 20, True),  # k1 0.74 +- 0.27
+        ("tennis_london_drift", 0, True),  # k1 1.06 +- 0.12
+    ],
+)
+def test_a_lens_the_clicks_do_not_determine_is_not_carried_to_the_frames(clip, frame, carried):
+    """Hand clicks on real frames (six on the NBA and volleyball frames): the model selection
+    picks k1 on all four, but only where k1 exceeds its own 1-sigma does the reference keep it
+    (no image is read: six or more clicks never ask the lines)."""
+    from courtstudio.pipeline.propagation_solve import frame_model, lens_determined
+
+    ann = json.loads((CLIP_CLICKS / clip / f"{frame}.json").read_text())
+    spec = load_spec(ann["sport"])
+    w, h = ann["image_size"]
+    chosen = calibrate_court(spec, (w, h), ann["points"], diagnose=False).fit
+    assert frame_model(chosen) != "simple" and lens_determined(chosen) == carried
+    cal = reference_calibration(spec, ann["points"], np.zeros((h, w, 3), np.uint8))
+    assert (frame_model(cal.fit) != "simple") == carried
