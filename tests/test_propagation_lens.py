@@ -129,9 +129,9 @@ def _worst_in_view_px(clip, records) -> list[float]:
     return out
 
 
-def _lens_clip_and_clicks(pan_deg: float, names: list[str]):
+def _lens_clip_and_clicks(pan_deg: float, names: list[str], k1: float = 0.25):
     clip = make_clip(
-        SPEC, 16, (1280, 720), seed=1, hazards=Hazards(lens_k1=0.25), pan_deg=pan_deg, zoom=0.1
+        SPEC, 16, (1280, 720), seed=1, hazards=Hazards(lens_k1=k1), pan_deg=pan_deg, zoom=0.1
     )
     cam0 = clip.cameras[0]
     return clip, {k: tuple(cam0.project(SPEC.keypoints[k][None])[0]) for k in names}
@@ -147,11 +147,14 @@ FIVE = [
 
 
 def test_frames_that_see_four_of_six_clicks_keep_the_reference_lens(tmp_path):
-    """A k1 = 0.25 lens (the synthetic field) and a 14-degree pan: the reference has six
-    clicks (enough for k1), frames 2-5 keep four of them in view (k1 needs five). Dropped to
-    the pinhole, those frames were 10-12 px off at court keypoints in view and not flagged;
-    holding the reference's lens field, every unflagged frame is within 1 px."""
-    clip, ref = _lens_clip_and_clicks(14.0, FIVE + ["near_right_corner"])
+    """A k1 = 0.5 lens (the synthetic field) and a 14-degree pan: the reference has six
+    clicks, which determine k1 (0.5 against its 1-sigma of 0.29 at 1 px click noise:
+    propagation_solve.lens_determined; at k1 = 0.25 they would not, and the reference is
+    the pinhole), frames 2-5 keep four of them in view (k1 needs five). Dropped to the
+    pinhole, those frames were 10-12 px off at court keypoints in view and not flagged at
+    k1 = 0.25, and are flagged at k1 = 0.5; holding the reference's lens field, they are kept
+    and every unflagged frame is within 1 px."""
+    clip, ref = _lens_clip_and_clicks(14.0, FIVE + ["near_right_corner"], k1=0.5)
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     assert max(_worst_in_view_px(clip, records)) < 1.0
     assert propagate.last_extras["reference_quality"][0]["lens"] == "clicks"
