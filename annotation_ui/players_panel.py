@@ -40,9 +40,12 @@ class PlayersPanel(QWidget):
         self.hint.setWordWrap(True)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(
-            ["player", "on court (m)", "lowest vertex m", "mesh scale"]
+            ["player", "on court (m)", "lowest vertex (m)", "mesh scale"]
         )
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        for col in (0, 2, 3):  # their headers whole; the court position takes the rest
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)

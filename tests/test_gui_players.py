@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from annotation_ui.coords import uv_to_scene
 from courtstudio.export.reconstruct import SAMPLE_PROJECT
@@ -154,3 +155,23 @@ def test_template_body_and_preferences(window, tmp_path, monkeypatch):
     assert Settings.load(stored=None).prompthmr_dir == str(tmp_path / "phmr")
     with pytest.raises(ValueError, match="PromptHMR is not installed"):
         window.run_prompthmr()  # not installed here: a clear message
+
+
+@pytest.mark.parametrize("size", [(1600, 940), (1366, 768)])
+def test_players_table_headers_and_cells_are_shown_whole(window, sample_root, size):
+    """Every column of the Players table is at least as wide as its header needs (the
+    'lowest vertex' header was cut to 'owest vertex m' at the default panel width), and the
+    court position column as wide as its cells, on a laptop screen too."""
+    window.resize(*size)
+    window.show()
+    window.open_project(sample_root, recover=False)
+    window.go_to(2)  # the table tennis frame: two players
+    window.tabs.setCurrentWidget(window.players_panel)
+    QApplication.processEvents()
+    table = window.players_panel.table
+    assert table.rowCount() == 2
+    header = table.horizontalHeader()
+    for col in range(table.columnCount()):  # the hint: the text with the style's margins
+        text = table.horizontalHeaderItem(col).text()
+        assert header.sectionSize(col) >= header.sectionSizeHint(col), text
+        assert header.sectionSize(col) >= table.sizeHintForColumn(col), text
