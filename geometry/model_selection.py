@@ -14,11 +14,16 @@ candidate's score are reported, so a camera file says which model it used and wh
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from geometry.camera_params import ParamModel
 from geometry.distortion import monotonic_over_pixels
 from geometry.levenberg_marquardt import LMResult, refine
+
+if TYPE_CHECKING:
+    from geometry.calibration import CameraFit
 
 CANDIDATES = ("simple", "simple_k1", "simple_k1k2")
 # Fewest clicks for which a model's leave-one-out score means anything: the fit without one
@@ -130,3 +135,17 @@ def choose_model(
         reasons.insert(0, f"too few clicks ({n}) to compare models: the pinhole is used")
     report["reason"] = "; ".join(reasons) if reasons else "pinhole"
     return best_model, best_res, report
+
+
+def lens_determined(fit: CameraFit) -> bool:
+    """Whether the clicks determine the lens the fit carries: its k1 larger than its own
+    1-sigma (fit.covariance, at the fit's click noise). The held-out selection can pick k1 on
+    six clicks without fixing it: six real NBA side-on clicks chose k1 = 1.46 +- 3.57
+    (another frame 0.74 +- 1.99), where the FIVB pans' six-click frames give 0.72-0.84 +-
+    0.27-0.41 and the tennis frames 0.08-1.06 +- 0.04-0.56. A model without k1 is determined
+    as far as this test goes."""
+    names = list(fit.model.names)
+    if "k1" not in names:
+        return True
+    i = names.index("k1")
+    return bool(abs(fit.theta[i]) > np.sqrt(max(float(fit.covariance[i, i]), 0.0)))

@@ -70,7 +70,8 @@ CLIP_CLICKS = Path(__file__).resolve().parents[1] / "bench" / "devset_clips" / "
 def test_a_lens_the_clicks_do_not_determine_is_not_carried_to_the_frames(clip, frame, carried):
     """Hand clicks on real frames (six on the NBA and volleyball frames): the model selection
     picks k1 on all four, but only where k1 exceeds its own 1-sigma does the reference keep it
-    (no image is read: six or more clicks never ask the lines)."""
+    (no image is read: six or more clicks never ask the lines), and calibrate's warnings say
+    so where it does not."""
     from courtstudio.pipeline.propagation_solve import frame_model, lens_determined
 
     ann = json.loads((CLIP_CLICKS / clip / f"{frame}.json").read_text())
@@ -78,5 +79,7 @@ def test_a_lens_the_clicks_do_not_determine_is_not_carried_to_the_frames(clip, f
     w, h = ann["image_size"]
     chosen = calibrate_court(spec, (w, h), ann["points"], diagnose=False).fit
     assert frame_model(chosen) != "simple" and lens_determined(chosen) == carried
+    said = calibrate_court(spec, (w, h), ann["points"]).warnings  # what calibrate says
+    assert any("lens is not determined" in m for m in said) == (not carried)
     cal = reference_calibration(spec, ann["points"], np.zeros((h, w, 3), np.uint8))
     assert (frame_model(cal.fit) != "simple") == carried

@@ -17,6 +17,7 @@ from geometry.errors import CalibrationError
 from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
 from geometry.held_lens import HeldLensModel, solve_held_lens
 from geometry.model_selection import MIN_POINTS as MODEL_MIN_POINTS
+from geometry.model_selection import lens_determined
 from geometry.pixel_lens import PixelLens
 
 LENS_PX = 0.05  # a reference lens moving no pixel this far is a pinhole for its frames
@@ -76,8 +77,10 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     and click RMS 0.3-0.9 px against the pinhole's 1.4-2.7 px; a pinhole reference left its
     frames 7-16 px off, unflagged. On a real NBA frame the lines alone chose k1 = 2.8 and
     moved the clicks from 1.3 to 3.6 px RMS: refused. SciPy (line refinement) is imported
-    only for such references. A lens the clicks chose but do not determine (lens_determined)
-    is not carried to the frames: the reference is calibrated as the pinhole."""
+    only for such references. A lens the clicks chose but do not determine
+    (geometry.model_selection.lens_determined) is not carried to the frames: held by frames
+    that show fewer points, k1 = 1.46 +- 3.57 on six NBA clicks left them 7-11 px off,
+    unflagged; the reference is calibrated as the pinhole instead."""
     size = (image.shape[1], image.shape[0])
     cal = calibrate_court(spec, size, points, diagnose=False)
     if frame_model(cal.fit) != "simple" and not lens_determined(cal.fit):
@@ -95,21 +98,6 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     if not lined.fit.rms_px < cal.fit.rms_px:  # the clicks say no to the lines' lens
         return cal
     return lined
-
-
-def lens_determined(fit: CameraFit) -> bool:
-    """Whether the clicks determine the lens their model selection chose: its k1 larger than
-    its own 1-sigma (fit.covariance). Six clicks on a real NBA side-on frame chose k1 = 1.46
-    +- 3.57 (another 0.74 +- 1.99): frames holding that lens (geometry.held_lens) were 7-10 px
-    off at keypoints their points do not cover, unflagged, where the pinhole left them within
-    3 px; the FIVB pans' six-click references give 0.72-0.84 +- 0.27-0.41, the tennis
-    references 0.08-1.06 +- 0.04-0.56. A model without k1 is determined as far as this test
-    goes."""
-    names = list(fit.model.names)
-    if "k1" not in names:
-        return True
-    i = names.index("k1")
-    return bool(abs(fit.theta[i]) > np.sqrt(max(fit.covariance[i, i], 0.0)))
 
 
 def lens_source(model: str, n_clicks: int) -> str:
