@@ -360,3 +360,24 @@ def test_flight_marks_are_undone_recovered_and_dropped_on_a_clean_close(qtbot, s
     assert win2.doc.flight_draft == {"start": fid}
     assert win2.close_project()
     assert not autosave_path(load_project(sample_root)).exists()
+
+
+@pytest.mark.parametrize(
+    "clip, frame, undetermined",
+    [("basketball_nykbos_pan", 600, True), ("volleyball_rio2015_brausa_pan", 20, False)],
+)
+def test_the_court_summary_marks_a_lens_the_clicks_do_not_determine(clip, frame, undetermined):
+    """Six hand clicks on a real NBA frame choose k1 = 1.46 +- 3.57: the Court panel's lens
+    text says it is not determined (the volleyball frame's 0.74 +- 0.27 is shown plainly)."""
+    import json
+    from pathlib import Path
+
+    from annotation_ui.court_panel import lens_text
+    from court_specs import load_spec
+    from courtstudio.pipeline.calibration import calibrate_court
+
+    root = Path(__file__).resolve().parents[1] / "bench" / "devset_clips" / "annotations"
+    ann = json.loads((root / clip / f"{frame}.json").read_text())
+    cal = calibrate_court(load_spec(ann["sport"]), tuple(ann["image_size"]), ann["points"])
+    text = lens_text(cal)
+    assert text.startswith("k1 +") and ("not determined" in text) == undetermined
