@@ -22,7 +22,7 @@ from annotation_ui.court_plan import plan_transform, plan_view
 from annotation_ui.widget_updates import fill_table
 from courtstudio.editing.tool_state import keypoint_order
 from geometry.doctor import FitQuality
-from geometry.model_selection import lens_determined
+from geometry.model_selection import lens_corner_shift_px, lens_determined
 
 MIN_DIAGRAM_PX = QSize(230, 170)
 ELEVATED_OFFSET_PX = 9.0
@@ -344,17 +344,20 @@ class CourtPanel(QWidget):
 
 
 def lens_text(cal) -> str:
-    """'pinhole' or 'k1 -0.123' (and k2) for the summary; a k1 within its own 1-sigma is
-    marked not determined (geometry.model_selection.lens_determined)."""
+    """'pinhole' or 'k1 -0.123' (and k2) for the summary; a lens whose displacement at the
+    image corner is within its own 1-sigma is marked not determined
+    (geometry.model_selection.lens_determined)."""
     k = cal.fit.model.n_radial
     if not k:
         return "pinhole"
     d = cal.camera.dist
     text = " ".join(f"k{i + 1} {d[i]:+.3f}" for i in range(k))
     if not lens_determined(cal.fit):
-        i = list(cal.fit.model.names).index("k1")
-        sigma = float(np.sqrt(cal.fit.covariance[i, i]))
-        text += f" &plusmn; {sigma:.2f} <b>(not determined: try Lens: pinhole)</b>"
+        shift, sigma = lens_corner_shift_px(cal.fit)
+        text += (
+            f" <b>(not determined: {shift:.0f} &plusmn; {sigma:.0f} px at the corner; "
+            "try Lens: pinhole)</b>"
+        )
     return text
 
 

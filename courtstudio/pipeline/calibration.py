@@ -30,7 +30,7 @@ from geometry.doctor import (
 )
 from geometry.errors import CalibrationError
 from geometry.labelling import WHOLE_COURT_KINDS, WorldConvention
-from geometry.model_selection import lens_determined
+from geometry.model_selection import lens_corner_shift_px, lens_determined
 from geometry.uncertainty import ParamCovariance
 
 CAMERA_FORMAT = "courtstudio.camera"
@@ -220,11 +220,11 @@ def calibrate_court(
             f"{click_sigma_px:.2g} px click noise: check the suspects and suggestions"
         )
     if not lens_determined(fit):
-        k = list(fit.model.names).index("k1")
+        shift, sigma = lens_corner_shift_px(fit)
         warnings.append(
-            f"the lens is not determined by these clicks (k1 = {fit.theta[k]:.2f} +- "
-            f"{np.sqrt(fit.covariance[k, k]):.2f}): click keypoints nearer the image's edges, "
-            "or choose the pinhole (--model simple; in the app, Lens: pinhole)"
+            f"the lens is not determined by these clicks (it moves the farthest image corner "
+            f"{shift:.0f} +- {sigma:.0f} px): click keypoints nearer the image's edges, or "
+            "choose the pinhole (--model simple; in the app, Lens: pinhole)"
         )
     suspects: list[str] = []
     paint = None
