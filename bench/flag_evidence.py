@@ -17,7 +17,6 @@ transferred keypoints alone; large when they nearly lie on one line). No propaga
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -28,7 +27,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from real_clips import FLAG_PX, OFF_PX_1080, frame_errors, load_annotations  # noqa: E402
+from real_clips import (  # noqa: E402
+    FLAG_PX,
+    OFF_PX_1080,
+    frame_errors,
+    kept_runs_clips,
+    load_annotations,
+)
 
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
@@ -116,16 +121,9 @@ def fmt(x, d=2):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", type=Path)
-    ap.add_argument("--clip", action="append", default=[])
-    ap.add_argument("--manifest", type=Path, default=ROOT / "bench/devset_clips/manifest.json")
-    ap.add_argument("--json", type=Path, default=None)
-    args = ap.parse_args(argv)
+    args, clips = kept_runs_clips(__doc__.splitlines()[0], argv)
     out = []
-    for entry in json.loads(args.manifest.read_text())["clips"]:
-        if (args.clip and entry["id"] not in args.clip) or not (args.runs / entry["id"]).is_dir():
-            continue
+    for entry in clips:
         ann = load_annotations(ROOT / "bench/devset_clips/annotations" / entry["id"])
         checks = load_annotations(ROOT / "bench/devset_clips/flag_checks" / entry["id"])
         out += list(rows(args.runs, entry, ann, checks))

@@ -58,6 +58,24 @@ FLAG_PX = 3.0  # the CLI's --flag-px default
 MIN_REFERENCE_POINTS = 5  # an annotated frame with fewer clicks is only ever held out
 
 
+def kept_runs_clips(description: str, argv=None) -> tuple[argparse.Namespace, list[dict]]:
+    """The command line of the scripts that read a kept ``--out DIR`` run (flag_evidence.py,
+    weak_geometry.py): RUNS, --clip (repeatable), --manifest, --json; returns the parsed
+    arguments and the manifest's clips that RUNS holds (only the --clip ones, if given)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("runs", type=Path)
+    ap.add_argument("--clip", action="append", default=[])
+    ap.add_argument("--manifest", type=Path, default=ROOT / "bench/devset_clips/manifest.json")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    clips = [
+        e
+        for e in json.loads(args.manifest.read_text())["clips"]
+        if (not args.clip or e["id"] in args.clip) and (args.runs / e["id"]).is_dir()
+    ]
+    return args, clips
+
+
 def load_annotations(folder: Path) -> dict[int, dict]:
     """{frame: {keypoint: (u, v)}} of one clip's annotation folder (<frame>.json)."""
     out = {}

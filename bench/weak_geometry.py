@@ -24,7 +24,6 @@ did. Three measures:
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -36,7 +35,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from flag_evidence import _camera  # noqa: E402
-from real_clips import FLAG_PX, OFF_PX_1080, frame_errors, load_annotations  # noqa: E402
+from real_clips import (  # noqa: E402
+    FLAG_PX,
+    OFF_PX_1080,
+    frame_errors,
+    kept_runs_clips,
+    load_annotations,
+)
 
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
@@ -178,17 +183,8 @@ def _prf(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", type=Path)
-    ap.add_argument("--clip", action="append", default=[])
-    ap.add_argument("--manifest", type=Path, default=ROOT / "bench/devset_clips/manifest.json")
-    ap.add_argument("--json", type=Path, default=None)
-    args = ap.parse_args(argv)
-    reports = [
-        clip_report(args.runs, e)
-        for e in json.loads(args.manifest.read_text())["clips"]
-        if (not args.clip or e["id"] in args.clip) and (args.runs / e["id"]).is_dir()
-    ]
+    args, clips = kept_runs_clips(__doc__.splitlines()[0], argv)
+    reports = [clip_report(args.runs, e) for e in clips]
     print("| clip | ref | noise px | reference predicted px | frames | ok (left ok otherwise; "
           "static frames not counted) | weak-flagged |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for rep in reports:
