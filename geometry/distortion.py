@@ -61,6 +61,17 @@ def image_corner_radius(K, image_size) -> float:
     return float(np.max(np.linalg.norm(xy, axis=1)))
 
 
+def corner_displacement_px(K, dist, image_size) -> float:
+    """Signed radial displacement (px) the lens dist (OpenCV order k1, k2, p1, p2[, k3]) gives
+    the farthest image corner, f r (k1 r^2 + k2 r^4 + k3 r^6) with r its normalised radius
+    (image_corner_radius) and f = K[0, 0]; tangential terms are left out."""
+    d = np.zeros(5)
+    flat = np.asarray(dist, float).ravel()[:5]
+    d[: len(flat)] = flat
+    r2 = image_corner_radius(K, image_size) ** 2
+    return float(K[0, 0] * np.sqrt(r2) * (d[0] * r2 + d[1] * r2**2 + d[4] * r2**3))
+
+
 def monotonic_over_image(K, dist, image_size, margin: float = 1.02) -> bool:
     """True when every pixel of the image (out to ``margin`` times the corner radius) lies
     inside the image of the lens's increasing range, so it has exactly one viewing ray: the

@@ -19,7 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from geometry.camera_params import ParamModel
-from geometry.distortion import monotonic_over_pixels
+from geometry.distortion import (
+    corner_displacement_px,
+    image_corner_radius,
+    monotonic_over_pixels,
+)
 from geometry.levenberg_marquardt import LMResult, refine
 
 if TYPE_CHECKING:
@@ -139,22 +143,20 @@ def choose_model(
 
 def lens_corner_shift_px(fit: CameraFit) -> tuple[float, float]:
     """(displacement px, its 1-sigma px) of the fit's radial lens at the image corner farthest
-    from the principal point: f r (k1 r^2 + k2 r^4 + k3 r^6), r that corner's normalised radius,
-    and its standard deviation from fit.covariance (at the fit's click noise). (0, 0) for a
-    model without radial terms."""
+    from the principal point: geometry.distortion.corner_displacement_px of its camera, and
+    that displacement's standard deviation from fit.covariance (at the fit's click noise).
+    (0, 0) for a model without radial terms."""
     names = list(fit.model.names)
     radial = [(n, p) for n, p in (("k1", 1), ("k2", 2), ("k3", 3)) if n in names]
     if not radial:
         return 0.0, 0.0
     cam = fit.camera
-    w, h = cam.image_size
-    x = max(w - 1 - cam.K[0, 2], cam.K[0, 2]) / cam.K[0, 0]
-    y = max(h - 1 - cam.K[1, 2], cam.K[1, 2]) / cam.K[1, 1]
-    r2 = float(x * x + y * y)
+    r2 = image_corner_radius(cam.K, cam.image_size) ** 2
     idx = [names.index(n) for n, _ in radial]
     grad = float(cam.K[0, 0]) * np.sqrt(r2) * np.array([r2**p for _, p in radial])
     var = float(grad @ fit.covariance[np.ix_(idx, idx)] @ grad)
-    return float(grad @ fit.theta[idx]), float(np.sqrt(max(var, 0.0)))
+    shift = corner_displacement_px(cam.K, cam.dist, cam.image_size)
+    return shift, float(np.sqrt(max(var, 0.0)))
 
 
 def lens_determined(fit: CameraFit) -> bool:

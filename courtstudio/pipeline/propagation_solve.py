@@ -13,6 +13,7 @@ from courtstudio.pipeline.calibration import CourtCalibration, calibrate_court, 
 from courtstudio.pipeline.propagation_flags import plane_keypoints
 from geometry.calibration import CameraFit, solve_camera
 from geometry.camera_params import ParamModel
+from geometry.distortion import corner_displacement_px
 from geometry.errors import CalibrationError
 from geometry.fit_extrapolation import extrapolation_gain, fit_noise_px
 from geometry.held_lens import HeldLensModel, solve_held_lens
@@ -132,14 +133,8 @@ def frame_model(fit: CameraFit) -> str:
     cam = fit.camera
     if fit.model.name == "simple" or not cam.has_distortion:
         return "simple"
-    w, h = cam.image_size
-    xn = np.array([(w - cam.K[0, 2]) / cam.K[0, 0], cam.K[0, 2] / cam.K[0, 0]])
-    yn = np.array([(h - cam.K[1, 2]) / cam.K[1, 1], cam.K[1, 2] / cam.K[1, 1]])
-    r2 = float(np.max(xn) ** 2 + np.max(yn) ** 2)  # the farthest image corner
-    k1, k2 = cam.dist[0], cam.dist[1]
-    k3 = cam.dist[4] if len(cam.dist) > 4 else 0.0
-    shift_px = cam.K[0, 0] * np.sqrt(r2) * abs(k1 * r2 + k2 * r2**2 + k3 * r2**3)
-    return fit.model.name if shift_px >= LENS_PX else "simple"
+    shift_px = corner_displacement_px(cam.K, cam.dist, cam.image_size)
+    return fit.model.name if abs(shift_px) >= LENS_PX else "simple"
 
 
 def weak_px(height: int) -> float:
