@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from court_spec_geometry import ARC_STEP_DEG, r
 
 ON_TOL_M = 2e-4  # a point lies on a line within this (coordinates are rounded to 0.1 mm)
@@ -115,21 +116,9 @@ def solve(p, constraints, iterations=50):
                 rho = math.hypot(ex, ey)
                 rows.append((ex / rho, ey / rho))
                 res.append(rho - d)
-        # 2 x 2 normal equations with a tiny ridge: minimum-norm for one constraint or parallel ones
-        a11 = sum(u * u for u, _ in rows) + 1e-12
-        a12 = sum(u * w for u, w in rows)
-        a22 = sum(w * w for _, w in rows) + 1e-12
-        b1 = sum(u * e for (u, _), e in zip(rows, res))
-        b2 = sum(w * e for (_, w), e in zip(rows, res))
-        det = a11 * a22 - a12 * a12
-        if det < 1e-9 * (a11 + a22) ** 2:  # parallel normals: move along the common normal
-            n = (a11 + a22) or 1.0
-            u, w = rows[0]
-            step = (u * b1 + w * b2) / n
-            dx, dy = u * step, w * step
-        else:
-            dx = (a22 * b1 - a12 * b2) / det
-            dy = (a11 * b2 - a12 * b1) / det
+        # least squares, minimum-norm (lstsq): one constraint or parallel ones move p along
+        # the common normal
+        dx, dy = np.linalg.lstsq(np.array(rows, float), np.array(res, float), rcond=None)[0]
         x, y = x - dx, y - dy
         if abs(dx) + abs(dy) < 1e-13:
             break
