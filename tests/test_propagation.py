@@ -442,3 +442,38 @@ def test_batch_propagate_on_a_project_is_the_apps_propagation(tennis, tmp_path, 
     capsys.readouterr()
     assert main(["batch-propagate", str(p.root), "--sport", "tennis", "--mask", "1,2,3"]) == 2
     assert "expected x0,y0,x1,y1" in capsys.readouterr().err
+
+
+def test_batch_propagate_runs_numpys_blas_on_one_thread(tennis, tmp_path):
+    """In a fresh process (numpy not yet loaded) the command sets OPENBLAS_NUM_THREADS before
+    numpy loads, so numpy's OpenBLAS has one thread during the pass; a user's own setting
+    is kept."""
+    from tests.fresh_python import run_fresh
+
+    clip = make_clip(tennis, 3, (320, 180), seed=6)
+    video, pts = tmp_path / "clip.avi", tmp_path / "ref.json"
+    write_video(video, clip.frames)
+    points = {k: [float(c) for c in v] for k, v in clicks(tennis, clip.cameras[0]).items()}
+    pts.write_text(json.dumps({"image_size": [320, 180], "points": points}))
+    code = f"""
+import ctypes, os, re, sys
+from courtstudio.cli import main
+assert "numpy" not in sys.modules
+rc = main(["batch-propagate", {str(video)!r}, "--sport", "tennis", "--reference",
+           "0:{pts}", "--out", {str(tmp_path / "out")!r}, "--quiet"])
+maps = open("/proc/self/maps").read()
+counts = []
+for lib in sorted(set(re.findall(r"\\S*openblas\\S*[.]so\\S*", maps))):
+    for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
+        fn = getattr(ctypes.CDLL(lib), name, None)
+        if fn is not None:
+            counts.append(fn())
+print(rc, os.environ["OPENBLAS_NUM_THREADS"], counts)
+"""
+    out = run_fresh(code)
+    assert out.returncode == 0, out.stderr
+    rc, env, counts = out.stdout.splitlines()[-1].split(" ", 2)
+    assert rc == "0" and env == "1" and counts.strip() not in ("", "[]")
+    assert set(eval(counts)) == {1}  # every OpenBLAS numpy (or scipy) loaded: one thread
+    out = run_fresh("import os; os.environ['OPENBLAS_NUM_THREADS'] = '2'\n" + code)
+    assert out.returncode == 0 and out.stdout.splitlines()[-1].split(" ")[1] == "2", out.stderr

@@ -88,6 +88,9 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             args = build_parser().parse_args(argv)
             # after parsing: --help and usage errors import nothing heavy
+            before_imports = getattr(args, "before_imports", None)
+            if before_imports is not None:  # a command's process settings (numpy not loaded)
+                before_imports()
             from court_specs.loader import configure_spec_dirs, extra_spec_dirs
             from courtstudio.io.project_lock import hold_projects
             from courtstudio.io.settings import Settings

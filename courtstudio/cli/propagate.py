@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from courtstudio.cli.common import CliError, examples, int_in, positive
+
+
+def one_blas_thread() -> None:
+    """OpenBLAS (numpy's linear algebra) on one thread for this process and the workers it
+    starts, unless the user set OPENBLAS_NUM_THREADS. A pass keeps both cores busy with its own
+    threads (decoding, the scan, registration) and its matrices are small, so OpenBLAS's
+    worker threads only spin between calls: 4-8 % of a 720p run's CPU (BENCHMARKS.md,
+    "Integrated main, 2026-12-01 third session"). OpenBLAS reads the variable when numpy
+    loads: the command line calls it (the parser's ``before_imports``) before it imports
+    anything that loads numpy."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def cmd_batch_propagate(args) -> int:
@@ -209,4 +221,4 @@ def register(sub, fmt) -> None:
         help="snap transferred keypoints onto the painted line crossings first",
     )
     sp.add_argument("--quiet", action="store_true", help="no progress line")
-    sp.set_defaults(func=cmd_batch_propagate)
+    sp.set_defaults(func=cmd_batch_propagate, before_imports=one_blas_thread)
