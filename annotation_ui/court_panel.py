@@ -3,6 +3,8 @@ with residuals, the camera's uncertainty, the doctor's suggestions, static-camer
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
@@ -272,12 +274,12 @@ class CourtPanel(QWidget):
         if cal is None and state.camera is not None:
             self.summary.setText(
                 f"<b>f = {state.camera.K[0, 0]:.0f} px</b>, camera "
-                f"{state.message}. Click keypoints here to calibrate this "
+                f"{html.escape(state.message)}. Click keypoints here to calibrate this "
                 f"frame itself. Next: <b>{current or '-'}</b>"
             )
         elif cal is None:
             self.summary.setText(
-                f"<b>No camera</b>: {state.message}. Next: <b>{current or '-'}</b>"
+                f"<b>No camera</b>: {html.escape(state.message)}. Next: <b>{current or '-'}</b>"
             )
         else:
             K = cal.camera.K

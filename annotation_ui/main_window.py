@@ -188,6 +188,12 @@ class MainWindow(
             "sample (File > Open sample project)."
         )
         self.statusBar().addPermanentWidget(self.placeholder)
+        # what is shown and where the cursor is: permanent, so that the notices (saved,
+        # propagated, an error) shown on the left are not overwritten by the next redraw
+        self.cursor_label = QLabel()
+        self.frame_label = QLabel()
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.statusBar().addPermanentWidget(self.frame_label)
         self.court_panel.diagram.keypoint_clicked.connect(self.tools.set_keypoint)
         self.court_panel.apply_suggestion.connect(self._apply_suggestion)
         self.court_panel.set_static_range.connect(self._static_range)
@@ -261,6 +267,18 @@ class MainWindow(
         if self.doc is not None:
             self.doc.go_to(index)
 
+    def go_to_flagged(self, step: int):
+        """The next (step 1) or previous (step -1) frame flagged for review: by the annotator
+        (F) or by propagation (red on the timeline)."""
+        if self.doc is None:
+            return
+        index = self.timeline.next_set("flagged", self.doc.current_index, step)
+        if index is None:
+            way = "after" if step > 0 else "before"
+            self.statusBar().showMessage(f"No flagged frame {way} this one", 4000)
+        else:
+            self.doc.go_to(index)
+
     def _apply_suggestion(self, mapping: dict):
         self._edit(self.doc.apply_relabelling, self._fid, mapping)
 
@@ -321,7 +339,7 @@ class MainWindow(
             self.refresh()
         self.loupe.set_cursor(u, v, marks)
         self.loupe.hovered = True
-        self.statusBar().showMessage(f"({u:.1f}, {v:.1f})")
+        self.cursor_label.setText(f"({u:.1f}, {v:.1f})")
 
     def refresh(self, panels_now: bool = False):
         """Redraw the overlays and panels of the current frame from the document. During a
@@ -401,7 +419,7 @@ class MainWindow(
             pred = cam.project(spec.keypoints[self.tools.keypoint][None])[0]
             if np.all(np.isfinite(pred)):
                 self.loupe.show_at(*pred)
-        self.statusBar().showMessage(
+        self.frame_label.setText(
             f"Frame {self.doc.current_index + 1}/{self.doc.frame_count} {frame.id} | "
             f"{self.tools.tool}"
             + (

@@ -62,6 +62,16 @@ class Timeline(QWidget):
     def frame_count(self) -> int:
         return len(self._bits["court"])
 
+    def next_set(self, key: str, start: int, step: int) -> int | None:
+        """The nearest frame after ``start`` (step 1) or before it (step -1) whose ``key``
+        status is set; None when there is none that way."""
+        bits = self._bits[key]
+        if step > 0:
+            hits = np.flatnonzero(bits[start + 1 :])
+            return int(start + 1 + hits[0]) if len(hits) else None
+        hits = np.flatnonzero(bits[: max(0, start)])
+        return int(hits[-1]) if len(hits) else None
+
     def set_statuses(self, statuses: list[dict], current: int):
         n = len(statuses)
         self._bits = {k: np.fromiter((bool(st.get(k)) for st in statuses), bool, n) for k in KEYS}

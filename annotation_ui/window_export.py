@@ -96,4 +96,39 @@ class ExportDialogs:
         finally:
             dlg.close()
             self.doc.reload_propagation()
+        if records:
+            self._propagation_report(records)
         return records
+
+    def _propagation_report(self, records: list[dict]) -> None:
+        """After a run with flagged frames or reference warnings: what went wrong, in the
+        command line's words, and the way to the first flagged frame."""
+        from courtstudio.pipeline.propagate import FLAG_RMS_PX, propagate
+        from courtstudio.pipeline.propagation_report import (
+            flagged_by_reason,
+            frame_ranges,
+            reference_warnings,
+        )
+        from courtstudio.pipeline.propagation_status import PropagationStatus
+
+        flagged = [r for r in records if r["status"] == PropagationStatus.FLAGGED]
+        warnings = reference_warnings(
+            propagate.last_extras.get("reference_quality", []), FLAG_RMS_PX
+        )
+        if not flagged and not warnings:
+            return
+        lines = [f"{len(records)} frames, {len(flagged)} flagged for review (red on the timeline)."]
+        lines += [f"\N{BULLET} {w[0].upper()}{w[1:]}." for w in warnings]
+        groups = flagged_by_reason(records)
+        for reason, frames in groups[:4]:
+            lines.append(f"Frames {frame_ranges(frames)}: {reason}.")
+        if len(groups) > 4:
+            lines.append(f"{sum(len(f) for _, f in groups[4:])} more, for other reasons.")
+        if flagged:
+            lines.append(
+                "Frame > Next flagged frame (Ctrl+Right) steps through them; the Court panel "
+                "says why each is flagged."
+            )
+        buttons = ["Go to the first flagged frame", "Close"] if flagged else ["Close"]
+        if self.ask("Propagation finished", "\n\n".join(lines), buttons) == buttons[0] and flagged:
+            self.go_to(flagged[0]["frame"])

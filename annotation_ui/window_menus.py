@@ -88,6 +88,8 @@ class MenuActions:
                     ("Back 10 frames", "PgUp", lambda: self.step(-10)),
                     ("First frame", "Home", lambda: self.go_to(0)),
                     ("Go to frame...", "Ctrl+G", self.go_to_frame_dialog),
+                    ("Next flagged frame", "Ctrl+Right", lambda: self.go_to_flagged(1)),
+                    ("Previous flagged frame", "Ctrl+Left", lambda: self.go_to_flagged(-1)),
                     ("Last frame", "End", lambda: self.go_to(10**9)),
                     ("Propagate court keypoints", "Ctrl+P", self.propagate_dialog),
                 ],

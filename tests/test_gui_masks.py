@@ -69,7 +69,7 @@ def test_drag_draws_a_mask_in_image_pixels_at_zoom_and_undo_redo(qtbot, vproj):
     for got, want in zip(box, (*a, *b)):
         assert got == pytest.approx(want, abs=TOL_PX)
     assert win.tools.mask == ("mask", 0)
-    assert "masks: drag on the frame" in win.statusBar().currentMessage()
+    assert "masks: drag on the frame" in win.frame_label.text()
     assert win.doc.undo_stack.undo_text == "Draw mask"  # the whole drag: one step
     QTest.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert m.boxes == [] and win.tools.mask is None

@@ -32,6 +32,7 @@ def cmd_batch_propagate(args) -> int:
         propagate_project,
         summary,
     )
+    from courtstudio.pipeline.propagation_report import reference_warnings
     from safe_io.atomic import write_json_atomic
 
     spec = load_spec(args.sport)
@@ -123,26 +124,8 @@ def cmd_batch_propagate(args) -> int:
     )
     if rep.get("graphics_boxes"):
         print(f"screen-fixed graphics masked: {rep['graphics_boxes']}")
-    for q in rep.get("reference_quality", []):
-        if (q["rms_px"] or 0) > args.flag_px:
-            print(
-                f"  reference frame {q['frame']}: its clicks fit to {q['rms_px']:.1f} px "
-                "(check them)"
-            )
-        if (q.get("predicted_px") or 0) > (q.get("weak_px") or float("inf")):
-            print(
-                f"  reference frame {q['frame']}: its clicks leave keypoints of its picture "
-                f"uncertain by {q['predicted_px']:.0f} px (1 sigma; they nearly lie on one line "
-                "or in one corner): frames no worse than it are not flagged for it; click "
-                "keypoints spread over the picture"
-            )
-        if q.get("lens") == "untested":
-            print(
-                f"  reference frame {q['frame']}: too few clicks to test a lens (6 needed) and "
-                "its painted lines show none the clicks agree with: with a distorting lens, "
-                "frames may be off where its clicks do not reach, unflagged; click 6 or more "
-                "keypoints spread over the picture"
-            )
+    for line in reference_warnings(rep.get("reference_quality", []), args.flag_px):
+        print(f"  {line}")
     for f in rep["flagged"][:20]:
         print(f"  flagged frame {f['frame']}: {f['reason']}")
     if len(rep["flagged"]) > 20:

@@ -19,6 +19,7 @@ draft in document_lists.py (mixins of this class).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 from court_specs import CourtSpec, load_spec
@@ -39,6 +40,7 @@ from courtstudio.io.project import (
     parse_annotation,
 )
 from courtstudio.pipeline.live_calibration import CalibrationCache, CameraState
+from courtstudio.pipeline.propagation_report import frame_note
 from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus
 from geometry.camera import Camera
 from hmr.person_mesh import PersonMesh
@@ -125,12 +127,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         prop = self.propagation().get(index)
         if prop is not None and prop["status"] in WITH_CAMERA and "K" in prop:
             cam = Camera.from_dict(prop, f"propagation record of frame {index}")
-            return CameraState(
-                None,
-                f"propagated from frame {prop.get('reference')} "
-                f"({prop['status']}, RMS {prop['rms_px']:.2f} px)",
-                propagated=cam,
-            )
+            return CameraState(None, frame_note(prop), propagated=cam)
         rng = self.project.camera_range_of(index)
         if rng is not None and rng.source != frame_id:
             src = self.calibrations.solve(
@@ -138,6 +135,9 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             )
             if src.calibration is not None:
                 return CameraState(src.calibration, f"static camera of {rng.source}", rng.source)
+        if prop is not None and prop["status"] == PropagationStatus.FLAGGED:
+            # flagged without a camera: why, before what clicking here would do
+            return dataclasses.replace(own, message=f"{frame_note(prop)}; {own.message}")
         return own
 
     def _doctor_image(self, frame, diagnose: bool):
