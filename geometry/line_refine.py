@@ -22,6 +22,7 @@ from scipy.optimize import least_squares
 
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.chi2 import chi2_isf
 from geometry.distortion import monotonic_over_pixels
 from geometry.line_ridges import Ridges, find_ridges, to_gray
 
@@ -112,10 +113,22 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
             np.vstack([J_l, J_c / click_sigma_px]),
         )
 
+    last: list = [None, None]  # least_squares asks for the residuals, then the Jacobian
+
+    def parts_once(theta):
+        key = (theta.tobytes(), w.tobytes())
+        if last[0] != key:
+            last[0], last[1] = key, parts(theta)
+        return last[1]
+
     theta = np.asarray(theta0, float)
     for _ in range(IRLS_ROUNDS):
         sol = least_squares(
-            lambda th: parts(th)[0], theta, jac=lambda th: parts(th)[1], x_scale="jac", max_nfev=40
+            lambda th: parts_once(th)[0],
+            theta,
+            jac=lambda th: parts_once(th)[1],
+            x_scale="jac",
+            max_nfev=40,
         )
         theta = sol.x
         uv = model.project_with_jacobian(theta, P, size)[0]
@@ -290,10 +303,8 @@ def refine_camera_on_lines(
             False, f"line support fell ({sup0:.2f} -> {sup1:.2f}): kept the clicks' camera", **rep
         )
     if X is not None and len(X):
-        from scipy.stats import chi2
-
         chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px**2
-        limit = float(chi2.ppf(CLICK_CHI2_QUANTILE, 2 * len(X)))
+        limit = chi2_isf(1.0 - CLICK_CHI2_QUANTILE, 2 * len(X))
         if chi > limit:
             return camera, LineRefinement(
                 False,

@@ -201,3 +201,40 @@ def test_cli_refine_lines_bad_image_exits_2_with_one_line(tmp_path, capfd, conte
     )
     err = capfd.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(frame) in err[0], err
+
+
+def _line_samples_one_segment_at_a_time(polylines, step_m):
+    """The sampling rule written out per segment (the oracle for line_samples)."""
+    pts, dirs, idx, arc = [], [], [], []
+    for k, P in enumerate(polylines):
+        s0 = 0.0
+        for a, b in zip(P[:-1], P[1:]):
+            d = b - a
+            n = float(np.linalg.norm(d))
+            if n < 1e-9:
+                continue
+            m = max(1, int(np.floor(n / step_m)))
+            s = (np.arange(m) + 0.5) / m
+            pts.append(a + s[:, None] * d)
+            dirs.append(np.repeat((d / n)[None], m, axis=0))
+            idx.append(np.full(m, k))
+            arc.append(s0 + s * n)
+            s0 += n
+    return tuple(np.concatenate(v) for v in (pts, dirs, idx, arc))
+
+
+@pytest.mark.parametrize("sport", ["basketball_nba", "tennis", "table_tennis"])
+def test_line_samples_are_the_per_segment_rule_bit_for_bit(sport):
+    """All segments at once give the per-segment samples exactly (arcs included), with a
+    zero-length segment and a segment shorter than the step among them."""
+    from courtstudio.pipeline.line_refinement import painted_ground_lines
+    from geometry.line_ridges import line_samples
+
+    lines = painted_ground_lines(load_spec(sport))[1]
+    lines = lines + [np.array([[0.0, 0, 0], [0, 0, 0], [0.1, 0, 0], [3.0, 1.0, 0]])]
+    for step in (0.25, 0.1, 0.37):
+        got, want = line_samples(lines, step), _line_samples_one_segment_at_a_time(lines, step)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
+    assert [len(v) for v in line_samples([], 0.25)] == [0, 0, 0, 0]
+    assert len(line_samples([np.zeros((2, 3))], 0.25)[0]) == 0  # zero length only: none
