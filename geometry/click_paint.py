@@ -237,10 +237,10 @@ def _drop_leverage(r: np.ndarray, c: np.ndarray, keep: np.ndarray) -> np.ndarray
     keep = keep.copy()
     while keep.sum() > MIN_RIDGES:
         rk, ck = r[keep], c[keep]
-        A = np.stack([np.ones_like(rk), rk], axis=1)
-        AtA_inv = np.linalg.pinv(A.T @ A)
-        e = ck - A @ (AtA_inv @ (A.T @ ck))
-        h = np.einsum("ij,jk,ik->i", A, AtA_inv, A)
+        dr = rk - rk.mean()
+        sxx = max(float(dr @ dr), 1e-12)
+        e = ck - ck.mean() - (float(dr @ ck) / sxx) * dr  # least-squares residuals
+        h = 1.0 / len(rk) + dr**2 / sxx  # their leverages
         deleted = np.abs(e) / np.maximum(1.0 - h, 1e-9)
         tol = max(1.0, 3.0 * 1.4826 * float(np.median(np.abs(e))))
         worst = int(np.argmax(deleted))

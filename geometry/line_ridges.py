@@ -258,7 +258,8 @@ def _ridge_centres(prof, offsets, width_px, search_px, strict: bool = False) -> 
         # lo - 1: the last sample left of kp below half; hi + 1: the first right of it
         below = P < half_l[:, None]
         left_b = np.where(below & (cols[None] < kp[:, None]), cols[None], -1).max(axis=1)
-        below = P < half_r[:, None]
+        if strict:
+            below = P < half_r[:, None]
         right_b = np.where(below & (cols[None] > kp[:, None]), cols[None], n).min(axis=1)
         ok &= (left_b >= 0) & (right_b <= n - 1)
         lo, hi = np.clip(left_b + 1, 1, n - 1), np.clip(right_b - 1, 0, n - 2)
