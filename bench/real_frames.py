@@ -1,6 +1,6 @@
 """Calibration on real, hand-clicked frames: held-out keypoint error, line refinement, doctor.
 
-    python bench/real_frames.py FOLDER [--json OUT] [--trials 2] [--seed 0]
+    python bench/real_frames.py FOLDER [--json OUT] [--trials 2] [--seed 0] [--doctor-only]
 
 FOLDER holds ``annotations/<id>.json`` (courtstudio points files with ``sport``, optionally
 ``view``, ``distorted`` and ``source.file``) and ``frames/<id>.png|jpg`` (the layout of
@@ -139,6 +139,11 @@ def main(argv=None) -> int:
     ap.add_argument("--trials", type=int, default=2, help="directions per moved click")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-doctor", action="store_true")
+    ap.add_argument(
+        "--doctor-only",
+        action="store_true",
+        help="only the doctor (same trials: the held-out and line figures are skipped)",
+    )
     args = ap.parse_args(argv)
     folder = Path(args.folder)
     files = sorted((folder / "annotations").glob("*.json"))
@@ -175,8 +180,9 @@ def main(argv=None) -> int:
             continue
         truth = doc.get("truth_points")  # synthetic frames: errors to the exact points
         row["errors_to"] = "truth" if truth else "clicks"
-        lp = held_out(spec, size, clicks, "simple", truth)
-        la = held_out(spec, size, clicks, "auto", truth)
+        skip = np.full(1, np.nan)
+        lp = skip if args.doctor_only else held_out(spec, size, clicks, "simple", truth)
+        la = skip if args.doctor_only else held_out(spec, size, clicks, "auto", truth)
         row.update(
             model=chosen,
             pinhole_median=float(np.nanmedian(lp)),
@@ -190,7 +196,8 @@ def main(argv=None) -> int:
             img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
             if img is not None and (img.shape[1], img.shape[0]) == size:
                 img_ok = img
-                cl = corners_and_lines(spec, size, clicks, img, truth)
+                if not args.doctor_only:
+                    cl = corners_and_lines(spec, size, clicks, img, truth)
         if cl is not None:
             e0, e1, rep = cl
             row.update(

@@ -7,11 +7,17 @@ the crossing of the two line centres. A camera solved from few clicks absorbs a 
 
 For each click and each painted line through its keypoint, the line is followed in the image
 from the click (its direction from the camera) over ``REACH_PX``; across it, within
-``SEARCH_PX``, the painted-line centre is found as a sub-pixel ridge (geometry.line_ridges:
-ambiguous and too-wide profiles are dropped), and a straight line is fitted to the centres
-robustly. The click's signed distance from each fitted line is the evidence; with two lines at
+``SEARCH_PX``, the painted-line centre is found as a sub-pixel ridge (geometry.line_ridges.
+ridge_offsets: ambiguous and too-wide profiles are dropped; a line at the edge of a painted
+area, such as the NBA key's lines between the dark key and the bright floor, stands little
+above its bright side, so any other line as high above its darker side makes the profile
+ambiguous rather than losing to a line inside the area), and a straight line is fitted to the
+centres robustly (a lone centre that tilts the line through itself is dropped; centres along
+a line turned more than MAX_TURN_DEG from the camera's direction are another line crossing the
+search). The click's signed distance from each fitted line is the evidence; with two lines at
 a clear angle, their crossing gives the click's full 2D offset. No ridge, too few or
-scattered centres, or a keypoint on no painted line = no evidence (NaN), never a suspect.
+scattered centres, or a keypoint on no painted line = no evidence (NaN), never a suspect:
+ambiguous paint gives no evidence, not a wrong offset.
 
 Paint can mislead (the keypoint's own line unpainted and a neighbouring line's ridge found, a
 painted area's edge instead of a line), so ``off_paint_z`` counts the evidence only where the
@@ -38,6 +44,8 @@ STEP_PX = 3.0
 MIN_RIDGES = 6  # painted-line centres needed for a line's fit
 MIN_SPAN_PX = 20.0  # ... spread over at least this length along the line
 MAX_SCATTER_PX = 1.5  # robust scatter of the centres about the fitted line
+MAX_TURN_DEG = 8.0  # the centres' line may turn this far from the camera's (a camera of 5
+# clicks, one of them 12 px off: < 6 degrees on the dev set; another line crossing: > 10)
 MIN_SIN_ANGLE = 0.35  # two lines give a crossing only when they meet at >= ~20 degrees
 ON_LINE_TOL_M = 1e-3
 STRAIGHT_COS = float(np.cos(np.radians(1.0)))  # a polyline runs straight while it turns less
@@ -197,17 +205,21 @@ def _samples(
 def _fit_line(r: np.ndarray, c: np.ndarray) -> tuple[float, float] | None:
     """(offset at r = 0 px, its 1-sigma px) of a straight line c(r) through the ridge
     centres c (S,) px (NaN: none found) at signed distances r (S,) px along the line, with
-    the centres off it dropped; None when too few, too short or too scattered."""
+    the centres off it dropped; None when too few, too short, too scattered or turned more
+    than MAX_TURN_DEG from the camera's direction (another line crossing the search)."""
     good = np.isfinite(c)
     r, c = r[good], c[good]
     if len(r) < MIN_RIDGES or np.ptp(r) < MIN_SPAN_PX:
         return None
     # a straight line through the centres, the centres off it (> 1 px and 3 sigma) dropped
     keep = robust_polyfit_inliers(r, c, 1, 1.0, MIN_RIDGES)
+    keep = _drop_leverage(r, c, keep)
     rk = r[keep]
     if len(rk) < MIN_RIDGES or np.ptp(rk) < MIN_SPAN_PX:
         return None
     b, a = np.polyfit(rk, c[keep], 1)
+    if abs(b) > np.tan(np.radians(MAX_TURN_DEG)):
+        return None
     scatter = float(np.sqrt(np.mean((c[keep] - (a + b * rk)) ** 2)))
     if scatter > MAX_SCATTER_PX:
         return None
@@ -215,6 +227,27 @@ def _fit_line(r: np.ndarray, c: np.ndarray) -> tuple[float, float] | None:
     sxx = float(np.sum((rk - rk.mean()) ** 2))
     var = max(scatter, 0.3) ** 2 * (1.0 / len(rk) + rk.mean() ** 2 / sxx)
     return float(a), float(np.sqrt(var))
+
+
+def _drop_leverage(r: np.ndarray, c: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """keep (S,) bool less the centres that the straight line through the others misses by
+    more than max(1 px, 3 robust sigma), worst first. A lone centre far along r from the rest
+    (a ridge next to the crossing, the others 30 px on) pulls a straight line through itself,
+    so its own residual is small; its deleted residual (residual / (1 - leverage)) is not."""
+    keep = keep.copy()
+    while keep.sum() > MIN_RIDGES:
+        rk, ck = r[keep], c[keep]
+        dr = rk - rk.mean()
+        sxx = max(float(dr @ dr), 1e-12)
+        e = ck - ck.mean() - (float(dr @ ck) / sxx) * dr  # least-squares residuals
+        h = 1.0 / len(rk) + dr**2 / sxx  # their leverages
+        deleted = np.abs(e) / np.maximum(1.0 - h, 1e-9)
+        tol = max(1.0, 3.0 * 1.4826 * float(np.median(np.abs(e))))
+        worst = int(np.argmax(deleted))
+        if deleted[worst] <= tol:
+            break
+        keep[np.flatnonzero(keep)[worst]] = False
+    return keep
 
 
 def check_clicks_on_paint(

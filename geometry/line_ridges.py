@@ -27,6 +27,7 @@ from geometry.camera import Camera
 
 MIN_CONTRAST = 10.0  # grey levels the ridge must stand above both sides
 AMBIGUOUS_RATIO = 0.7  # a second ridge this strong makes the sample ambiguous
+EDGE_LINE_RATIO = 0.5  # ridge_offsets: a line between a dark and a bright area (see there)
 PROFILE_STEP_PX = 0.5
 LINE_WIDTH_M = 0.05
 
@@ -198,23 +199,38 @@ def ridge_offsets(
     offset along the normal (the centre is at uv + offset * normal), NaN where no single clear
     ridge lies within search_px. gray: (h, w) float32 from to_gray; uv: (S, 2) px; normals:
     (2,) or (S, 2) unit image normals; width_px: the painted line's expected width, px, one
-    for all or (S,). All profiles are read in one remap."""
+    for all or (S,). All profiles are read in one remap.
+
+    Stricter than find_ridges about rivals: a line at the edge of a painted area (the key's
+    line between the dark key and the bright floor) stands little above its bright side, so
+    a line inside the area, clear on both sides, would win by far; a rival ridge that stands
+    as high above its darker side as the best does makes the sample ambiguous (NaN) too.
+    The profile grid is fixed (offsets on multiples of the step around 0), so a point's
+    result does not depend on the other points read with it."""
     pts = np.asarray(uv, float).reshape(-1, 2)
     nrm = np.broadcast_to(np.asarray(normals, float), pts.shape)
     if len(pts) == 0:
         return np.zeros(0)
     w = np.maximum(np.broadcast_to(np.asarray(width_px, float), (len(pts),)), 1.0)
     reach = min(search_px + 0.5 * float(w.max()) + 4.0, search_px + 30.0)
+    reach = PROFILE_STEP_PX * np.ceil(reach / PROFILE_STEP_PX)
     offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
     prof = _profiles(gray, pts, nrm, offsets)
-    return _ridge_centres(prof, offsets, w, search_px)
+    return _ridge_centres(prof, offsets, w, search_px, strict=True)
 
 
-def _ridge_centres(prof, offsets, width_px, search_px) -> np.ndarray:
+def _ridge_centres(prof, offsets, width_px, search_px, strict: bool = False) -> np.ndarray:
     """(S,) px: the sub-pixel centre offset of the one clear ridge in each row of prof (S, O)
     sampled at offsets (O,), NaN where there is none (too weak, a competing ridge farther than
     the band's width, the half-height band running off the profile, or a measured width
-    outside 0.3-2.5x width_px (S,) + 2 px); vectorised per side-probe distance."""
+    outside 0.3-2.5x width_px (S,) + 2 px); vectorised per side-probe distance. strict (a
+    click's evidence): a competing ridge (above MIN_CONTRAST on both sides) also counts when
+    it stands AMBIGUOUS_RATIO as high above its darker side as the best ridge above its own,
+    and where the ridge stands less than EDGE_LINE_RATIO as high above its brighter side as
+    above its darker one (a line between a dark and a bright area) each edge is placed at half
+    the ridge's height above its own side: one half-height level for both would put the
+    bright side's edge out on its flank (the centre up to a pixel toward the bright side) or
+    never reach it."""
     step = PROFILE_STEP_PX
     S, n = prof.shape
     out = np.full(S, np.nan)
@@ -229,24 +245,38 @@ def _ridge_centres(prof, offsets, width_px, search_px) -> np.ndarray:
         inner = np.abs(offsets[a : n - a]) <= search_px
         resp = np.where(inner[None], resp, -np.inf)
         k = np.argmax(resp, axis=1)
-        best = resp[np.arange(len(rows)), k]
+        r_ = np.arange(len(rows))
+        best = resp[r_, k]
         ok = best > MIN_CONTRAST
         far = np.abs(np.arange(resp.shape[1])[None] - k[:, None]) > 2 * a
         rival = np.max(np.where(far, resp, -np.inf), axis=1)
         ok &= ~(rival > AMBIGUOUS_RATIO * best)
+        if strict:
+            above_dark = P[:, a : n - a] - np.minimum(P[:, : n - 2 * a], P[:, 2 * a :])
+            ridge = far & (resp > MIN_CONTRAST)
+            rival = np.max(np.where(ridge, above_dark, -np.inf), axis=1)
+            ok &= ~(rival > AMBIGUOUS_RATIO * above_dark[r_, k])
         kp = k + a
-        r_ = np.arange(len(rows))
-        half = 0.5 * (P[r_, kp] + 0.5 * (P[r_, kp - a] + P[r_, kp + a]))
-        below = P < half[:, None]
+        peak, side_l, side_r = P[r_, kp], P[r_, kp - a], P[r_, kp + a]
+        half_l = half_r = 0.5 * (peak + 0.5 * (side_l + side_r))
+        if strict:  # an edge line: each edge at half its own side's height
+            edge = peak - np.maximum(side_l, side_r) < EDGE_LINE_RATIO * (
+                peak - np.minimum(side_l, side_r)
+            )
+            half_l = np.where(edge, 0.5 * (peak + side_l), half_l)
+            half_r = np.where(edge, 0.5 * (peak + side_r), half_r)
         # lo - 1: the last sample left of kp below half; hi + 1: the first right of it
+        below = P < half_l[:, None]
         left_b = np.where(below & (cols[None] < kp[:, None]), cols[None], -1).max(axis=1)
+        if strict:
+            below = P < half_r[:, None]
         right_b = np.where(below & (cols[None] > kp[:, None]), cols[None], n).min(axis=1)
         ok &= (left_b >= 0) & (right_b <= n - 1)
         lo, hi = np.clip(left_b + 1, 1, n - 1), np.clip(right_b - 1, 0, n - 2)
         pl, pl1 = P[r_, lo - 1], P[r_, lo]
         ph, ph1 = P[r_, hi], P[r_, hi + 1]
-        left = offsets[lo - 1] + step * (half - pl) / np.maximum(pl1 - pl, 1e-6)
-        right = offsets[hi] + step * (ph - half) / np.maximum(ph - ph1, 1e-6)
+        left = offsets[lo - 1] + step * (half_l - pl) / np.maximum(pl1 - pl, 1e-6)
+        right = offsets[hi] + step * (ph - half_r) / np.maximum(ph - ph1, 1e-6)
         measured = right - left
         w = width_px[rows]
         ok &= (measured <= 2.5 * w + 2.0) & (measured >= 0.3 * w)
