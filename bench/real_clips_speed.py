@@ -1,0 +1,112 @@
+"""`batch-propagate` speed on the real moving-camera clips (issue 11 §5 on real footage).
+
+    PYTHONPATH=$PWD python bench/real_clips_speed.py /work/devset_clips [--clip ID ...]
+        [--manifest bench/devset_clips/manifest.json] [--annotations ...]
+
+The synthetic clip of `bench/propagation.py speed` shows the pass's own cost; a real broadcast
+adds what the synthetic clip lacks (players and graphics that lower the line support, so most
+frames are refined on their painted lines; frames that fail registration and are retried).
+Per clip: the CLI on the video, one worker, from the reference real_clips.py uses (the
+manifest's reference_frames, else the first annotated frame with 5 or more clicks), in a
+fresh process as a user runs it; against OpenCV's plain decode of the same file measured
+just before. Prints a Markdown table: wall and CPU seconds, the wall ratio (the target:
+at most 2x), CPU ms a frame and the flagged frames (each flagged frame was retried).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from propagation import _decode_seconds  # noqa: E402
+from real_clips import MIN_REFERENCE_POINTS, load_annotations  # noqa: E402
+
+
+def run(video: Path, sport: str, ref: int, points: Path, out: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of `courtstudio batch-propagate` on video, in a child process."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "courtstudio",
+            "batch-propagate",
+            str(video),
+            "--sport",
+            sport,
+            "--reference",
+            f"{ref}:{points}",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+    )
+    wall = time.perf_counter() - t0
+    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", type=Path, help="folder with the clip videos")
+    ap.add_argument("--annotations", type=Path, default=ROOT / "bench/devset_clips/annotations")
+    ap.add_argument("--manifest", type=Path, default=ROOT / "bench/devset_clips/manifest.json")
+    ap.add_argument("--clip", action="append", default=[], help="only these clip ids")
+    args = ap.parse_args(argv)
+    clips = json.loads(args.manifest.read_text())["clips"]
+    print(
+        f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} "
+        f"on {os.cpu_count()} CPUs\n"
+    )
+    print(
+        "| clip | size | frames | reference | decode s | batch-propagate s | wall ratio "
+        "(target <= 2x) | CPU s | CPU ms a frame | flagged | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for entry in clips:
+        if args.clip and entry["id"] not in args.clip:
+            continue
+        video = args.folder / entry["file"]
+        ann_dir = args.annotations / entry["id"]
+        if not video.exists() or not ann_dir.is_dir():
+            continue
+        ann = load_annotations(ann_dir)
+        refs = entry.get("reference_frames") or [
+            min(f for f in ann if len(ann[f]) >= MIN_REFERENCE_POINTS)
+        ]
+        ref = int(refs[0])
+        with tempfile.TemporaryDirectory() as d:
+            dec, _ = _decode_seconds(video)
+            wall, cpu = run(video, entry["sport"], ref, ann_dir / f"{ref}.json", Path(d) / "o")
+            records = [
+                json.loads(x) for x in (Path(d) / "o" / "cameras.jsonl").read_text().splitlines()
+            ]
+        n = len(records)
+        flagged = sum(r["status"] == "flagged" for r in records)
+        w, h = entry["image_size"]
+        print(
+            f"| {entry['id']} | {w}x{h} | {n} | {ref} | {dec:.2f} | {wall:.1f} | "
+            f"{wall / dec:.1f}x | {cpu:.1f} | {1e3 * cpu / n:.0f} | {flagged} | "
+            f"{os.getloadavg()[0]:.1f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
