@@ -94,6 +94,15 @@ def rows(runs: Path, entry: dict, ann: dict, checks: dict, videos: Path):
                         cam, spec, image, r["points"], noise, prior, cal.fit.rms_px
                     )
                     row["refined"] = wr.report.accepted
+                    rp = wr.report
+                    row["refinement"] = {
+                        "reason": rp.reason, "model": rp.model,
+                        "support": [rp.support_before, rp.support_after],
+                        "keypoint_rms_px": [rp.click_rms_before_px, rp.click_rms_after_px],
+                        "line_rms_px": [rp.line_rms_before_px, rp.line_rms_after_px],
+                        "lines": rp.lines_used, "samples": rp.samples,
+                        "k1": float(wr.camera.dist[0]),
+                    }  # fmt: skip
                     if wr.report.accepted:
                         new = wr.camera
                         rec2 = dict(r, K=new.K.tolist(), R=new.R.tolist(), t=new.t.tolist())

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import least_squares
 
+import geometry.joint_covariance as jc
 from geometry.camera import Camera, rotation_look_at
 from geometry.joint_covariance import (
     LINE_SIGMA_PX,
@@ -82,10 +83,12 @@ def test_lines_pin_what_collinear_clicks_do_not():
     assert _worst(m, th, cov) < 2.0
 
 
-def test_prediction_matches_the_scatter_of_noisy_joint_refits():
-    """Round trip: clicks with 1 px noise and line centres with LINE_SIGMA_PX noise, refitted
-    jointly (the rows line_refine fits) many times; the spread of a far keypoint's projection
-    is what the joint covariance predicted (within 25 %)."""
+def test_prediction_matches_the_scatter_of_noisy_joint_refits(monkeypatch):
+    """Round trip: clicks with 1 px noise and line centres with independent LINE_SIGMA_PX
+    noise, refitted jointly (the rows line_refine fits) many times; the spread of a far
+    keypoint's projection is what the joint covariance predicted (within 25 %), every
+    sample counted as independent (as the simulated noise is)."""
+    monkeypatch.setattr(jc, "COVARIANCE_LINE_SAMPLES", 1e9)
     cam = _camera()
     uv_true = cam.project(NEAR_LINE)
     rid = _ridges(cam, step_m=2.0)  # few samples per line: each counts in full
@@ -110,6 +113,19 @@ def test_prediction_matches_the_scatter_of_noisy_joint_refits():
         errs.append(uv - cam.project(far)[0])
     rms = float(np.sqrt(np.mean(np.sum(np.array(errs) ** 2, axis=1))))
     assert sd == pytest.approx(rms, rel=0.25)
+
+
+def test_a_line_counts_as_two_samples_however_densely_it_is_sampled():
+    """Samples along one line share its errors: sampling it 10x more densely must not make
+    the camera look 3x more certain (it would with independent samples)."""
+    cam = _camera()
+    uv = cam.project(NEAR_LINE)
+    worst = []
+    for step_m in (1.0, 0.1):
+        m, th, cov = joint_covariance(cam, NEAR_LINE, uv, 1.0, _ridges(cam, step_m), LINE_SIGMA_PX)
+        worst.append(_worst(m, th, cov))
+    assert worst[1] == pytest.approx(worst[0], rel=0.1)
+    assert worst[1] > 0.5  # 2 samples a line at 0.7 px: not the 0.1 px of 400 independent ones
 
 
 def test_a_loose_lens_prior_widens_the_prediction():

@@ -117,13 +117,7 @@ def cmd_batch_propagate(args) -> int:
                 f"  reference frame {q['frame']}: its clicks fit to {q['rms_px']:.1f} px "
                 "(check them)"
             )
-        if (q.get("predicted_px") or 0) > (q.get("weak_px") or float("inf")):
-            print(
-                f"  reference frame {q['frame']}: its clicks leave keypoints of its picture "
-                f"uncertain by {q['predicted_px']:.0f} px (1 sigma; they nearly lie on one line "
-                "or in one corner): frames no worse than it are not flagged for it; click "
-                "keypoints spread over the picture"
-            )
+        print_weak_reference(q)
         if q.get("lens") == "untested":
             print(
                 f"  reference frame {q['frame']}: too few clicks to test a lens (6 needed) and "
@@ -210,3 +204,21 @@ def register(sub, fmt) -> None:
     )
     sp.add_argument("--quiet", action="store_true", help="no progress line")
     sp.set_defaults(func=cmd_batch_propagate)
+
+
+def print_weak_reference(q: dict) -> None:
+    """The warning for a reference whose own clicks leave its picture uncertain
+    (reference_quality ``predicted_px`` above ``weak_px``, or not determined: null with
+    keypoints to click), naming the keypoints whose clicks would pin it."""
+    px, limit = q.get("predicted_px"), q.get("weak_px") or float("inf")
+    to_click = q.get("to_click") or []
+    if not ((px is not None and px > limit) or (px is None and to_click)):
+        return
+    size = "beyond measure" if px is None else f"by {px:.0f} px"
+    where = f" at {q['predicted_at']}" if q.get("predicted_at") else ""
+    print(
+        f"  reference frame {q['frame']}: its clicks leave keypoints of its picture uncertain "
+        f"{size} (1 sigma{where}; they nearly lie on one line or in one corner): its frames "
+        "are flagged where their painted lines do not pin them"
+        + (f"; click {', '.join(to_click)} to pin it" if to_click else "")
+    )

@@ -11,6 +11,7 @@ arithmetic; this module names the court's keypoints and lines and finds the ridg
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ from geometry.line_ridges import Ridges, find_ridges, to_gray
 from geometry.model_selection import MAX_ABS_K1
 
 LENS_SIGMA_MAX = MAX_ABS_K1  # a lens nothing else bounds is within the plausible range
-WEAK_CLICK_FLOOR_PX = 2.0  # the transferred keypoints' 1-sigma in a weak frame's refinement
+REFINE_MODELS = ("lens", "keep")  # a weak frame's refinements, in order (refine_weak_frame)
 
 
 def _clicks(spec: CourtSpec, points: dict | None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -158,27 +159,36 @@ def refine_weak_frame(
     ref_rms_px: float,
 ) -> WeakRefinement:
     """A weakly determined frame's camera refined on its painted lines, jointly with its
-    transferred keypoints {name: (u, v) px} and the lens prior (courtstudio.pipeline.
-    line_refinement.refine_on_lines, the lens held by the prior instead of fixed), and its
-    prediction from all three. The keypoints weigh as in the frame refinement of
-    propagate_frame (1-sigma 1.5x the reference's RMS ref_rms_px, at least 2 px and at least
-    noise_px), in the fit and in its prediction. Not accepted: the input camera and its
-    prediction from the keypoints (at noise_px) and the prior alone."""
+    transferred keypoints {name: (u, v) px}, and its prediction from both and the lens prior.
+
+    Tried in order: the lens freed under the prior (courtstudio.pipeline.line_refinement.
+    refine_on_lines with a LensPrior), then the frame's own lens kept (REFINE_MODELS). The
+    first refinement line_refine accepts (line support not lower, the keypoints within their
+    noise: 1.5x the reference's RMS ref_rms_px, at least noise_px)
+    that also brings the painted lines closer (inlier line RMS not higher: a camera the
+    lines moved without fitting them better locked onto other paint, as on a real NBA frame
+    whose lens went from 0.6 to -0.4 and whose far keypoint from 1.9 to 6.7 px) is kept.
+    None kept: the input camera and its prediction from the keypoints (at noise_px) and the
+    prior alone, with the last refinement's report."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
 
-    sigma = max(WEAK_CLICK_FLOOR_PX, 1.5 * float(ref_rms_px), float(noise_px))
-    new, rep = refine_on_lines(
-        camera,
-        spec,
-        image,
-        clicks=points,
-        model=lens_model(camera, prior),
-        click_sigma_px=sigma,
-        lens_prior=prior,
-    )
-    if not rep.accepted:
-        px, at = predicted_error(camera, spec, points, noise_px, prior)
-        return WeakRefinement(camera, px, at, rep, None, float(noise_px))
-    ridges = painted_ridges(new, spec, image)
-    px, at = predicted_error(new, spec, points, sigma, prior, ridges)
-    return WeakRefinement(new, px, at, rep, ridges, sigma)
+    sigma = max(1.5 * float(ref_rms_px), float(noise_px))
+    rep = None
+    for kind in REFINE_MODELS:
+        held = kind == "lens" and prior is not None
+        new, rep = refine_on_lines(
+            camera,
+            spec,
+            image,
+            clicks=points,
+            model=lens_model(camera, prior) if held else "keep",
+            click_sigma_px=sigma,
+            lens_prior=prior if held else None,
+        )
+        if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
+            ridges = painted_ridges(new, spec, image)
+            px, at = predicted_error(new, spec, points, sigma, prior, ridges)
+            return WeakRefinement(new, px, at, rep, ridges, sigma)
+    px, at = predicted_error(camera, spec, points, noise_px, prior)
+    assert rep is not None
+    return WeakRefinement(camera, px, at, dataclasses.replace(rep, accepted=False), None, noise_px)
