@@ -346,12 +346,15 @@ class Tracker:
             cam, rms, ev, ridges = self._refined(
                 image, cam, rms, ev, pts, st.rms_px, line_model(fit)
             )
+        on_lines = ridges is not None
         if status == Status.OK:
-            cam, rms, ev, predicted, at = self._predicted(image, st, cam, rms, ev, pts, ridges)
+            cam, rms, ev, predicted, at, on_lines = self._predicted(
+                image, st, cam, rms, ev, pts, ridges
+            )
         elif st.predicted_px <= st.weak_px:  # the reference's camera, and its prediction
             predicted, at = st.predicted_px, st.predicted_at
         else:  # the reference's view of a weak reference: refined on the lines as any frame
-            cam, rms, ev, predicted, at = self._predicted(
+            cam, rms, ev, predicted, at, on_lines = self._predicted(
                 image, st, cam, rms, ev, dict(zip(st.names, map(tuple, st.uv))), None
             )
             pts = dict(zip(st.names, map(tuple, st.uv)))
@@ -371,6 +374,7 @@ class Tracker:
                 "extrapolation_gain": gain,
                 "predicted_px": predicted,
                 "predicted_at": at,
+                **({"refined": "lines"} if on_lines else {}),
             },
             lens=lens_kind(fit),
         )
@@ -409,31 +413,34 @@ class Tracker:
         return new, float(rms2), ev2, painted_ridges(new, self.spec, image)
 
     def _predicted(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, ridges):
-        """(camera, rms, evidence, predicted px, at): the frame's predicted 1-sigma error at
+        """(camera, rms, evidence, predicted px, at, on lines): the frame's predicted 1-sigma
+        error at
         its worst keypoint in view, from what its camera was fitted to (its transferred
         keypoints at the reference clicks' noise, the painted lines when it was refined on
         them, the reference's lens prior: propagation_uncertainty.predicted_error). A frame
         predicted beyond weak_px from its keypoints alone is refined on its painted lines
         with them and the lens prior (refine_weak_frame): when that is accepted and its line
         support does not fall, the refined camera and its prediction replace the inputs
-        (docs/propagation.md, step 7)."""
+        (docs/propagation.md, step 7); ``on lines``: the camera returned was fitted to its
+        painted lines (the shared-centre refit leaves it as it is)."""
         sigma = max(2.0, 1.5 * st.rms_px) if ridges is not None else st.sigma_px
         px, at = predicted_error(cam, self.spec, pts, sigma, st.lens_prior, ridges)
         if px <= st.weak_px or ridges is not None:
-            return cam, rms, ev, px, at
+            return cam, rms, ev, px, at, ridges is not None
         try:
             wr = refine_weak_frame(
                 cam, self.spec, image, pts, st.sigma_px, st.lens_prior, st.rms_px
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
-            return cam, rms, ev, px, at
+            return cam, rms, ev, px, at, False
         if not wr.report.accepted:
-            return cam, rms, ev, wr.predicted_px, wr.at
+            return cam, rms, ev, wr.predicted_px, wr.at, False
         ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
         if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
-            return cam, rms, ev, px, at
+            return cam, rms, ev, px, at, False
         rms2 = wr.report.click_rms_after_px
-        return wr.camera, float(rms if rms2 is None else rms2), ev2, wr.predicted_px, wr.at
+        rms = float(rms if rms2 is None else rms2)
+        return wr.camera, rms, ev2, wr.predicted_px, wr.at, True
 
     def _problem(self, st: RefState, rms: float, ev: dict, predicted: float, at) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not):
