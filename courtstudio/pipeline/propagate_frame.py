@@ -51,11 +51,7 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     weak_px,
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
-from courtstudio.pipeline.propagation_uncertainty import (
-    painted_ridges,
-    predicted_error,
-    refine_weak_frame,
-)
+from courtstudio.pipeline.propagation_uncertainty import predicted_error, refine_weak_frame
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
@@ -286,7 +282,6 @@ class Tracker:
         opt, size = self.options, self.size
         w, h = size
         gain = st.gain
-        ridges = None  # the painted-line samples the final camera was refined on
         if is_identity(H, size):
             cam, rms, pts, status, fit = st.camera, st.rms_px, None, Status.STATIC, None
         else:
@@ -337,28 +332,28 @@ class Tracker:
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
-        if (
+        on_lines = False  # the final camera was fitted to the frame's painted lines
+        if status == Status.OK:
+            predicted, at = predicted_error(cam, self.spec, pts, st.sigma_px, st.lens_prior)
+        if status == Status.OK and not predicted <= st.weak_px:
+            cam, rms, ev, predicted, at, on_lines = self._weak_refined(
+                image, st, cam, rms, ev, pts, predicted, at
+            )
+        elif (
             status == Status.OK
             and opt.line_refiner is None
             and np.isfinite(ev["support"])
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
-            cam, rms, ev, ridges = self._refined(
-                image, cam, rms, ev, pts, st.rms_px, line_model(fit)
-            )
-        on_lines = ridges is not None
-        if status == Status.OK:
-            cam, rms, ev, predicted, at, on_lines = self._predicted(
-                image, st, cam, rms, ev, pts, ridges
-            )
-        elif st.predicted_px <= st.weak_px:  # the reference's camera, and its prediction
+            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
+        elif status == Status.STATIC:  # the reference's camera, and its prediction
             predicted, at = st.predicted_px, st.predicted_at
-        else:  # the reference's view of a weak reference: refined on the lines as any frame
-            cam, rms, ev, predicted, at, on_lines = self._predicted(
-                image, st, cam, rms, ev, dict(zip(st.names, map(tuple, st.uv))), None
-            )
-            pts = dict(zip(st.names, map(tuple, st.uv)))
-            status = Status.STATIC if cam is st.camera else Status.OK
+            if not predicted <= st.weak_px:  # a weak reference's view: refined as any frame
+                pts = dict(zip(st.names, map(tuple, st.uv)))
+                cam, rms, ev, predicted, at, on_lines = self._weak_refined(
+                    image, st, cam, rms, ev, pts, predicted, at
+                )
+                status = Status.OK if on_lines else Status.STATIC
         reason = self._problem(st, rms, ev, predicted, at)
         rec = FrameCamera(
             i,
@@ -383,14 +378,14 @@ class Tracker:
         return rec
 
     def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms, model):
-        """(camera, rms, evidence, ridges) refined on the frame's own painted lines with the
+        """(camera, rms, evidence) refined on the frame's own painted lines with the
         transferred keypoints as clicks (``model``: line_model's), when that raises the line
-        support, ridges the painted-line samples of the refined camera; else the inputs and
-        None. A reference clicked on part of the court (one half) leaves
-        the rest to extrapolation: on a real clay clip 10.6 px at the far corners, unflagged,
-        because the frames' support matched the weak reference's. The transferred keypoints
-        carry the reference clicks' noise: their sigma is taken as 1.5x the reference's RMS
-        (at least 2 px)."""
+        support; else the inputs. Only for frames their keypoints determine (prediction within
+        weak_px; the shared-centre refit of step 8 then refits them to their keypoints). A
+        reference clicked on part of the court (one half) leaves the rest to extrapolation: on
+        a real clay clip 10.6 px at the far corners, unflagged, because the frames' support
+        matched the weak reference's. The transferred keypoints carry the reference clicks'
+        noise: their sigma is taken as 1.5x the reference's RMS (at least 2 px)."""
         from courtstudio.pipeline.line_refinement import refine_on_lines
 
         try:
@@ -403,30 +398,23 @@ class Tracker:
                 click_sigma_px=max(2.0, 1.5 * ref_rms),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
-            return cam, rms, ev, None
+            return cam, rms, ev
         if not rep.accepted:
-            return cam, rms, ev, None
+            return cam, rms, ev
         ev2 = line_evidence(image, new, [], dense=self.dense)
         if not ev2["support"] > ev["support"]:
-            return cam, rms, ev, None
+            return cam, rms, ev
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
-        return new, float(rms2), ev2, painted_ridges(new, self.spec, image)
+        return new, float(rms2), ev2
 
-    def _predicted(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, ridges):
-        """(camera, rms, evidence, predicted px, at, on lines): the frame's predicted 1-sigma
-        error at
-        its worst keypoint in view, from what its camera was fitted to (its transferred
-        keypoints at the reference clicks' noise, the painted lines when it was refined on
-        them, the reference's lens prior: propagation_uncertainty.predicted_error). A frame
-        predicted beyond weak_px from its keypoints alone is refined on its painted lines
-        with them and the lens prior (refine_weak_frame): when that is accepted and its line
-        support does not fall, the refined camera and its prediction replace the inputs
-        (docs/propagation.md, step 7); ``on lines``: the camera returned was fitted to its
-        painted lines (the shared-centre refit leaves it as it is)."""
-        sigma = max(2.0, 1.5 * st.rms_px) if ridges is not None else st.sigma_px
-        px, at = predicted_error(cam, self.spec, pts, sigma, st.lens_prior, ridges)
-        if px <= st.weak_px or ridges is not None:
-            return cam, rms, ev, px, at, ridges is not None
+    def _weak_refined(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at):
+        """(camera, rms, evidence, predicted px, at, on lines) of a frame whose keypoints
+        alone leave it predicted beyond weak_px (px at ``at``: propagation_uncertainty.
+        predicted_error): refined on its painted lines with them and the lens prior
+        (refine_weak_frame); when that is accepted and the frame's line support does not fall
+        by more than SUPPORT_SLACK, the refined camera and its prediction from keypoints,
+        lines and prior (on lines: True; the shared-centre refit leaves it as it is), else
+        the inputs (docs/propagation.md, step 7)."""
         try:
             wr = refine_weak_frame(
                 cam, self.spec, image, pts, st.sigma_px, st.lens_prior, st.rms_px
@@ -434,7 +422,7 @@ class Tracker:
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return cam, rms, ev, px, at, False
         if not wr.report.accepted:
-            return cam, rms, ev, wr.predicted_px, wr.at, False
+            return cam, rms, ev, px, at, False
         ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
         if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
             return cam, rms, ev, px, at, False
