@@ -2,13 +2,14 @@
 
 Usage: ``python bench/weak_geometry.py RUNS [--clip ID ...] [--json F]``, RUNS a folder an
 earlier ``bench/real_clips.py --out RUNS`` run kept (RUNS/<clip>/ref<N>/cameras.jsonl). No
-propagation is run. For every run the rule of courtstudio/pipeline/propagation_flags.py
-``weak_geometry`` is applied to each frame with a camera and transferred keypoints, as the
-propagation applies it (the frame's point fit refitted from its recorded keypoints with the
-reference's lens model; the reference's own calibration from its clicks; one noise,
-geometry.fit_extrapolation.fit_noise_px of the reference's calibration): on runs made before
-the rule this says what it would flag; on runs made with it, the recorded statuses say what it
-did. Three measures:
+propagation is run. For every run the clicks-only weak-geometry rule (``clicks_only_rule``:
+courtstudio/pipeline/propagation_flags.py's until the full covariance replaced it; that one,
+which needs the frames' images, is scored by bench/full_covariance.py) is applied to each
+frame with a camera and transferred keypoints, as the propagation applied it (the frame's
+point fit refitted from its recorded keypoints with the reference's lens model; the
+reference's own calibration from its clicks; one noise, geometry.fit_extrapolation.
+fit_noise_px of the reference's calibration): on runs made before the rule this says what it
+would flag; on runs made with it, the recorded statuses say what it did. Three measures:
 
 1. Per run: frames left ok by the other rules, and how many of them the rule flags.
 2. Clicked frames (held-out annotated frames and flag checks of bench/devset_clips): worst
@@ -46,7 +47,7 @@ from real_clips import (  # noqa: E402
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
 from courtstudio.pipeline.propagate_frame import weak_px  # noqa: E402
-from courtstudio.pipeline.propagation_flags import plane_keypoints, weak_geometry  # noqa: E402
+from courtstudio.pipeline.propagation_flags import plane_keypoints  # noqa: E402
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
 from courtstudio.pipeline.propagation_solve import frame_model, recalibrate  # noqa: E402
 from geometry.camera_params import ParamModel  # noqa: E402
@@ -56,6 +57,21 @@ from geometry.fit_extrapolation import (  # noqa: E402
     predicted_sd_per_px,
 )
 from geometry.pixel_lens import PixelLens  # noqa: E402
+
+
+def clicks_only_rule(
+    gain: float, ref_gain: float, noise_px: float, *, flag_px: float, weak_px: float
+) -> bool:
+    """The weak-geometry rule of 2026-12-01 before the full covariance (propagation_flags
+    then): the point fit's prediction gain * noise_px (px) above weak_px and above the
+    reference's own (ref_gain * noise_px) by more than flag_px and by more than that
+    prediction itself. Kept here so this bench still scores what it scored; the propagation
+    now judges each frame on its own prediction from keypoints, lines and lens prior
+    (bench/full_covariance.py scores that)."""
+    if not (np.isfinite(gain) and np.isfinite(ref_gain)):
+        return False
+    predicted, ref_predicted = gain * noise_px, ref_gain * noise_px
+    return bool(predicted > weak_px and predicted - ref_predicted > max(flag_px, ref_predicted))
 
 
 def run_frames(spec, entry: dict, clicks: dict, recs: dict, ref: int) -> tuple[dict, dict]:
@@ -85,7 +101,7 @@ def run_frames(spec, entry: dict, clicks: dict, recs: dict, ref: int) -> tuple[d
         gain = extrapolation_gain(fit, P)
         recorded = (r.get("reason") or "").startswith("weak geometry")
         rule = r["status"] != "reference" and bool(
-            weak_geometry(gain, ref_gain, noise, flag_px=FLAG_PX, weak_px=limit)
+            clicks_only_rule(gain, ref_gain, noise, flag_px=FLAG_PX, weak_px=limit)
         )
         out[i] = {
             "uv": _camera(r).project(P),

@@ -24,17 +24,23 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.chi2 import chi2_isf
 from geometry.distortion import monotonic_over_pixels
+from geometry.joint_covariance import (
+    LINE_EFFECTIVE_SAMPLES,
+    LINE_SIGMA_PX,
+    LensPrior,
+    click_rows,
+    huber_weights,
+    line_rows,
+    line_weights,
+)
 from geometry.line_ridges import Ridges, find_ridges, to_gray
 
 SEARCH_PX = (20.0, 10.0, 5.0)
-LINE_SIGMA_PX = 0.7  # 1-sigma of a ridge centre across the line, px
 MIN_SAMPLES = 30
 MIN_LINES = 3
 SUPPORT_TOL_PX = 2.0  # a sample 'supports' a camera when its ridge is this close
 CLICK_CHI2_QUANTILE = 0.99
 SUPPORT_SLACK = 0.01  # support may not fall by more than this
-LINE_EFFECTIVE_SAMPLES = 20  # a line's samples count as at most this many independent ones
-HUBER_K = 2.0  # line residuals beyond this many sigma are down-weighted
 IRLS_ROUNDS = 3
 
 
@@ -85,33 +91,30 @@ def _click_rms(camera, X, x):
     return float(np.sqrt(np.mean(np.sum((camera.project(X) - x) ** 2, axis=1))))
 
 
-def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
+def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, prior=None):
     """Joint least squares, robust on the lines only; returns (theta, cost, covariance).
 
-    Line samples along one line share its errors (paint width, a lens term the model lacks),
+    Line samples along one line share their errors (paint width, a lens term the model lacks),
     so each line counts as at most LINE_EFFECTIVE_SAMPLES independent ones; a sample's weight
     is also Huber's (k = HUBER_K sigma), by iterative reweighting, so a ridge on a player
     cannot pull. Clicks keep a plain quadratic cost: they are the annotator's, and the lines
-    must agree with them, not outvote them. The cost is in sigma units."""
-    P, q, nrm = ridges.points_world, ridges.uv, ridges.normals
-    n_s = len(P)
-    per_line = np.bincount(ridges.line)[ridges.line]
-    w_line = 1.0 / np.sqrt(np.maximum(1.0, per_line / LINE_EFFECTIVE_SAMPLES))
+    must agree with them, not outvote them. A LensPrior (or None) holds the radial terms near
+    its mean. The cost is in sigma units; the rows are geometry.joint_covariance's."""
+    w_line = line_weights(ridges)
     w = w_line.copy()
 
     def parts(theta):
-        uv, J = model.project_with_jacobian(theta, P, size)
-        r_l = np.sum((uv - q) * nrm, axis=1) / LINE_SIGMA_PX
-        J = J.reshape(n_s, 2, -1)
-        J_l = (J[:, 0, :] * nrm[:, :1] + J[:, 1, :] * nrm[:, 1:]) / LINE_SIGMA_PX
-        r_l, J_l = r_l * w, J_l * w[:, None]
-        if X is None or len(X) == 0:
-            return r_l, J_l
-        uv_c, J_c = model.project_with_jacobian(theta, X, size)
-        return (
-            np.concatenate([r_l, ((uv_c - x) / click_sigma_px).ravel()]),
-            np.vstack([J_l, J_c / click_sigma_px]),
-        )
+        r, J = line_rows(model, theta, ridges, size, LINE_SIGMA_PX, w)
+        rs, Js = [r], [J]
+        if X is not None and len(X):
+            r_c, J_c = click_rows(model, theta, X, x, size, click_sigma_px)
+            rs.append(r_c)
+            Js.append(J_c)
+        if prior is not None:
+            r_p, J_p = prior.rows(theta, model.size)
+            rs.append(r_p)
+            Js.append(J_p)
+        return np.concatenate(rs), np.vstack(Js)
 
     last: list = [None, None]  # least_squares asks for the residuals, then the Jacobian
 
@@ -131,15 +134,24 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px):
             max_nfev=40,
         )
         theta = sol.x
-        uv = model.project_with_jacobian(theta, P, size)[0]
-        z = np.abs(np.sum((uv - q) * nrm, axis=1)) / LINE_SIGMA_PX
-        w = w_line * np.sqrt(np.minimum(1.0, HUBER_K / np.maximum(z, 1e-9)))
+        uv = model.project_with_jacobian(theta, ridges.points_world, size)[0]
+        w = w_line * huber_weights(np.sum((uv - ridges.uv) * ridges.normals, axis=1), LINE_SIGMA_PX)
     r, J = parts(theta)
     try:
         cov = np.linalg.inv(J.T @ J)  # residuals are in sigma units
     except np.linalg.LinAlgError:
         cov = np.full((len(theta), len(theta)), np.inf)
     return theta, float(r @ r), cov
+
+
+def default_step_m(polylines) -> float:
+    """Sample spacing along lines, metres: the longest polyline ((M, 3) metres each) / 120,
+    at least 0.02 m."""
+    longest = max(
+        (np.sum(np.linalg.norm(np.diff(np.asarray(p, float), axis=0), axis=1)) for p in polylines),
+        default=1.0,
+    )
+    return max(longest / 120.0, 0.02)
 
 
 def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
@@ -177,6 +189,7 @@ def refine_camera_on_lines(
     click_sigma_px: float = 2.0,
     line_names=None,
     step_m: float | None = None,
+    lens_prior: LensPrior | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
 
@@ -188,7 +201,8 @@ def refine_camera_on_lines(
     (the starting camera's own model), or a ParamModel (e.g. geometry.held_lens's, a lens
     held fixed); click_sigma_px: the clicks' 1-sigma noise, px;
     line_names: (L,) names for the report; step_m: sample spacing along lines, metres
-    (default: the longest line / 120).
+    (default: the longest line / 120); lens_prior: a geometry.joint_covariance.LensPrior
+    holding the model's radial terms near a reference's (None: free, or fixed by the model).
 
     Returns (camera, report): the refined camera when report.accepted, else ``camera``
     unchanged and report.reason says why.
@@ -201,10 +215,7 @@ def refine_camera_on_lines(
     x = None if uv is None else np.asarray(uv, float).reshape(-1, 2)
     size = camera.image_size
     if step_m is None:
-        longest = max(
-            (np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1)) for p in polylines), default=1.0
-        )
-        step_m = max(longest / 120.0, 0.02)
+        step_m = default_step_m(polylines)
     gray = to_gray(image)
     if gray.shape[::-1] != tuple(size):
         raise ValueError(
@@ -250,7 +261,7 @@ def refine_camera_on_lines(
             rid = find_ridges(gray, cur, polylines, radius, step_m)
             if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
                 break
-            theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px)
+            theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px, lens_prior)
         else:
             results.append((m, theta, cost, rid, cov))
             continue

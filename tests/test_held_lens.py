@@ -180,3 +180,28 @@ def test_line_refinement_keeps_a_held_lens():
     before = np.median(np.linalg.norm(start.project(X) - truth.project(X), axis=1))
     after = np.median(np.linalg.norm(new.project(X) - truth.project(X), axis=1))
     assert after < 0.2 * before
+
+
+def test_share_centre_leaves_a_camera_refined_on_its_lines_as_it_is():
+    """A frame whose camera was fitted to its painted lines too (``refined``: "lines") keeps
+    that camera (a refit to its keypoints alone would drop the lines and the prediction made
+    with them) and does not take the shared centre; the others still do."""
+    names = [
+        f"{end}_service_{side}" for end in ("far", "near") for side in ("left", "centre", "right")
+    ]
+    truth = [_camera(1200.0 * z, yaw) for z, yaw in ((1.0, 0.0), (1.1, 0.01), (1.2, -0.01))]
+    recs = []
+    for k, cam in enumerate(truth):
+        start = Camera(
+            cam.K * [[1.02, 1, 1], [1, 1.02, 1], [1, 1, 1]], cam.R, cam.t, SIZE, cam.dist
+        )
+        recs.append(_record(k, cam, [n for n in names if _in_view(cam, n)], start, False))
+    recs[1]["refined"] = "lines"
+    before = {k: list(recs[1][k]) for k in ("K", "R", "t")}
+    share_centre(recs, SPEC, SIZE, flag_rms_px=3.0)
+    assert recs[1]["centre"] == "free"
+    assert all(recs[1][k] == before[k] for k in before)
+    assert recs[0]["centre"] == recs[2]["centre"] == "shared"
+    # the others are refitted: their 2 % focal error is gone
+    assert recs[2]["K"][0][0] == pytest.approx(truth[2].K[0, 0], rel=2e-3)
+    assert recs[1]["K"][0][0] == pytest.approx(1.02 * truth[1].K[0, 0])

@@ -1,13 +1,12 @@
 """The flag rules of a propagated frame (issue 11 §2; courtstudio/pipeline/
 propagation_flags.py): a keypoint residual beyond the reference's, line support against the
-reference's, weak geometry beyond the reference's; and, end to end, a wrong keypoint transfer
+reference's, weak geometry on the frame's own prediction; and, end to end, a wrong keypoint transfer
 is flagged, and a weakly determined frame is flagged but keeps its camera and its place in
 the tracking."""
 
 import pytest
 
 import courtstudio.pipeline.propagate_frame as propagate_frame
-import courtstudio.pipeline.propagation_solve as propagation_solve
 from court_specs import load_spec
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_flags import frame_problem, weak_geometry
@@ -45,38 +44,31 @@ def test_frame_problem_rules():
 
 
 def test_weak_geometry_rule():
-    """Flagged when the predicted 1-sigma (gain x the reference clicks' noise) is above the
-    off distance AND above the reference's own prediction by more than the residual margin
-    and more than the reference's prediction itself (twice as uncertain as the reference)."""
-    kw = dict(flag_px=3.0, weak_px=6.7)
+    """Flagged when the frame's own predicted 1-sigma (from all its camera was fitted to) is
+    above the off distance, whatever its reference's: the reference no longer excuses it."""
     # IND-NYK frame 4 from reference 250 (8.1 px off): 4 nearly collinear keypoints left
-    assert "uncertain by 61 px" in weak_geometry(61.0, 5.7, 1.0, **kw)
-    # NYK-BOS frame 428 from reference 80 (7.1 px off): 2.8x the reference's prediction
-    assert weak_geometry(19.3, 6.9, 1.0, **kw) != ""
-    # as weak as its reference (noise 2 px: 14 px predicted for both)
-    assert weak_geometry(7.1, 6.9, 2.0, **kw) == ""
-    # twice the reference and more than the margin above it, but below the off distance
-    assert weak_geometry(6.0, 1.0, 1.0, **kw) == ""
-    assert weak_geometry(7.0, 1.0, 1.0, **kw) != ""
-    # above the off distance, worse than the reference by less than the margin
-    assert weak_geometry(9.0, 6.5, 1.0, **kw) == ""
-    # above the margin, but less than twice the reference (a badminton frame from a
-    # reference clicked along one line: 2.7 px off at its clicks)
-    assert weak_geometry(21.8, 16.3, 1.0, flag_px=3.0, weak_px=11.9) == ""
-    assert weak_geometry(33.0, 16.3, 1.0, flag_px=3.0, weak_px=11.9) != ""
-    # a noisier reference scales both predictions
-    assert weak_geometry(5.0, 2.0, 2.0, **kw) != ""
-    assert weak_geometry(5.0, 2.0, 1.0, **kw) == ""
+    assert weak_geometry(61.0, 6.7, "far_left_corner") == (
+        "weak geometry: keypoints in view uncertain by 61 px (1 sigma, at far_left_corner)"
+    )
+    # just above and just below the off distance (720p: 6.7 px)
+    assert weak_geometry(6.8, 6.7) != ""
+    assert weak_geometry(6.6, 6.7) == ""
+    assert weak_geometry(6.7, 6.7) == ""
+    # not determined at all (a singular fit): flagged, and said so
+    assert "not determined" in weak_geometry(float("inf"), 6.7)
     # not measured: no test
-    assert weak_geometry(float("nan"), 2.0, 1.0, **kw) == ""
-    assert weak_geometry(50.0, float("nan"), 1.0, **kw) == ""
+    assert weak_geometry(float("nan"), 6.7) == ""
+    # no off distance given: never weak
+    assert weak_geometry(1e6, float("inf")) == ""
     # the other rules come first; with nothing else wrong the weak-geometry reason is given
     rules = dict(flag_px=3.0, support_ratio=0.7, min_line_samples=10)
-    weak_args = dict(gain=61.0, ref_gain=5.7, noise_px=1.0, weak_px=6.7)
+    weak_args = dict(predicted_px=61.0, predicted_at="far_left_corner", weak_px=6.7)
     assert frame_problem(1.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args).startswith(
         "weak geometry"
     )
     assert "residual" in frame_problem(4.0, 0.5, GOOD_LINES, GOOD_LINES, **rules, **weak_args)
+    # a frame of a reference as weak as it (the old exemption) is flagged all the same
+    assert frame_problem(6.5, 6.0, GOOD_LINES, GOOD_LINES, **rules, **weak_args) != ""
 
 
 def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
@@ -102,19 +94,23 @@ def test_inconsistent_transferred_keypoints_are_flagged(tmp_path, monkeypatch):
 
 
 def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkeypatch):
-    """Frames 4-6 whose point fits extrapolate 60x their keypoints' noise are flagged for weak
-    geometry, keep their cameras (refitted about the shot's shared centre) and predict the
-    next frames; the others are not flagged."""
-    real = propagate_frame.extrapolation_gain
+    """Frames 4-6 whose cameras are predicted 60 px uncertain, and whose painted lines do not
+    pin them (their refinement fails), are flagged for weak geometry, keep their cameras
+    (refitted about the shot's shared centre) and predict the next frames; the others are
+    not flagged."""
+    real = propagate_frame.predicted_error
     calls = {"n": 0}
 
-    def weak_from_frame_4(fit, points_world):
-        calls["n"] += 1  # call 1: the reference; call k: frame k - 1
-        return 60.0 if 5 <= calls["n"] <= 7 else real(fit, points_world)
+    def weak_from_frame_4(camera, spec, points, *args, **kw):
+        calls["n"] += 1  # call k: frame k
+        px, at = real(camera, spec, points, *args, **kw)
+        return (60.0, "far_left_corner") if 4 <= calls["n"] <= 6 else (px, at)
 
-    monkeypatch.setattr(propagate_frame, "extrapolation_gain", weak_from_frame_4)
-    # the reference's gain is measured where its frames' model is fitted (propagation_solve)
-    monkeypatch.setattr(propagation_solve, "extrapolation_gain", weak_from_frame_4)
+    def lines_do_not_help(*args, **kw):
+        raise ValueError("no painted lines")
+
+    monkeypatch.setattr(propagate_frame, "predicted_error", weak_from_frame_4)
+    monkeypatch.setattr(propagate_frame, "refine_weak_frame", lines_do_not_help)
     clip, ref = _pan_clip_and_reference()
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     by_frame = {r["frame"]: r for r in records}
@@ -124,20 +120,19 @@ def test_weakly_determined_frames_are_flagged_and_still_tracked(tmp_path, monkey
     # identity, as it is with the line-centre spec's texture
     static = [r["frame"] for r in records if r["status"] == "static"]
     assert static in ([], [9])
-    assert calls["n"] == 10 - len(static)  # one fit per frame: a weak one is not re-registered
+    assert calls["n"] == 9 - len(static)  # one fit per frame: a weak one is not re-registered
     for i in (4, 5, 6):
         r = by_frame[i]
         assert r["status"] == "flagged" and r["reason"].startswith("weak geometry"), r
-        assert "K" in r and r["extrapolation_gain"] == 60.0
+        assert "at far_left_corner" in r["reason"]
+        assert "K" in r and r["predicted_px"] == 60.0 and r["predicted_at"] == "far_left_corner"
         assert r["centre"] == "shared"  # refitted about the shot's centre like the others
-        assert r["predicted_px"] == pytest.approx(60.0 * q["noise_px"], abs=1e-3)
     fitted = [i for i in (1, 2, 3, 7, 8, 9) if i not in static]
     assert all(by_frame[i]["status"] == "ok" for i in fitted)
     assert by_frame[7]["registration"]["attempt"] == "predicted"  # from frame 6
-    assert all(by_frame[i]["extrapolation_gain"] < 5 for i in fitted)
-    assert q["extrapolation_gain"] < 5 and q["predicted_px"] == pytest.approx(
-        q["extrapolation_gain"] * q["noise_px"], abs=1e-3
-    )
+    # every keypoint clicked and exact: the frames' own predictions are small, the reference's too
+    assert all(by_frame[i]["predicted_px"] < 2 for i in fitted)
+    assert q["predicted_px"] < 2 and q["to_click"] == []
 
 
 def test_a_reference_clicked_along_one_line_is_reported(tmp_path):
@@ -157,9 +152,14 @@ def test_a_reference_clicked_along_one_line_is_reported(tmp_path):
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, clicks)], tmp_path)
     q = propagate.last_extras["reference_quality"][0]
     assert q["weak_px"] == pytest.approx(10.0 * 540 / 1080)
-    assert q["predicted_px"] > 10 * q["weak_px"]
+    assert q["predicted_px"] is None or q["predicted_px"] > 10 * q["weak_px"]
+    # the product answer: which keypoints would pin it (the far court, not clicked)
+    assert q["to_click"] and all(n.startswith("far_") for n in q["to_click"]), q["to_click"]
+    # its frames' painted lines pin what its clicks do not: they are not flagged for it
     weak = [r for r in records if r.get("reason", "").startswith("weak geometry")]
     assert len(weak) <= len(records) // 2
+    refined = [r for r in records if r["status"] == "ok" and r.get("predicted_px") is not None]
+    assert refined and all(r["predicted_px"] <= q["weak_px"] for r in refined)
 
 
 def test_a_pending_frame_retried_into_weak_geometry_is_kept(monkeypatch):
@@ -208,9 +208,11 @@ def test_batch_propagate_warns_of_a_reference_clicked_along_one_line(tmp_path, c
     args = ["batch-propagate", str(video), "--sport", "tennis", "--reference", f"0:{pts}"]
     assert main([*args, "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "reference frame 0: its clicks leave keypoints of its picture uncertain by" in printed
+    assert "reference frame 0: its clicks leave keypoints of its picture uncertain" in printed
+    assert "; click far_" in printed  # what to click to pin it
     # five clicks cannot test a lens, and this pinhole clip's lines give none
     assert "reference frame 0: too few clicks to test a lens (6 needed)" in printed
     q = json.loads((out / "summary.json").read_text())["reference_quality"][0]
-    assert q["predicted_px"] > q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)
-    assert q["lens"] == "untested"
+    assert q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)
+    assert q["predicted_px"] is None or q["predicted_px"] > q["weak_px"]
+    assert q["to_click"] and q["lens"] == "untested"

@@ -17,6 +17,7 @@ from courtstudio.pipeline.calibration import CourtCalibration
 from geometry.calibration import CameraFit
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
+from geometry.joint_covariance import LensPrior
 from geometry.line_refine import LineRefinement, refine_camera_on_lines
 
 NOT_PAINTED = ("net_line",)
@@ -41,12 +42,14 @@ def refine_on_lines(
     clicks: dict | None = None,
     model: str | ParamModel = "auto",
     click_sigma_px: float = 2.0,
+    lens_prior: LensPrior | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
     camera: the starting camera; image: (h, w) grey or (h, w, 3) BGR uint8 frame of the
     camera's size; clicks: {keypoint name: (u, v) px} or None; model: 'auto', 'keep', a
-    one-focal model name or a ParamModel (geometry.line_refine). Returns (camera, report);
+    one-focal model name or a ParamModel (geometry.line_refine); lens_prior: a
+    geometry.joint_covariance.LensPrior on the model's radial terms. Returns (camera, report);
     the camera is the input one when report.accepted is False (report.reason says why).
     """
     names, lines = painted_ground_lines(spec)
@@ -56,7 +59,15 @@ def refine_on_lines(
         X = np.array([spec.keypoints[k] for k in ks])
         uv = np.array([clicks[k] for k in ks], float)
     return refine_camera_on_lines(
-        camera, lines, image, X, uv, model=model, click_sigma_px=click_sigma_px, line_names=names
+        camera,
+        lines,
+        image,
+        X,
+        uv,
+        model=model,
+        click_sigma_px=click_sigma_px,
+        line_names=names,
+        lens_prior=lens_prior,
     )
 
 

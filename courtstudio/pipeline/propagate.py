@@ -141,7 +141,8 @@ def _pass(
                     evidence=st.evidence,
                     uncertainty={
                         "extrapolation_gain": st.gain,
-                        "predicted_px": st.gain * st.sigma_px,
+                        "predicted_px": st.predicted_px,
+                        "predicted_at": st.predicted_at,
                     },
                 ),
                 cut,

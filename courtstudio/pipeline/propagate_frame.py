@@ -22,13 +22,21 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
-from courtstudio.pipeline.propagation_court import court_region, ground_lines, zoom_of
+from courtstudio.pipeline.propagation_court import ground_lines
 from courtstudio.pipeline.propagation_flags import (
     WEAK_GEOMETRY,
     frame_problem,
     plane_keypoints,
 )
 from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
+from courtstudio.pipeline.propagation_reference import (  # noqa: F401
+    COURT_MARGIN_M,
+    FINE_ZOOM,
+    LINE_STEP_M,
+    Reference,
+    RefState,
+    make_ref_state,
+)
 from courtstudio.pipeline.propagation_result import FrameCamera, _num
 from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     LENS_PX,
@@ -43,15 +51,15 @@ from courtstudio.pipeline.propagation_solve import (  # noqa: F401
     weak_px,
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
+from courtstudio.pipeline.propagation_uncertainty import predicted_error, refine_weak_frame
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
 from geometry.fit_extrapolation import extrapolation_gain
+from geometry.line_refine import SUPPORT_SLACK
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
-from geometry.pixel_lens import PixelLens
 from geometry.plane_motion import (
-    WORK_WIDTH,
     Prepared,
     is_identity,
     prepare,
@@ -64,20 +72,11 @@ from geometry.projection import densify_all
 MIN_POINTS_IN_VIEW = 4
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
 MIN_LINE_SAMPLES = 10
-LINE_STEP_M = 0.5  # line evidence samples every this many metres of painted line
-COURT_MARGIN_M = 4.0  # registration uses the court and this much of its surround
 RECENT_GOOD = 3
 RECENT_SPACING = 5  # frames between the kept recent good frames
 PENDING = 12  # flagged frames kept for another try when the graphics mask changes
-FINE_ZOOM = 1.4  # frames zoomed in this much on their reference use its finer copy
 VIEW_MARGIN = 0.5  # keypoints this far outside the image (fraction of its size) still count
 REFINE_BELOW_SUPPORT = 0.7  # a frame whose line support is lower is refined on its lines
-
-
-@dataclass(frozen=True)
-class Reference:
-    frame: int
-    points: dict  # {keypoint: (u, v)}
 
 
 @dataclass
@@ -93,99 +92,6 @@ class Options:
     masks: tuple = ()
     detect_graphics: bool = True
     line_refiner: Callable | None = None
-
-
-@dataclass
-class RefState:
-    ref: Reference
-    camera: Camera
-    rms_px: float
-    prepared: Prepared
-    image_mask: np.ndarray | None  # the reference's own (players) mask, reduced
-    court_mask: np.ndarray  # reduced: the court and its surround
-    names: list
-    uv: np.ndarray  # (N, 2) clicked keypoints
-    evidence: dict
-    last_H: np.ndarray | None = None
-    last_frame: int | None = None
-    theta: np.ndarray | None = None  # the last good frame's parameters of ``model``
-    fine: Prepared | None = None  # the reference at twice the frames' scale
-    model: str = "simple"  # the lens model every frame refits (frame_model of the reference)
-    lens: PixelLens | None = None  # the reference's distortion: registration in ideal pixels
-    uv_ideal: np.ndarray | None = None  # (N, 2) the clicks in ideal pixels (lens only)
-
-    image: np.ndarray | None = None  # the full-resolution reference (for the finer copy)
-    gain: float = float("nan")  # its calibration's extrapolation gain in its own picture
-    sigma_px: float = 1.0  # its clicks' noise (geometry.fit_extrapolation.fit_noise_px)
-    weak_px: float = float("inf")  # a prediction above this flags a frame (weak_geometry)
-
-    def source(self, H_pred) -> Prepared:
-        """The reference image to register with: the finer one (made at its first use) when
-        H_pred zooms in and the reference is wider than WORK_WIDTH."""
-        if zoom_of(H_pred, self.prepared.size) < FINE_ZOOM:
-            return self.prepared
-        if self.fine is None and self.image is not None:
-            if self.image.shape[1] > WORK_WIDTH:
-                self.fine = straightened(prepare(self.image, 2 * WORK_WIDTH), self.lens, True)
-            self.image = None
-        return self.fine if self.fine is not None else self.prepared
-
-    def quality(self) -> dict:
-        return {
-            "frame": self.ref.frame,
-            "rms_px": _num(self.rms_px),
-            "line_support": _num(self.evidence["support"]),
-            "line_residual_px": _num(self.evidence["residual_px"]),
-            "lens": lens_source(self.model, len(self.ref.points)),
-            **self.uncertainty(),
-        }
-
-    def uncertainty(self) -> dict:
-        """Its clicks' noise, its extrapolation gain and their product (the predicted 1-sigma
-        px at the keypoint of its picture its clicks determine worst), and the prediction
-        above which a frame is flagged (weak_px)."""
-        return {
-            "noise_px": _num(self.sigma_px),
-            "extrapolation_gain": _num(self.gain),
-            "predicted_px": _num(self.gain * self.sigma_px),
-            "weak_px": _num(self.weak_px),
-        }
-
-
-def make_ref_state(
-    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
-) -> RefState:
-    cal = reference_calibration(spec, ref.points, image)
-    model = frame_model(cal.fit)
-    # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
-    # frame and its masks) for a field that is the identity within 0.05 px
-    lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
-    p = straightened(prepare(image), lens, corners=True)
-    dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
-    names = list(ref.points)
-    uv = np.array([ref.points[n] for n in names], float)
-    pinhole = (
-        cal.camera
-        if lens is None
-        else Camera(cal.camera.K, cal.camera.R, cal.camera.t, cal.camera.image_size)
-    )
-    return RefState(
-        ref,
-        cal.camera,
-        float(cal.fit.rms_px),
-        p,
-        straightened_mask(reduce_mask(image_mask, p), lens, p),
-        court_region(spec, pinhole, p, COURT_MARGIN_M),
-        names,
-        uv,
-        line_evidence(image, cal.camera, [], dense=dense),
-        theta=ParamModel(model).from_camera(cal.camera),
-        model=model,
-        lens=lens,
-        uv_ideal=None if lens is None else lens.undistort(uv),
-        image=image,  # its finer copy for zoomed frames is made when first needed
-        **reference_prediction(spec, ref.points, cal.fit, model, image.shape[0]),
-    )
 
 
 def _and(*masks):
@@ -426,14 +332,29 @@ class Tracker:
             if opt.line_refiner is not None:  # the hook for per-frame painted-line refinement
                 cam = opt.line_refiner(image, cam, self.spec)
         ev = line_evidence(image, cam, [], dense=self.dense)
-        if (
+        on_lines = False  # the final camera was fitted to the frame's painted lines
+        if status == Status.OK:
+            predicted, at = predicted_error(cam, self.spec, pts, st.sigma_px, st.lens_prior)
+        if status == Status.OK and not predicted <= st.weak_px:
+            cam, rms, ev, predicted, at, on_lines = self._weak_refined(
+                image, st, cam, rms, ev, pts, predicted, at
+            )
+        elif (
             status == Status.OK
             and opt.line_refiner is None
             and np.isfinite(ev["support"])
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
             cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
-        reason = self._problem(st, rms, ev, gain)
+        elif status == Status.STATIC:  # the reference's camera, and its prediction
+            predicted, at = st.predicted_px, st.predicted_at
+            if not predicted <= st.weak_px:  # a weak reference's view: refined as any frame
+                pts = dict(zip(st.names, map(tuple, st.uv)))
+                cam, rms, ev, predicted, at, on_lines = self._weak_refined(
+                    image, st, cam, rms, ev, pts, predicted, at
+                )
+                status = Status.OK if on_lines else Status.STATIC
+        reason = self._problem(st, rms, ev, predicted, at)
         rec = FrameCamera(
             i,
             Status.FLAGGED if reason else status,
@@ -444,7 +365,12 @@ class Tracker:
             H,
             points=pts,
             evidence=ev,
-            uncertainty={"extrapolation_gain": gain, "predicted_px": gain * st.sigma_px},
+            uncertainty={
+                "extrapolation_gain": gain,
+                "predicted_px": predicted,
+                "predicted_at": at,
+                **({"refined": "lines"} if on_lines else {}),
+            },
             lens=lens_kind(fit),
         )
         if not reason and status == Status.OK:
@@ -454,11 +380,12 @@ class Tracker:
     def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms, model):
         """(camera, rms, evidence) refined on the frame's own painted lines with the
         transferred keypoints as clicks (``model``: line_model's), when that raises the line
-        support; else the inputs. A reference clicked on part of the court (one half) leaves
-        the rest to extrapolation: on a real clay clip 10.6 px at the far corners, unflagged,
-        because the frames' support matched the weak reference's. The transferred keypoints
-        carry the reference clicks' noise: their sigma is taken as 1.5x the reference's RMS
-        (at least 2 px)."""
+        support; else the inputs. Only for frames their keypoints determine (prediction within
+        weak_px; the shared-centre refit of step 8 then refits them to their keypoints). A
+        reference clicked on part of the court (one half) leaves the rest to extrapolation: on
+        a real clay clip 10.6 px at the far corners, unflagged, because the frames' support
+        matched the weak reference's. The transferred keypoints carry the reference clicks'
+        noise: their sigma is taken as 1.5x the reference's RMS (at least 2 px)."""
         from courtstudio.pipeline.line_refinement import refine_on_lines
 
         try:
@@ -480,7 +407,30 @@ class Tracker:
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         return new, float(rms2), ev2
 
-    def _problem(self, st: RefState, rms: float, ev: dict, gain: float) -> str:
+    def _weak_refined(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at):
+        """(camera, rms, evidence, predicted px, at, on lines) of a frame whose keypoints
+        alone leave it predicted beyond weak_px (px at ``at``: propagation_uncertainty.
+        predicted_error): refined on its painted lines with them and the lens prior
+        (refine_weak_frame); when that is accepted and the frame's line support does not fall
+        by more than SUPPORT_SLACK, the refined camera and its prediction from keypoints,
+        lines and prior (on lines: True; the shared-centre refit leaves it as it is), else
+        the inputs (docs/propagation.md, step 7)."""
+        try:
+            wr = refine_weak_frame(
+                cam, self.spec, image, pts, st.sigma_px, st.lens_prior, st.rms_px
+            )
+        except (ValueError, np.linalg.LinAlgError, cv2.error):
+            return cam, rms, ev, px, at, False
+        if not wr.report.accepted:
+            return cam, rms, ev, px, at, False
+        ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
+        if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
+            return cam, rms, ev, px, at, False
+        rms2 = wr.report.click_rms_after_px
+        rms = float(rms if rms2 is None else rms2)
+        return wr.camera, rms, ev2, wr.predicted_px, wr.at, True
+
+    def _problem(self, st: RefState, rms: float, ev: dict, predicted: float, at) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not):
         propagation_flags.frame_problem."""
         return frame_problem(
@@ -491,8 +441,7 @@ class Tracker:
             flag_px=self.options.flag_rms_px,
             support_ratio=SUPPORT_RATIO,
             min_line_samples=MIN_LINE_SAMPLES,
-            gain=gain,
-            ref_gain=st.gain,
-            noise_px=st.sigma_px,
+            predicted_px=predicted,
+            predicted_at=at,
             weak_px=st.weak_px,
         )

@@ -8,20 +8,21 @@ determine its camera, against its reference's:
   on its painted lines), beyond the reference's own clicks' RMS, above ``flag_px``.
 - Line support: below ``support_ratio`` of the reference's, when the reference's own lines
   are measurable (``min_line_samples``); too few line samples in view is flagged too.
-- Weak geometry: the camera its transferred keypoints fit is predicted (its covariance,
-  geometry.fit_extrapolation) to be more than ``weak_px`` uncertain (1 sigma) at a court
-  keypoint in the picture, and that prediction exceeds the reference's own (in the
-  reference's picture) by more than ``flag_px``: the keypoints still in view nearly lie on
-  one line, or the camera looks where the reference's clicks do not reach. Both predictions
-  use the reference clicks' noise (the transferred keypoints carry it).
+- Weak geometry: the frame's final camera is predicted (the covariance of what it was fitted
+  to: its transferred keypoints at the reference clicks' noise, its painted lines when it
+  was refined on them, the reference's lens prior; courtstudio.pipeline.
+  propagation_uncertainty) to be more than ``weak_px`` uncertain (1 sigma) at a court
+  keypoint in the picture: the keypoints still in view nearly lie on one line, or the camera
+  looks where neither they nor its painted lines reach.
 
-The reference's own quality is reported once (summary.json ``reference_quality``), never as a
-flag on the frames it reaches (its own predicted uncertainty included: a reference whose
-clicks leave part of its picture uncertain flags only the frames that are worse than it by
-the residual margin). What separates off frames from 1-5 px ones on the real clips'
-hand-checked frames (and what does not) is measured by bench/flag_evidence.py (BENCHMARKS.md,
-issue 11, "Flag evidence"): judging the residual on the point fit instead of the refined
-camera removed four false alarms but also unflagged a frame about 9 px off, so it is not done.
+The reference's own quality is reported once (summary.json ``reference_quality``: its
+residual, line support and its own predicted uncertainty, with the keypoints that would pin
+it), never as a flag on the frames it reaches; the weak-geometry test judges each frame on
+its own prediction, not against its reference's. What separates off frames from 1-5 px
+ones on the real clips' hand-checked frames (and what does not) is measured by
+bench/flag_evidence.py (BENCHMARKS.md, issue 11, "Flag evidence"): judging the residual on
+the point fit instead of the refined camera removed four false alarms but also unflagged a
+frame about 9 px off, so it is not done.
 """
 
 from __future__ import annotations
@@ -52,9 +53,8 @@ def frame_problem(
     flag_px: float,
     support_ratio: float,
     min_line_samples: int,
-    gain: float = math.nan,
-    ref_gain: float = math.nan,
-    noise_px: float = 0.0,
+    predicted_px: float = math.nan,
+    predicted_at: str | None = None,
     weak_px: float = math.inf,
 ) -> str:
     """Why this frame's own evidence rejects its camera ("" when it does not).
@@ -63,13 +63,11 @@ def frame_problem(
     RMS px of the reference's clicks about its camera; evidence / ref_evidence:
     geometry.line_support.line_evidence of the frame's (final) camera and of the
     reference's ({"support": fraction 0..1, "samples": int, "residual_px": px}); flag_px:
-    the residual margin (CLI --flag-px). gain / ref_gain: geometry.fit_extrapolation's
-    extrapolation gain (px per px) of the frame's point fit over the keypoints in its picture,
-    and of the reference's calibration over those in the reference's picture (nan: not
-    measured, no weak-geometry test); noise_px: the reference clicks' noise
-    (geometry.fit_extrapolation.fit_noise_px of its calibration); weak_px: the predicted
-    1-sigma above which a frame is flagged (the propagation passes the issue's "off"
-    distance, 10 px at 1080p, scaled by the image height)."""
+    the residual margin (CLI --flag-px). predicted_px: the frame's camera's predicted 1-sigma
+    px at its worst keypoint in view (courtstudio.pipeline.propagation_uncertainty.
+    predicted_error; nan: not measured, no weak-geometry test), predicted_at: that keypoint;
+    weak_px: the prediction above which a frame is flagged (the propagation passes the
+    issue's "off" distance, 10 px at 1080p, scaled by the image height)."""
     excess = rms_px - ref_rms_px
     if excess > flag_px:
         return f"residual {rms_px:.1f} px ({excess:.1f} px above the reference's)"
@@ -86,32 +84,27 @@ def frame_problem(
                 f"court lines do not match the image (support {evidence['support']:.2f}, "
                 f"reference {ref_support:.2f})"
             )
-    return weak_geometry(gain, ref_gain, noise_px, flag_px=flag_px, weak_px=weak_px)
+    return weak_geometry(predicted_px, weak_px, predicted_at)
 
 
-def weak_geometry(
-    gain: float, ref_gain: float, noise_px: float, *, flag_px: float, weak_px: float
-) -> str:
-    """Why the frame's camera is too weakly determined by its transferred keypoints ("" when
-    it is not, or when either gain is not finite). predicted = gain * noise_px (px, 1 sigma
-    at the worst keypoint in view); flagged when above weak_px and above the reference's own
-    prediction (ref_gain * noise_px) by more than flag_px and by more than the reference's
-    prediction itself (twice as uncertain as the reference: the ratio does not depend on
-    the noise estimate, which the 1 px floor overstates for precise clicks).
+def weak_geometry(predicted_px: float, weak_px: float, at: str | None = None) -> str:
+    """Why the frame's camera is too weakly determined by what it was fitted to ("" when it
+    is not, or when predicted_px is nan): its predicted 1-sigma (px, at the worst keypoint
+    in view, ``at``) above weak_px. The prediction is the frame's own (its keypoints, its
+    painted lines when it was refined on them, the lens prior), so it is judged on its own:
+    a reference no better than its frames does not excuse them (its quality is reported
+    once, in summary.json ``reference_quality``).
 
-    >>> weak_geometry(61.0, 5.7, 1.0, flag_px=3.0, weak_px=6.7)
-    'weak geometry: keypoints in view uncertain by 61 px (1 sigma; the reference 6 px)'
-    >>> weak_geometry(7.0, 6.9, 2.0, flag_px=3.0, weak_px=6.7)  # as weak as the reference
-    ''
-    >>> weak_geometry(21.8, 16.3, 1.0, flag_px=3.0, weak_px=11.9)  # less than twice
+    >>> weak_geometry(61.0, 6.7, "far_left_corner")
+    'weak geometry: keypoints in view uncertain by 61 px (1 sigma, at far_left_corner)'
+    >>> weak_geometry(float("inf"), 6.7)
+    'weak geometry: keypoints in view not determined (1 sigma infinite)'
+    >>> weak_geometry(5.0, 6.7)
     ''
     """
-    if not (math.isfinite(gain) and math.isfinite(ref_gain)):
+    if math.isnan(predicted_px) or not predicted_px > weak_px:
         return ""
-    predicted, ref_predicted = gain * noise_px, ref_gain * noise_px
-    if predicted > weak_px and predicted - ref_predicted > max(flag_px, ref_predicted):
-        return (
-            f"{WEAK_GEOMETRY}: keypoints in view uncertain by {predicted:.0f} px "
-            f"(1 sigma; the reference {ref_predicted:.0f} px)"
-        )
-    return ""
+    if math.isinf(predicted_px):
+        return f"{WEAK_GEOMETRY}: keypoints in view not determined (1 sigma infinite)"
+    where = f", at {at}" if at else ""
+    return f"{WEAK_GEOMETRY}: keypoints in view uncertain by {predicted_px:.0f} px (1 sigma{where})"

@@ -37,14 +37,9 @@ def reference_warnings(quality: list[dict], flag_px: float) -> list[str]:
         rms = _finite(q.get("rms_px"))
         if rms is not None and rms > flag_px:
             out.append(f"reference frame {frame}: its clicks fit to {rms:.1f} px (check them)")
-        predicted, weak = _finite(q.get("predicted_px")), _finite(q.get("weak_px"))
-        if predicted is not None and weak is not None and predicted > weak:
-            out.append(
-                f"reference frame {frame}: its clicks leave keypoints of its picture uncertain "
-                f"by {predicted:.0f} px (1 sigma; they nearly lie on one line or in one corner): "
-                "frames no worse than it are not flagged for it; click keypoints spread over "
-                "the picture"
-            )
+        weak = _weak_reference(q)
+        if weak:
+            out.append(weak)
         if q.get("lens") == "untested":
             out.append(
                 f"reference frame {frame}: too few clicks to test a lens (6 needed) and its "
@@ -53,6 +48,24 @@ def reference_warnings(quality: list[dict], flag_px: float) -> list[str]:
                 "spread over the picture"
             )
     return out
+
+
+def _weak_reference(q: dict) -> str:
+    """The warning for a reference whose own clicks leave its picture uncertain (predicted_px
+    above weak_px, or not determined at all: predicted_px null with keypoints to click), naming
+    the keypoints whose clicks would pin it; "" when it is sound."""
+    px, limit = _finite(q.get("predicted_px")), _finite(q.get("weak_px"))
+    to_click = q.get("to_click") or []
+    if not ((px is not None and limit is not None and px > limit) or (px is None and to_click)):
+        return ""
+    size = "beyond measure" if px is None else f"by {px:.0f} px"
+    where = f" at {q['predicted_at']}" if q.get("predicted_at") else ""
+    return (
+        f"reference frame {q.get('frame')}: its clicks leave keypoints of its picture uncertain "
+        f"{size} (1 sigma{where}; they nearly lie on one line or in one corner): its frames "
+        "are flagged where their painted lines do not pin them"
+        + (f"; click {', '.join(to_click)} to pin it" if to_click else "")
+    )
 
 
 def frame_note(record: dict) -> str:
@@ -77,7 +90,8 @@ def frame_note(record: dict) -> str:
         parts.append(f"line support {support:.2f}")
     predicted = _finite(record.get("predicted_px"))
     if predicted is not None:
-        parts.append(f"keypoints in view within {predicted:.0f} px, 1 sigma")
+        at = f" (worst at {record['predicted_at']})" if record.get("predicted_at") else ""
+        parts.append(f"keypoints in view within {predicted:.0f} px, 1 sigma{at}")
     if record.get("status") == Status.FLAGGED and record.get("reason"):
         parts[0] += f": {record['reason']}"
     return f"propagated from frame {record.get('reference')} ({', '.join(parts)})"

@@ -23,8 +23,9 @@ class FrameCamera:
     points: dict | None = None  # the keypoints it was calibrated from, px
     evidence: dict | None = None  # line_evidence of this frame's camera on this frame
     registration: dict | None = None
-    # how well its transferred keypoints determine its camera (propagation_flags.weak_geometry):
-    # {"extrapolation_gain": px per px, "predicted_px": 1-sigma px at the worst keypoint in view}
+    # how well its camera is determined (propagation_flags.weak_geometry): {"extrapolation_gain":
+    # px per px of its transferred keypoints alone, "predicted_px": 1-sigma px at the worst
+    # keypoint in view from all it was fitted to (propagation_uncertainty), "predicted_at": it}
     uncertainty: dict | None = None
     lens: str | None = None  # "held": its reference's lens field held (geometry.held_lens)
 
@@ -64,7 +65,7 @@ class FrameCamera:
         if self.lens:
             d["lens"] = self.lens
         if self.uncertainty:
-            d.update({k: _num(v) for k, v in self.uncertainty.items()})
+            d.update({k: v if isinstance(v, str) else _num(v) for k, v in self.uncertainty.items()})
         return d
 
 

@@ -57,7 +57,10 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     refitted in one vectorised solve (geometry.fixed_centre_batch); a frame it leaves without
     a valid camera is solved alone (geometry.fixed_centre). Frames flagged for weak geometry
     alone are refitted too (the shared centre removes three of the parameters their few
-    keypoints fail to determine) but stay flagged and do not move the centre."""
+    keypoints fail to determine) but stay flagged and do not move the centre. A frame whose
+    camera was refined on its painted lines (``refined``: "lines") counts towards the centre
+    but keeps its camera: refitted to its keypoints alone it would lose what its lines
+    pinned (a real NBA frame refined to 1.7 px went back to 8.6 px)."""
     from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
 
     solved = [r for r in records if r.get("points") and (_trusted(r) or _weak(r))]
@@ -97,6 +100,9 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
     R_all = rodrigues_many(theta[:, :3])
     c = image_centre_uv(size)
     for k, r in enumerate(solved):
+        if r.get("refined") == "lines":  # fitted to its lines too: a refit to its points
+            r["centre"] = "free"  # alone would drop them (and its prediction with them)
+            continue
         if np.all(np.isfinite(theta[k])) and theta[k, 3] > 0 and np.isfinite(rms_all[k]):
             f = float(theta[k, 3])
             K = np.array([[f, 0.0, c[0]], [0.0, f, c[1]], [0.0, 0.0, 1.0]])
