@@ -32,7 +32,11 @@ from geometry.line_ridges import Ridges, find_ridges, to_gray
 from geometry.model_selection import MAX_ABS_K1
 
 LENS_SIGMA_MAX = MAX_ABS_K1  # a lens nothing else bounds is within the plausible range
-REFINE_MODELS = ("lens", "keep")  # a weak frame's refinements, in order (refine_weak_frame)
+# A weak frame's refinements, in order (refine_weak_frame): the lens under its prior only. The
+# frame's own lens kept fixed (a pinhole reference's k1 = 0 taken as exact, against the prior)
+# was tried second and kept a real NBA frame 9.1 px off (focal 6 % from its neighbours',
+# predicted 2.2 px): BENCHMARKS.md, "Full covariance".
+REFINE_MODELS: tuple[str, ...] = ("lens",)
 
 
 def _clicks(spec: CourtSpec, points: dict | None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -161,13 +165,14 @@ def refine_weak_frame(
     """A weakly determined frame's camera refined on its painted lines, jointly with its
     transferred keypoints {name: (u, v) px}, and its prediction from both and the lens prior.
 
-    Tried in order: the lens freed under the prior (courtstudio.pipeline.line_refinement.
-    refine_on_lines with a LensPrior), then the frame's own lens kept (REFINE_MODELS). The
-    first refinement line_refine accepts (line support not lower, the keypoints within their
-    noise: 1.5x the reference's RMS ref_rms_px, at least noise_px)
-    that also brings the painted lines closer (inlier line RMS not higher: a camera the
-    lines moved without fitting them better locked onto other paint, as on a real NBA frame
-    whose lens went from 0.6 to -0.4 and whose far keypoint from 1.9 to 6.7 px) is kept.
+    Tried in the order of REFINE_MODELS: "lens", the lens freed under the prior (courtstudio.
+    pipeline.line_refinement.refine_on_lines with a LensPrior; the frame's own lens when
+    there is no prior), "keep", the frame's own lens fixed. The first refinement
+    line_refine accepts (line support not lower, the keypoints within their noise: 1.5x the
+    reference's RMS ref_rms_px, at least noise_px) that also brings the painted lines closer
+    (inlier line RMS not higher: a camera the lines moved without fitting them better locked
+    onto other paint, as on a real NBA frame whose lens went from 0.6 to -0.4 and whose far
+    keypoint from 1.9 to 6.7 px) is kept.
     None kept: the input camera and its prediction from the keypoints (at noise_px) and the
     prior alone, with the last refinement's report."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
