@@ -23,6 +23,7 @@ import numpy as np
 MATCH_RNG_SEED = 20261130  # OpenCV's generator state for every LSH match (reproducible)
 FRAME_FEATURES = 1500  # ORB features of a frame
 REFERENCE_FEATURES = 3000  # of a reference at the frames' scale (more: it is seen in part)
+MAX_QUERIES = 1500  # the strongest reference features in the shared part that are matched
 RATIO = 0.8  # Lowe's ratio test
 OVERLAP_MARGIN_PX = 2.0  # reduced px inside the other image (the old 5 x 5 erosion)
 MAX_KEPT = 4  # feature sets kept per image (one per mask)
@@ -31,8 +32,9 @@ _ORB: dict[int, Any] = {}
 
 @dataclass(frozen=True)
 class Features:
-    """ORB features of one image under one mask: uv (N, 2) float32 keypoint centres in the
-    image's pixels; descriptors (N, 32) uint8 (N may be 0)."""
+    """ORB features of one image under one mask, strongest (ORB's Harris response) first:
+    uv (N, 2) float32 keypoint centres in the image's pixels; descriptors (N, 32) uint8 (N
+    may be 0)."""
 
     uv: np.ndarray
     descriptors: np.ndarray
@@ -50,7 +52,9 @@ def detect(gray: np.ndarray, mask: np.ndarray | None, n: int) -> Features:
     kp, desc = _orb(n).detectAndCompute(gray, mask)
     if desc is None or not kp:
         return Features(np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
-    return Features(np.asarray(cv2.KeyPoint.convert(kp), np.float32).reshape(-1, 2), desc)
+    order = np.argsort([-k.response for k in kp], kind="stable")
+    uv = np.asarray(cv2.KeyPoint.convert(kp), np.float32).reshape(-1, 2)
+    return Features(uv[order], desc[order])
 
 
 def _mask_key(mask: np.ndarray | None) -> tuple[Any, ...]:
@@ -111,7 +115,9 @@ def match(
     keypoints mapped by it (frame pixels, so the fit measures the residual motion), pb the
     frame's keypoints. Only the part both images share under Hs takes part: reference
     features that map inside the frame, frame features that map back inside the reference
-    and onto a non-zero pixel of ref_mask (reference pixels, or None). The LSH tables are
+    and onto a non-zero pixel of ref_mask (reference pixels, or None); of the reference's,
+    the MAX_QUERIES strongest (as many as ORB keeps in the warped reference's view, which
+    bounds the index's work whatever the reference's size). The LSH tables are
     drawn from OpenCV's per-thread generator, reseeded here so a match does not depend on
     what ran before it in the thread."""
     if len(ref.uv) < 8 or len(frame.uv) < 8:
@@ -121,7 +127,7 @@ def match(
     keep_b = _inside(_map(frame.uv, np.linalg.inv(Hs)), ref_shape, ref_mask)
     if keep_a.sum() < 8 or keep_b.sum() < 8:
         return None
-    ia, ib = np.flatnonzero(keep_a), np.flatnonzero(keep_b)
+    ia, ib = np.flatnonzero(keep_a)[:MAX_QUERIES], np.flatnonzero(keep_b)
     cv2.setRNGSeed(MATCH_RNG_SEED)
     index = cv2.FlannBasedMatcher(
         dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1), dict(checks=32)
