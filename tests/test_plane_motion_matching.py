@@ -167,3 +167,16 @@ def test_degenerate_frames_fail_cleanly_with_a_reason(clip, name, make, reasons)
         assert not reg.ok, name
         assert any(r in reg.reason for r in reasons), (name, method, reg.reason)
         np.testing.assert_array_equal(reg.H, H_pred)  # the prediction, never a bad fit
+
+
+def test_features_come_strongest_first():
+    """The reference's features in the shared part are matched strongest first (at most
+    MAX_QUERIES of them), so they are kept in ORB's response order."""
+    rng = np.random.default_rng(3)
+    small = rng.integers(0, 256, (180, 320), np.uint8)
+    noise = cv2.resize(small, (640, 360), interpolation=cv2.INTER_LINEAR)
+    f = detect(noise, None, 1500)
+    kp = cv2.ORB.create(1500, 1.2, 6, fastThreshold=10).detect(noise, None)
+    assert len(f.uv) == len(kp) == 1500
+    by_response = sorted(kp, key=lambda k: -k.response)
+    np.testing.assert_allclose(f.uv[:50], [k.pt for k in by_response[:50]], atol=1e-3)
