@@ -12,25 +12,30 @@ Masks exclude what must not drive the estimate (players, scoreboard graphics): 0
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from geometry.arrays import as_array
 from geometry.corner_tracking import TrackMemory, track, usable_corners
+from geometry.orb_features import (
+    FRAME_FEATURES,
+    REFERENCE_FEATURES,
+    Features,
+    cached,
+    match,
+)
 
 MIN_INLIERS = 40
 RANSAC_PX = 2.0  # full-resolution pixels
 GROSS_RESIDUAL = 3.0  # RANSAC thresholds off the fit: a track a TrackMemory leaves out next time
-MATCH_RNG_SEED = 20261130  # OpenCV's generator state for every ORB/LSH match (reproducible)
 MIN_SPREAD = 0.04  # inlier convex hull / image area
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
 SIGNATURE_SIZE = (160, 90)  # the cut test's thumbnail of a frame, px
 CORNER_SPACING = 7  # reduced pixels between a reference's trackable corners
-_ORB = None
 
 
 @dataclass(frozen=True)
@@ -52,19 +57,20 @@ class Registration:
 @dataclass(frozen=True)
 class Prepared:
     """A frame reduced for registration: gray (h', w') uint8, scale = w' / w, size (w, h) of
-    the full image, and (for references) corners (N, 2) in reduced pixels."""
+    the full image, and (for references) corners (N, 2) in reduced pixels. Its ORB features
+    are computed at the first match that needs them and kept with it, one set per mask
+    (orb_features.cached: the image must not change after it is prepared)."""
 
     gray: np.ndarray
     scale: float
     size: tuple
     corners: np.ndarray | None = None
+    features: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-
-def _orb():
-    global _ORB
-    if _ORB is None:
-        _ORB = cv2.ORB_create(nfeatures=1500, scaleFactor=1.2, nlevels=6, fastThreshold=10)
-    return _ORB
+    def orb(self, mask: np.ndarray | None, n: int = FRAME_FEATURES) -> Features:
+        """Its ORB features where mask (reduced, uint8, 0 = ignore; None: everywhere) is
+        non-zero, at most n: computed once per mask."""
+        return cached(self.features, self.gray, mask, n)
 
 
 def gray(image: np.ndarray) -> np.ndarray:
@@ -236,32 +242,6 @@ def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
     return H, inl
 
 
-def _match(a, b, mask_a, mask_b):
-    """ORB features matched with an LSH index and the ratio test: (pa, pb) float32.
-
-    The LSH tables are drawn from OpenCV's per-thread random generator, whose state depends
-    on whatever ran before in that thread: it is reseeded here, so a frame matches the same
-    way whichever frames or clips came first (a real clip's held-out frame moved 0.8 -> 1.7
-    px with the clip run before it)."""
-    cv2.setRNGSeed(MATCH_RNG_SEED)
-    orb = _orb()
-    ka, da = orb.detectAndCompute(a, mask_a)
-    kb, db = orb.detectAndCompute(b, mask_b)
-    if da is None or db is None or len(ka) < 8 or len(kb) < 8:
-        return None
-    index = cv2.FlannBasedMatcher(
-        dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1), dict(checks=32)
-    )
-    matches = index.knnMatch(da, db, k=2)
-    good = [m[0] for m in matches if len(m) == 2 and m[0].distance < 0.8 * m[1].distance]
-    if len(good) < 8:
-        return None
-    return (
-        np.float32([ka[m.queryIdx].pt for m in good]),
-        np.float32([kb[m.trainIdx].pt for m in good]),
-    )
-
-
 def register_to_reference(
     reference,
     frame,
@@ -278,12 +258,14 @@ def register_to_reference(
     reference prepared with corners=True can be tracked); masks: full-resolution uint8,
     0 = ignore (players, graphics). The reference is warped by the prediction and the small
     residual motion is measured at reduced resolution: by KLT tracking of the reference's
-    corners (method "track"), or by ORB matching (method "match", any motion the features
-    survive); "auto" tracks and matches when tracking fails. memory: the run's TrackMemory
-    of the reference's corners (corner_tracking): tracking leaves out the corners recent
-    frames' fits put GROSS_RESIDUAL thresholds off (all are tracked again when that leaves
-    too few inliers or fails, and every RECHECK_EVERY-th time), and the memory learns this
-    registration's. Every result is checked: enough
+    corners (method "track"), or by matching ORB features (method "match", any motion the
+    features survive: each image's are computed once per mask and kept with its Prepared,
+    the reference's unwarped, and only those the prediction puts in the shared part of the
+    images take part; orb_features.match); "auto" tracks and matches when tracking fails.
+    memory: the run's TrackMemory of the reference's corners (corner_tracking): tracking
+    leaves out the corners recent frames' fits put GROSS_RESIDUAL thresholds off (all are
+    tracked again when that leaves too few inliers or fails, and every RECHECK_EVERY-th
+    time), and the memory learns this registration's. Every result is checked: enough
     inliers, spread over the image, a plausible homography."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
@@ -292,17 +274,19 @@ def register_to_reference(
     S = to_reduced(pb_.scale)
     Hs = S @ H_pred @ _from_reduced(pa_.scale)  # reference (its scale) -> frame (reduced)
     h, w = pb_.gray.shape[:2]
-    warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
     m_a = reduce_mask(mask_reference, pa_)
     m_b = reduce_mask(mask_frame, pb_)
     best = Registration(H_pred, 0, np.inf, False, "no features to register")
     methods = ["track", "match"] if method == "auto" else [method]
     if memory is not None and memory.skip() is not None and "track" in methods:
         methods.insert(0, "track recent")  # first without the corners recently rejected
+    warped = None
     for meth in methods:
         if meth.startswith("track"):  # masks tested at the corners only (no warped mask)
             if pa_.corners is None or not len(pa_.corners):
                 continue
+            if warped is None:
+                warped = cv2.warpPerspective(pa_.gray, Hs, (w, h), flags=cv2.INTER_LINEAR)
             c = cv2.perspectiveTransform(
                 pa_.corners.reshape(-1, 1, 2).astype(np.float64), Hs
             ).reshape(-1, 2)
@@ -311,16 +295,10 @@ def register_to_reference(
                 keep = ~memory.skip() if keep is None else keep & ~memory.skip()
             tracked = track(warped, pb_.gray, c, keep, m_b)
             pairs = None if tracked is None else tracked[:2]
-        else:
-            valid = cv2.warpPerspective(
-                np.full(pa_.gray.shape[:2], 255, np.uint8) if m_a is None else m_a,
-                Hs,
-                (w, h),
-                flags=cv2.INTER_NEAREST,
-            )
-            valid = cv2.erode(valid, np.ones((5, 5), np.uint8))
-            m_both = valid if m_b is None else cv2.bitwise_and(valid, m_b)
-            pairs = _match(warped, pb_.gray, valid, m_both)
+        else:  # features of each image kept with it, matched where Hs says they overlap
+            ha, wa = pa_.gray.shape[:2]
+            n_ref = REFERENCE_FEATURES * max(1, round(ha * wa / float(h * w)))
+            pairs = match(pa_.orb(m_a, n_ref), pb_.orb(m_b), Hs, (ha, wa), (h, w), m_a)
         label = "track" if meth == "track recent" else meth
         reg, fair = _finish(pairs, Hs, Sa, S, pb_, H_pred, label)
         if meth == "track recent" and not (reg.ok and memory.enough(reg.inliers)):
