@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
@@ -100,6 +99,8 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
     cannot pull. Clicks keep a plain quadratic cost: they are the annotator's, and the lines
     must agree with them, not outvote them. A LensPrior (or None) holds the radial terms near
     its mean. The cost is in sigma units; the rows are geometry.joint_covariance's."""
+    from scipy.optimize import least_squares  # 0.36 s of import: only when refining
+
     w_line = line_weights(ridges)
     w = w_line.copy()
 
