@@ -477,3 +477,35 @@ print(rc, os.environ["OPENBLAS_NUM_THREADS"], counts)
     assert set(eval(counts)) == {1}  # every OpenBLAS numpy (or scipy) loaded: one thread
     out = run_fresh("import os; os.environ['OPENBLAS_NUM_THREADS'] = '2'\n" + code)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].split(" ")[1] == "2", out.stderr
+
+
+def test_a_reference_showing_too_few_keypoints_is_not_retried(tennis, tmp_path, monkeypatch):
+    """A frame soundly registered to its reference but showing fewer than 4 of its clicked
+    keypoints is not evaluated against that reference again in the same attempt sequence
+    (directly, or through its recent good frames): the same keypoints would come back (on a
+    real badminton clip 270 such frames each cost up to five more registrations)."""
+    import courtstudio.pipeline.propagate_frame as pf
+
+    clip = make_clip(tennis, 30, (640, 360), seed=3, pan_deg=40, tilt_deg=1, zoom=0.6)
+    process, evaluate = pf.Tracker.process, pf.Tracker._evaluate
+    seen: list = []  # per process() call: the references evaluated, in order, and the result
+    repeats = []
+
+    def tracked(self, i, *a, **k):
+        seen.append([])
+        return process(self, i, *a, **k)
+
+    def evaluated(self, i, image, st, H):
+        rec = evaluate(self, i, image, st, H)
+        if any(t is st and out for t, out in seen[-1]):
+            repeats.append(i)
+        seen[-1].append((st, rec.reason.endswith(pf.OUT_OF_VIEW)))
+        return rec
+
+    monkeypatch.setattr(pf.Tracker, "process", tracked)
+    monkeypatch.setattr(pf.Tracker, "_evaluate", evaluated)
+    recs = propagate(
+        ClipFrames(clip), tennis, [Reference(0, clicks(tennis, clip.cameras[0]))], tmp_path
+    )
+    out = [r["frame"] for r in recs if r.get("reason", "").endswith(pf.OUT_OF_VIEW)]
+    assert len(out) >= 3 and repeats == []

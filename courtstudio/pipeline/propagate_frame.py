@@ -4,7 +4,10 @@ A frame is registered to its reference, predicted by the last frame registered t
 that fails, or the resulting camera is not supported by the frame's own painted lines, the
 frame is retried: directly against its reference (no prediction), against every other
 reference, and against the last good frames (composing their homography to their reference).
-Only when every attempt fails is the frame flagged, with the reason of the best attempt.
+Only when every attempt fails is the frame flagged, with the reason of the best attempt. A
+reference whose sound registration shows too few of its keypoints in view (or a weakly
+determined camera) is not tried again for the frame, directly or through its good frames: the
+same keypoints would come back; only another reference can help.
 
 Verification uses the frame's own evidence only: its line support and line residual
 (geometry.line_support.line_evidence), and its recalibration residual *beyond* the
@@ -70,6 +73,7 @@ from geometry.plane_motion import (
 from geometry.projection import densify_all
 
 MIN_POINTS_IN_VIEW = 4
+OUT_OF_VIEW = "keypoints in view"  # how the reason of a frame showing too few of them ends
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
 MIN_LINE_SAMPLES = 10
 RECENT_GOOD = 3
@@ -199,8 +203,9 @@ class Tracker:
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         best: FrameCamera | None = None
         weak = None  # (record, frame, reference state): registered, but weakly determined
+        settled: list[RefState] = []  # soundly registered, too few of their keypoints in view
         for label, target, H_pred, meth, via in self._attempts(st, i):
-            if weak is not None and target is weak[2]:
+            if (weak is not None and target is weak[2]) or any(target is t for t in settled):
                 continue  # the same reference's keypoints again: only another one can help
             key = id(target.lens)
             if key not in ideal:
@@ -245,6 +250,8 @@ class Tracker:
                 return rec
             if weak is None and rec.reason.startswith(WEAK_GEOMETRY):
                 weak = (rec, p, target)
+            if rec.reason.endswith(OUT_OF_VIEW) and rec.H is not None:
+                settled.append(target)  # another attempt on it would see the same keypoints
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
@@ -295,7 +302,7 @@ class Tracker:
                 return FrameCamera(
                     i,
                     Status.FLAGGED,
-                    reason=f"only {int(inside.sum())} keypoints in view",
+                    reason=f"only {int(inside.sum())} {OUT_OF_VIEW}",
                     reference=st.ref.frame,
                     H=H,
                 )
