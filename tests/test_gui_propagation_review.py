@@ -120,3 +120,41 @@ def test_reference_warnings_and_frame_notes():
         "propagated from frame 4 (flagged: residual 7.2 px (6.0 px above the reference's), "
         "RMS 7.25 px)"
     )
+
+
+def test_a_reference_the_clicks_cannot_pin_names_the_keypoints_to_click():
+    """A reference whose clicks do not determine its camera at all (no finite prediction)
+    is reported with the keypoints whose clicks would pin it, and where its prediction is
+    worst when it has one."""
+    q = [
+        {
+            "frame": 4,
+            "rms_px": 0.5,
+            "predicted_px": None,
+            "weak_px": 10.0,
+            "to_click": ["far_left_corner", "near_left_corner"],
+        },
+        {
+            "frame": 9,
+            "rms_px": 0.5,
+            "predicted_px": 25.0,
+            "weak_px": 10.0,
+            "predicted_at": "far_right_corner",
+        },
+        {"frame": 12, "rms_px": 0.5, "predicted_px": None, "weak_px": 10.0},
+    ]
+    w = reference_warnings(q, flag_px=3.0)
+    assert len(w) == 2
+    assert "uncertain beyond measure" in w[0]
+    assert w[0].endswith("click far_left_corner, near_left_corner to pin it")
+    assert "by 25 px (1 sigma at far_right_corner;" in w[1] and "to pin it" not in w[1]
+    note = frame_note(
+        {
+            "status": "ok",
+            "reference": 9,
+            "rms_px": 0.5,
+            "predicted_px": 3.2,
+            "predicted_at": "near_left_corner",
+        }
+    )
+    assert note.endswith("keypoints in view within 3 px, 1 sigma (worst at near_left_corner))")
