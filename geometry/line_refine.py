@@ -63,6 +63,9 @@ class LineRefinement:
     per_line: dict = field(default_factory=dict)  # name -> {"tried", "found", "rms_px"}
     theta: np.ndarray | None = None  # (P,) the refined parameters of ``model``
     covariance: np.ndarray | None = None  # (P, P) their covariance (lines and clicks)
+    # the painted-line samples found at the last search radius about the refined camera
+    # (what its support_after was measured on), or None before a refined camera exists
+    ridges_after: Ridges | None = None
 
     def to_dict(self) -> dict:
         def r(v):
@@ -294,7 +297,7 @@ def refine_camera_on_lines(
     f0, f1 = camera.K[0, 0], new.K[0, 0]
     if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
         return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid, m.name)
-    sup1, rms1, _ = _support(gray, new, polylines, step_m)
+    sup1, rms1, rid1 = _support(gray, new, polylines, step_m)
     click1 = _click_rms(new, X, x)
     rep = dict(
         model=m.name,
@@ -309,6 +312,7 @@ def refine_camera_on_lines(
         per_line=_per_line(rid, new, names),
         theta=theta,
         covariance=cov,
+        ridges_after=rid1,
     )
     if not sup1 >= sup0 - SUPPORT_SLACK:
         return camera, LineRefinement(

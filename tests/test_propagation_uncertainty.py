@@ -72,6 +72,10 @@ def test_collinear_keypoints_are_uncertain_until_the_painted_lines_pin_them():
     wr = refine_weak_frame(start, SPEC, image, pts, 1.0, prior, ref_rms_px=0.5)
     assert wr.report.accepted, wr.report.reason
     assert wr.ridges is not None and len(wr.ridges) > 100
+    # the ridges the refinement measured its camera's support on: what painted_ridges finds
+    again = painted_ridges(wr.camera, SPEC, image)
+    for field in ("points_world", "uv", "normals", "line", "tried"):
+        assert np.array_equal(getattr(wr.ridges, field), getattr(again, field))
     assert wr.predicted_px < OFF_PX
     assert _worst_true_error(wr.camera, kp) < max(2.0, 3 * wr.predicted_px)
     assert _worst_true_error(start, kp) > _worst_true_error(wr.camera, kp)

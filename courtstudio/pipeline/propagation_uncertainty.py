@@ -191,7 +191,7 @@ def refine_weak_frame(
             lens_prior=prior if held else None,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
-            ridges = painted_ridges(new, spec, image)
+            ridges = rep.ridges_after  # painted_ridges(new, ...): found by the refinement
             px, at = predicted_error(new, spec, points, sigma, prior, ridges)
             return WeakRefinement(new, px, at, rep, ridges, sigma)
     px, at = predicted_error(camera, spec, points, noise_px, prior)
