@@ -123,13 +123,13 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
     last: list = [None, None]  # least_squares asks for the residuals, then the Jacobian
 
     def parts_once(theta):
-        key = (theta.tobytes(), w.tobytes())
-        if last[0] != key:
-            last[0], last[1] = key, parts(theta)
+        if last[0] != theta.tobytes():
+            last[0], last[1] = theta.tobytes(), parts(theta)
         return last[1]
 
     theta = np.asarray(theta0, float)
     for _ in range(IRLS_ROUNDS):
+        last[0] = None  # the weights w changed
         sol = least_squares(
             lambda th: parts_once(th)[0],
             theta,
