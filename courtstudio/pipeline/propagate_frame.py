@@ -203,10 +203,12 @@ class Tracker:
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         best: FrameCamera | None = None
         weak = None  # (record, frame, reference state): registered, but weakly determined
-        settled: list[RefState] = []  # soundly registered, too few of their keypoints in view
+        # references soundly registered that gave the weak record or too few keypoints in
+        # view: another attempt on them would bring the same keypoints back
+        settled: list[RefState] = []
         for label, target, H_pred, meth, via in self._attempts(st, i):
-            if (weak is not None and target is weak[2]) or any(target is t for t in settled):
-                continue  # the same reference's keypoints again: only another one can help
+            if any(target is t for t in settled):
+                continue  # only another reference can help
             key = id(target.lens)
             if key not in ideal:
                 ideal[key] = (
@@ -250,8 +252,9 @@ class Tracker:
                 return rec
             if weak is None and rec.reason.startswith(WEAK_GEOMETRY):
                 weak = (rec, p, target)
+                settled.append(target)
             if rec.reason.endswith(OUT_OF_VIEW) and rec.H is not None:
-                settled.append(target)  # another attempt on it would see the same keypoints
+                settled.append(target)
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
