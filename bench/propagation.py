@@ -192,6 +192,31 @@ sys.exit(code)
 """
 
 
+def timed_cli(argv: list[str]) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak resident MB) of `courtstudio ARGV` run in a fresh process from
+    the repository root, as a user runs it (its output discarded)."""
+    import os
+    import resource
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as d:
+        peak_file = Path(d) / "peak_kb"
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-c", _PEAK_WRAPPER, str(peak_file), *argv],
+            check=True,
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            stdout=subprocess.DEVNULL,
+        )
+        wall = time.perf_counter() - t0
+        ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        peak_kb = float(peak_file.read_text())
+    return wall, (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime), peak_kb / 1024
+
+
 def speed_rows(lengths=(150, 300, 600)):
     """batch-propagate wall time / OpenCV decode time of the same video, one worker, and
     the peak memory of the batch-propagate process (its own VmHWM)."""
@@ -203,8 +228,6 @@ def speed_rows(lengths=(150, 300, 600)):
         f"\nload average at start (1, 5, 15 min): "
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
     )
-    import resource
-
     print(
         "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
         "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB | load (1 min) |"
@@ -239,15 +262,8 @@ def speed_rows(lengths=(150, 300, 600)):
                     )
                 )
                 dec, dec_cpu = _decode_seconds(video)
-                peak_file = Path(d) / "peak_kb"
-                ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-                t0 = time.perf_counter()
-                subprocess.run(
+                wall, cpu, peak = timed_cli(
                     [
-                        sys.executable,
-                        "-c",
-                        _PEAK_WRAPPER,
-                        str(peak_file),
                         "batch-propagate",
                         str(video),
                         "--sport",
@@ -257,19 +273,11 @@ def speed_rows(lengths=(150, 300, 600)):
                         "--out",
                         str(Path(d) / "out"),
                         "--quiet",
-                    ],
-                    check=True,
-                    cwd=root,
-                    env={**__import__("os").environ, "PYTHONPATH": str(root)},
-                    stdout=subprocess.DEVNULL,
+                    ]
                 )
-                wall = time.perf_counter() - t0
-                ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
-                peak = float(peak_file.read_text())
             print(
                 f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
-                f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak / 1024:.0f} "
+                f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak:.0f} "
                 f"| {os.getloadavg()[0]:.1f} |"
             )
 

@@ -18,48 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from propagation import _decode_seconds  # noqa: E402
+from propagation import _decode_seconds, timed_cli  # noqa: E402
 from real_clips import MIN_REFERENCE_POINTS, load_annotations  # noqa: E402
-
-
-def run(video: Path, sport: str, ref: int, points: Path, out: Path) -> tuple[float, float]:
-    """(wall s, CPU s) of `courtstudio batch-propagate` on video, in a child process."""
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "courtstudio",
-            "batch-propagate",
-            str(video),
-            "--sport",
-            sport,
-            "--reference",
-            f"{ref}:{points}",
-            "--out",
-            str(out),
-            "--quiet",
-        ],
-        check=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-    )
-    wall = time.perf_counter() - t0
-    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime)
 
 
 def main(argv=None) -> int:
@@ -93,7 +61,19 @@ def main(argv=None) -> int:
         ref = int(refs[0])
         with tempfile.TemporaryDirectory() as d:
             dec, _ = _decode_seconds(video)
-            wall, cpu = run(video, entry["sport"], ref, ann_dir / f"{ref}.json", Path(d) / "o")
+            wall, cpu, _ = timed_cli(
+                [
+                    "batch-propagate",
+                    str(video),
+                    "--sport",
+                    entry["sport"],
+                    "--reference",
+                    f"{ref}:{ann_dir / f'{ref}.json'}",
+                    "--out",
+                    str(Path(d) / "o"),
+                    "--quiet",
+                ]
+            )
             records = [
                 json.loads(x) for x in (Path(d) / "o" / "cameras.jsonl").read_text().splitlines()
             ]
