@@ -475,7 +475,7 @@ print(rc, os.environ["OPENBLAS_NUM_THREADS"], counts)
     assert out.returncode == 0, out.stderr
     rc, env, counts = out.stdout.splitlines()[-1].split(" ", 2)
     assert rc == "0" and env == "1" and counts.strip() not in ("", "[]")
-    assert set(ast.literal_eval(counts)) == {1}  # every OpenBLAS numpy (or scipy) loaded: one thread
+    assert set(ast.literal_eval(counts)) == {1}  # every OpenBLAS loaded: one thread
     out = run_fresh("import os; os.environ['OPENBLAS_NUM_THREADS'] = '2'\n" + code)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].split(" ")[1] == "2", out.stderr
 
