@@ -48,25 +48,36 @@ def _solve(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return None
 
 
-def refine(
-    model: ParamModel,
-    theta0: np.ndarray,
-    points_world: np.ndarray,
-    uv: np.ndarray,
-    image_size: tuple[int, int],
-    max_iter: int = 100,
-) -> LMResult:
-    """Minimise sum |project(theta, X) - uv|^2 over theta from theta0.
+Rows = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
-    points_world: (N, 3) metres; uv: (N, 2) pixels. Marquardt's scaling by diag(J^T J) keeps
-    metres, radians and pixels of focal length on one footing.
+
+@dataclass(frozen=True)
+class RowsResult:
+    theta: np.ndarray  # (P,)
+    residuals: np.ndarray  # (M,) the rows at theta
+    jacobian: np.ndarray  # (M, P) at theta
+    cost: float  # sum of squared rows
+    iterations: int
+    converged: bool
+
+
+def minimise_rows(
+    rows: Rows,
+    theta0: np.ndarray,
+    max_iter: int = 100,
+    rel_cost_tol: float = REL_COST_TOL,
+    valid: Callable[[np.ndarray], bool] | None = None,
+) -> RowsResult:
+    """Minimise |r(theta)|^2 over theta from theta0 by Levenberg-Marquardt.
+
+    rows: theta (P,) -> (r (M,), J (M, P)), residual rows and their Jacobian; valid: theta ->
+    False for a step to refuse (it is damped further instead). Stops when a step lowers the
+    cost by less than rel_cost_tol of it, the step is negligible, or no damping finds a
+    downhill step (a local minimum). Marquardt's scaling by diag(J^T J) keeps metres, radians
+    and pixels of focal length on one footing.
     """
     theta = np.array(theta0, dtype=float)
-    project = _projector(model, points_world, image_size)
-    positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
-    uv_flat = np.asarray(uv, dtype=float).ravel()
-    pred, J = project(theta)
-    r = pred.ravel() - uv_flat
+    r, J = rows(theta)
     cost = float(r @ r)
     diag = np.diag_indices(len(theta))
     lam = 1e-3
@@ -85,11 +96,10 @@ def refine(
                 lam *= 10
                 continue
             cand = theta + step
-            if positive_f and cand[6] <= 0:
+            if valid is not None and not valid(cand):
                 lam *= 10
                 continue
-            pred_c, J_c = project(cand)
-            r_c = pred_c.ravel() - uv_flat
+            r_c, J_c = rows(cand)
             cost_c = float(r_c @ r_c)
             if math.isfinite(cost_c) and cost_c <= cost:
                 rel = (cost - cost_c) / max(cost, 1e-30)
@@ -97,7 +107,7 @@ def refine(
                 lam = max(lam / 10, 1e-12)
                 improved = True
                 small_step = math.sqrt(step @ step) <= 1e-12 * (1 + math.sqrt(theta @ theta))
-                if rel < REL_COST_TOL or small_step or cost < 1e-20:
+                if rel < rel_cost_tol or small_step or cost < 1e-20:
                     converged = True
                 break
             lam *= 10
@@ -106,11 +116,36 @@ def refine(
             break
         if converged:
             break
+    return RowsResult(theta, r, J, cost, it, converged)
+
+
+def refine(
+    model: ParamModel,
+    theta0: np.ndarray,
+    points_world: np.ndarray,
+    uv: np.ndarray,
+    image_size: tuple[int, int],
+    max_iter: int = 100,
+) -> LMResult:
+    """Minimise sum |project(theta, X) - uv|^2 over theta from theta0 (minimise_rows).
+
+    points_world: (N, 3) metres; uv: (N, 2) pixels. A one-focal model's focal length
+    (theta[6]) stays positive.
+    """
+    project = _projector(model, points_world, image_size)
+    uv_flat = np.asarray(uv, dtype=float).ravel()
+
+    def rows(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pred, J = project(theta)
+        return pred.ravel() - uv_flat, J
+
+    positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
+    res = minimise_rows(rows, theta0, max_iter, valid=(lambda t: t[6] > 0) if positive_f else None)
     return LMResult(
-        theta=theta,
-        residuals=r.reshape(-1, 2),
-        jacobian=J,
-        cost=cost,
-        iterations=it,
-        converged=converged,
+        theta=res.theta,
+        residuals=res.residuals.reshape(-1, 2),
+        jacobian=res.jacobian,
+        cost=res.cost,
+        iterations=res.iterations,
+        converged=res.converged,
     )
