@@ -122,9 +122,8 @@ def _cached_line_samples(polylines, step_m: float):
 
 def _profiles(gray, uv, normals, offsets):
     """(S, O) grey values at uv + offsets * normals (bilinear)."""
-    pts = uv[:, None, :] + offsets[None, :, None] * normals[:, None, :]
-    mx = pts[..., 0].astype(np.float32)
-    my = pts[..., 1].astype(np.float32)
+    mx = (uv[:, :1] + offsets[None, :] * normals[:, :1]).astype(np.float32)
+    my = (uv[:, 1:] + offsets[None, :] * normals[:, 1:]).astype(np.float32)
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
