@@ -88,3 +88,35 @@ def test_a_truncated_video_is_an_error_not_a_wrong_frame(clip, monkeypatch):
     monkeypatch.setattr(cv2, "VideoCapture", _Short)
     with pytest.raises(ProjectError, match="cannot decode frame 5"):
         r.read(20)
+
+
+def test_frames_past_a_stream_shorter_than_its_header_fail_at_once(clip, tmp_path, monkeypatch):
+    """A container promising more frames than its stream holds (a real NBA clip: 329 in the
+    header, 309 decodable): the first read past the end finds it, and every later one fails
+    without decoding the video from its start again (once per missing frame: 9 s of a 1 s
+    pass); frames before the end still read, in any order."""
+    from courtstudio.io.project import ProjectError
+
+    short = tmp_path / "short.avi"
+    data = clip.read_bytes()
+    short.write_bytes(data[: len(data) // 2])  # the AVI header still says N_FRAMES
+    r = VideoReader(short)
+    assert r.frame_count == N_FRAMES
+    decodes_from_start = []
+    read_up_to = r._read_up_to
+    monkeypatch.setattr(r, "_read_up_to", lambda i: decodes_from_start.append(i) or read_up_to(i))
+    good = []
+    for i in range(N_FRAMES):  # in order, as a propagation pass reads
+        try:
+            good.append(_brightness(r.read(i)))
+        except ProjectError as exc:
+            assert f"frame {i}" in str(exc)
+    assert 0 < len(good) < N_FRAMES and good == list(range(len(good)))
+    assert len(decodes_from_start) <= 1
+    for i in (N_FRAMES - 1, len(good) + 2, len(good)):
+        with pytest.raises(ProjectError, match=f"stream ends at frame {len(good) - 1}"):
+            r.read(i)
+    assert len(decodes_from_start) <= 1
+    for i in (len(good) - 1, 2, 3):
+        assert _brightness(r.read(i)) == i
+    r.close()

@@ -30,17 +30,36 @@ class VideoReader:
         self.path = Path(path)
         self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path, ProjectError)
         self._next = 0
+        # the first frame that decoding from the start could not reach, once a read found it
+        # (a container's frame count can promise more than its stream holds)
+        self._end: int | None = None
+        self._seek_failed = False  # a seek landed elsewhere: this container's seek is unsure
 
     def read(self, index: int) -> np.ndarray:
+        """Frame ``index`` (h, w, 3) BGR uint8; ProjectError when it cannot be decoded. Past
+        the end of the decodable stream (a header promising 329 frames of a stream of 309)
+        each read fails at once, rather than decoding the video from its start again (one
+        full decode per missing frame)."""
         if not 0 <= index < self.frame_count:
             raise ProjectError(f"{self.path}: frame {index} is outside 0..{self.frame_count - 1}")
-        if index != self._next and not self._seek(index):
+        sequential = index == self._next
+        beyond = self._end is not None and index >= self._end
+        if not sequential and (beyond and self._seek_failed or not self._seek(index)):
+            if beyond:
+                raise ProjectError(
+                    f"{self.path}: cannot decode frame {index} (the stream ends at frame "
+                    f"{self._end - 1}; the container says {self.frame_count} frames)"
+                )
             self._read_up_to(index)
+            sequential = True
         try:
             ok, frame = self._cap.read()
         except cv2.error:
             ok, frame = False, None
         if not ok or frame is None or frame.shape[0] * frame.shape[1] > max_pixels():
+            if sequential and (not ok or frame is None):
+                self._end = index if self._end is None else min(self._end, index)
+            self._next = -1  # the decoder's position is unknown: the next read seeks
             raise ProjectError(f"{self.path}: cannot decode frame {index}")
         self._next = index + 1
         return frame
@@ -49,9 +68,11 @@ class VideoReader:
         """Seek by frame number; True only when OpenCV then reports exactly that position."""
         try:
             ok = self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
-            return bool(ok) and round(self._cap.get(cv2.CAP_PROP_POS_FRAMES)) == index
+            ok = bool(ok) and round(self._cap.get(cv2.CAP_PROP_POS_FRAMES)) == index
         except cv2.error:
-            return False
+            ok = False
+        self._seek_failed |= not ok
+        return ok
 
     def _read_up_to(self, index: int) -> None:
         """Reopen the video and decode frames 0..index-1, so the next read is frame ``index``
@@ -64,6 +85,8 @@ class VideoReader:
             except cv2.error:
                 ok = False
             if not ok:
+                self._end = i if self._end is None else min(self._end, i)
+                self._next = -1
                 raise ProjectError(f"{self.path}: cannot decode frame {i} (reading up to {index})")
 
     def close(self) -> None:
