@@ -206,6 +206,7 @@ class Tracker:
         # references soundly registered that gave the weak record or too few keypoints in
         # view: another attempt on them would bring the same keypoints back
         settled: list[RefState] = []
+        away = None  # (record, reference state): registered soundly, too few keypoints in view
         for label, target, H_pred, meth, via in self._attempts(st, i):
             if any(target is t for t in settled):
                 continue  # only another reference can help
@@ -255,12 +256,18 @@ class Tracker:
                 settled.append(target)
             if rec.reason.endswith(OUT_OF_VIEW) and rec.H is not None:
                 settled.append(target)
+                away = away or (rec, target)
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
         if weak is not None:  # its registration is sound: the next frames are predicted by it
             self._remember(i, weak[1], weak[0], weak[2])
             return weak[0]
+        if away is not None:  # so is this one's: it predicts the next frames (a pan that
+            # leaves the court and comes back is tracked through it), and a retry with another
+            # graphics mask would bring the same keypoints back
+            self._predict_from(i, away[0].H, away[1])
+            return best
         self.pending.append((i, image, frame_mask, st, p_raw))
         return best
 
@@ -282,10 +289,15 @@ class Tracker:
             yield f"frame {g.frame}", g.state, pred / pred[2, 2], "auto", g
 
     def _remember(self, i, p: Prepared, rec: FrameCamera, st: RefState):
-        if st.last_frame is None or i >= st.last_frame:
-            st.last_H, st.last_frame = rec.H, i
+        self._predict_from(i, rec.H, st)
         if not self.recent or i - self.recent[-1].frame >= RECENT_SPACING:
             self.recent.append(_Good(i, p, rec.H, st))
+
+    @staticmethod
+    def _predict_from(i, H: np.ndarray, st: RefState):
+        """Frame i's homography H (reference -> frame) predicts the next frames of st."""
+        if st.last_frame is None or i >= st.last_frame:
+            st.last_H, st.last_frame = H, i
 
     def _evaluate(self, i: int, image, st: RefState, H: np.ndarray) -> FrameCamera:
         """The camera of frame i from the homography H (reference -> frame), verified."""
