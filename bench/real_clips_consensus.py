@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from real_clips import OFF_PX_1080, kept_runs_clips  # noqa: E402
+
 from court_specs import load_spec  # noqa: E402
 from geometry.camera import Camera  # noqa: E402
-from real_clips import OFF_PX_1080, kept_runs_clips  # noqa: E402
 
 MIN_JUDGES = 2
 AGREE_PX_1080 = 4.5  # the judges' spread allowed at 1080p
