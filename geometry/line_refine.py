@@ -316,7 +316,7 @@ def refine_camera_on_lines(
     if X is not None and len(X):
         chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px**2
         limit = chi2_isf(1.0 - CLICK_CHI2_QUANTILE, 2 * len(X))
-        if chi > limit:
+        if not chi <= limit:  # NaN too: a click the refined lens folds away has no image
             return camera, LineRefinement(
                 False,
                 f"the lines disagree with the clicks (click RMS {click1:.2f} px for "

@@ -42,3 +42,38 @@ def test_a_noisy_near_half_reference_is_corrected_on_the_lines(tmp_path):
     # without the refinement: median 7.3 px (20 frames; 16 px max over 30), none flagged
     assert np.median(worst) < 2.0
     assert max(worst) < 10.0
+
+
+def test_a_refinement_that_leaves_a_keypoint_without_an_image_is_not_kept(monkeypatch):
+    """A refined lens that folds a transferred keypoint away (its projection NaN, so the
+    keypoints' RMS is NaN) is refused, for frames refined on their lines and for weak frames:
+    a real badminton frame's record was written with "rms_px": NaN, which the reader (a
+    resumed run, the app) rejects."""
+    import math
+
+    import courtstudio.pipeline.line_refinement as lr
+    import courtstudio.pipeline.propagate_frame as pf
+    from courtstudio.pipeline.propagation_uncertainty import WeakRefinement
+    from geometry.line_refine import LineRefinement
+
+    cam = Camera(np.diag([1000.0, 1000.0, 1.0]), np.eye(3), [0.0, 0.0, 10.0], (1280, 720))
+    cam = Camera(cam.K + [[0, 0, 639.5], [0, 0, 359.5], [0, 0, 0]], cam.R, cam.t, cam.image_size)
+    other = Camera(cam.K * [[1.01], [1.01], [1]], cam.R, cam.t, cam.image_size)
+    rep = LineRefinement(True, "ok", "simple", 0.5, 0.9, 1, 1, 1.0, math.nan, 100, 5)
+    monkeypatch.setattr(lr, "refine_on_lines", lambda *a, **k: (other, rep))
+    monkeypatch.setattr(
+        pf,
+        "refine_weak_frame",
+        lambda *a, **k: WeakRefinement(other, 1.0, "x", rep, None, 1.0),
+    )
+    monkeypatch.setattr(pf, "line_evidence", lambda *a, **k: {"support": 0.9})
+    tracker = pf.Tracker.__new__(pf.Tracker)
+    tracker.spec, tracker.dense = SPEC, None
+    st = type("St", (), {"sigma_px": 1.0, "lens_prior": None, "rms_px": 1.0})()
+    ev = {"support": 0.5}
+    assert tracker._refined(None, cam, 1.0, ev, {}, 1.0, "keep") == (cam, 1.0, ev)
+    out = tracker._weak_refined(None, st, cam, 1.0, ev, {}, 20.0, "x")
+    assert out == (cam, 1.0, ev, 20.0, "x", False)
+    rep_ok = LineRefinement(True, "ok", "simple", 0.5, 0.9, 1, 1, 1.0, 0.8, 100, 5)
+    monkeypatch.setattr(lr, "refine_on_lines", lambda *a, **k: (other, rep_ok))
+    assert tracker._refined(None, cam, 1.0, ev, {}, 1.0, "keep")[:2] == (other, 0.8)

@@ -427,6 +427,8 @@ class Tracker:
         if not ev2["support"] > ev["support"]:
             return cam, rms, ev
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
+        if not np.isfinite(rms2):  # a keypoint without an image under the refined camera
+            return cam, rms, ev
         return new, float(rms2), ev2
 
     def _weak_refined(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at):
@@ -449,6 +451,8 @@ class Tracker:
         if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
             return cam, rms, ev, px, at, False
         rms2 = wr.report.click_rms_after_px
+        if rms2 is not None and not np.isfinite(rms2):  # a keypoint without an image under it
+            return cam, rms, ev, px, at, False
         rms = float(rms if rms2 is None else rms2)
         return wr.camera, rms, ev2, wr.predicted_px, wr.at, True
 
