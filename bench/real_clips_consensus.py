@@ -4,16 +4,18 @@ Usage: ``python bench/real_clips_consensus.py RUNS [--clip ID ...] [--json F]``,
 folder an earlier ``bench/real_clips.py --out RUNS --each-reference`` run kept
 (RUNS/<clip>/ref<N>/cameras.jsonl). No propagation is run.
 
-Hand clicks check a few frames of each clip; the target ("no unflagged frame above the off
-distance") is about every frame. A clip propagated from each of several references gives
-every frame several independent cameras. For each run and each frame it left ok (or static),
-the other runs' cameras of that frame that are ok are the judges: when at least MIN_JUDGES of
-them agree (every court keypoint in the frame's picture within AGREE_PX of their median, both
-scaled by the picture height / 1080), the frame is scored against that median at its worst
-keypoint in the picture; beyond the off distance (10 px at 1080p) it is an unflagged frame
-off the consensus. Frames without such a consensus are not scored (counted). A consensus can
-be wrong where the references share an error, so this bounds the misses from below; a frame
-it scores off is worth a look (the table names the first few).
+Hand clicks check a few frames; the target ("no unflagged frame above the off distance") is
+about every frame. A clip propagated from each of several references gives every frame
+several independent cameras. For each run and each frame it left ok (or static), the other
+runs' cameras of that frame (ok, static or the reference itself) are the judges: when there
+are at least MIN_JUDGES of them and all of them agree (every court keypoint in the image
+within AGREE_PX of their median, both scaled by the picture height / 1080), the frame is
+scored against that median at its worst keypoint in the image; beyond the off distance (10
+px at 1080p) it is an unflagged frame off the consensus. Frames without such a consensus
+(fewer judges, or one of them off) are not scored, only counted. A consensus can be wrong
+where the references share an error, and a frame whose judges disagree is left out, so this
+bounds the misses from below; a frame it scores off is worth a look (the table names the
+first few).
 """
 
 from __future__ import annotations

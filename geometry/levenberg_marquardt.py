@@ -74,11 +74,14 @@ def minimise_rows(
     False for a step to refuse (it is damped further instead). Stops when a step lowers the
     cost by less than rel_cost_tol of it, the step is negligible, or no damping finds a
     downhill step (a local minimum). Marquardt's scaling by diag(J^T J) keeps metres, radians
-    and pixels of focal length on one footing.
+    and pixels of focal length on one footing. Rows that are not finite at theta0 give
+    theta0 back, not converged, with its cost (NaN or inf): no step can be judged.
     """
     theta = np.array(theta0, dtype=float)
     r, J = rows(theta)
     cost = float(r @ r)
+    if not (math.isfinite(cost) and np.all(np.isfinite(J))):
+        return RowsResult(theta, r, J, cost, 0, False)
     diag = np.diag_indices(len(theta))
     lam = 1e-3
     converged = False

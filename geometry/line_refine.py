@@ -126,13 +126,16 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
     positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
     theta = np.asarray(theta0, float)
     for _ in range(IRLS_ROUNDS):
-        theta = minimise_rows(
+        res = minimise_rows(
             parts,
             theta,
             max_iter=FIT_MAX_ITER,
             rel_cost_tol=FIT_REL_COST_TOL,
             valid=(lambda t: t[6] > 0) if positive_f else None,
-        ).theta
+        )
+        if not np.isfinite(res.cost):  # a sample or click without an image at the start
+            raise ValueError("the line and click residuals are not finite at the start")
+        theta = res.theta
         uv = model.project_with_jacobian(theta, ridges.points_world, size)[0]
         w = w_line * huber_weights(np.sum((uv - ridges.uv) * ridges.normals, axis=1), LINE_SIGMA_PX)
     r, J = parts(theta)

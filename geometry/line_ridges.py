@@ -17,6 +17,7 @@ Everything is in pixels of the image as it is (distorted): projection goes throu
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import cv2
@@ -100,23 +101,27 @@ def line_samples(polylines, step_m: float):
 
 _SAMPLES_CACHE: dict = {}
 _SAMPLES_CACHE_SIZE = 8
+_SAMPLES_LOCK = threading.Lock()
 
 
 def _cached_line_samples(polylines, step_m: float):
-    """line_samples(polylines, step_m), kept for the last _SAMPLES_CACHE_SIZE (polylines,
-    step) asked for: a line refinement searches the same court's lines five times a frame,
-    each of a clip's frames (0.55 ms a call on a basketball court). Keyed on the polylines'
-    values, so a changed court is sampled anew; the arrays returned are read-only."""
+    """line_samples(polylines, step_m), kept for up to _SAMPLES_CACHE_SIZE (polylines, step)
+    pairs (the oldest added is dropped first): a line refinement searches the same court's
+    lines five times a frame, each of a clip's frames (0.55 ms a call on a basketball
+    court). Keyed on the polylines' values, so a changed court is sampled anew; the arrays
+    returned are read-only. Safe from several threads (one lock around the cache)."""
     lines = [np.ascontiguousarray(as_array("polyline", pl, (None, 3)), float) for pl in polylines]
     key = (float(step_m), tuple((pl.shape, pl.tobytes()) for pl in lines))
-    hit = _SAMPLES_CACHE.get(key)
+    with _SAMPLES_LOCK:
+        hit = _SAMPLES_CACHE.get(key)
     if hit is None:
         hit = line_samples(lines, step_m)
         for v in hit:
             v.setflags(write=False)
-        if len(_SAMPLES_CACHE) >= _SAMPLES_CACHE_SIZE:
-            _SAMPLES_CACHE.pop(next(iter(_SAMPLES_CACHE)))
-        _SAMPLES_CACHE[key] = hit
+        with _SAMPLES_LOCK:
+            while len(_SAMPLES_CACHE) >= _SAMPLES_CACHE_SIZE:
+                _SAMPLES_CACHE.pop(next(iter(_SAMPLES_CACHE)))
+            _SAMPLES_CACHE[key] = hit
     return hit
 
 
@@ -139,12 +144,12 @@ def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
 
 def _smooth_inliers_per_line(line, arc, off, tol_px: float) -> np.ndarray:
     """(N,) bool: _smooth_inliers of each line's samples (line (N,) int, arc (N,) metres,
-    off (N,) px), the lines of 5 or more samples all at once (grouped_polyfit_inliers: one
+    off (N,) px), the lines of 5 or more samples all at once (_grouped_polyfit_inliers: one
     Python loop over lines cost 2.3 ms of a 6.6 ms find_ridges on a basketball court)."""
     keep = np.zeros(len(line), bool)
     if len(line) == 0:
         return keep
-    ids, group, counts = np.unique(line, return_inverse=True, return_counts=True)
+    _, group, counts = np.unique(line, return_inverse=True, return_counts=True)
     big = counts[group] >= 5
     for k in np.flatnonzero(counts < 5):
         sel = group == k
@@ -159,19 +164,19 @@ def _smooth_inliers_per_line(line, arc, off, tol_px: float) -> np.ndarray:
         mean = np.bincount(g, weights=a) / n
         s = (a - mean[g]) / ((hi - lo)[g] + 1e-9)
         deg = np.where(n >= 8, 2, 1)
-        keep[big] = grouped_polyfit_inliers(g, s, off[big], deg, tol_px, deg + 2)
+        keep[big] = _grouped_polyfit_inliers(g, s, off[big], deg, tol_px, deg + 2)
     return keep
 
 
-def grouped_polyfit_inliers(
+def _grouped_polyfit_inliers(
     group: np.ndarray, x: np.ndarray, y: np.ndarray, deg: np.ndarray, tol: float, min_keep
 ) -> np.ndarray:
     """robust_polyfit_inliers of many groups at once: (N,) bool. group (N,) int in 0..G-1
     (every group present), x, y (N,); deg (G,) 1 or 2, min_keep (G,) int: each group's. Each
     round solves every group's least squares by its normal equations (x of order 1: the
-    callers scale it to [-0.5, 0.5]) and takes each group's median absolute residual over
-    its kept samples; a group stops on its own (its set stable, or falling below its
-    min_keep), as robust_polyfit_inliers does."""
+    caller scales each line's arc to an interval of width 1) and takes each group's median
+    absolute residual over its kept samples; a group stops on its own (its set stable, or
+    falling below its min_keep), as robust_polyfit_inliers does."""
     G = int(group.max()) + 1
     keep = np.ones(len(x), bool)
     active = np.ones(G, bool)

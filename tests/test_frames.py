@@ -114,7 +114,7 @@ def test_frames_past_a_stream_shorter_than_its_header_fail_at_once(clip, tmp_pat
     assert 0 < len(good) < N_FRAMES and good == list(range(len(good)))
     assert len(decodes_from_start) <= 1
     for i in (N_FRAMES - 1, len(good) + 2, len(good)):
-        with pytest.raises(ProjectError, match=f"stream ends at frame {len(good) - 1}"):
+        with pytest.raises(ProjectError, match=f"it ends at frame {len(good) - 1}"):
             r.read(i)
     assert len(decodes_from_start) <= 1
     for i in (len(good) - 1, 2, 3):

@@ -309,3 +309,12 @@ def test_line_fit_reaches_scipys_optimum():
     uv_ours, uv_ref = (m.to_camera(t, SIZE).project(rid.points_world) for t in (ours, ref))
     assert np.max(np.abs(uv_ours - uv_ref)) < 1e-4  # 2e-6 px here; 9e-4 at a 1e-2 tolerance
     assert np.max(np.abs(uv_ours - m.to_camera(start, SIZE).project(rid.points_world))) > 1.0
+
+
+def test_rows_that_are_not_finite_at_the_start_are_not_minimised():
+    from geometry.levenberg_marquardt import minimise_rows
+
+    res = minimise_rows(lambda t: (np.array([np.nan, 1.0]), np.eye(2)), np.zeros(2))
+    assert not res.converged and res.iterations == 0 and not np.isfinite(res.cost)
+    ok = minimise_rows(lambda t: (t - [1.0, 2.0], np.eye(2)), np.zeros(2))
+    assert ok.converged and np.allclose(ok.theta, [1.0, 2.0])

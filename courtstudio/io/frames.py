@@ -30,8 +30,9 @@ class VideoReader:
         self.path = Path(path)
         self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path, ProjectError)
         self._next = 0
-        # the first frame that decoding from the start could not reach, once a read found it
-        # (a container's frame count can promise more than its stream holds)
+        # the first frame a read in decoding order failed on (from frame 0, or on from a
+        # seek): a container's frame count can promise more than its stream holds. Past it,
+        # once the container's seek has proved unsure, reads fail at once
         self._end: int | None = None
         self._seek_failed = False  # a seek landed elsewhere: this container's seek is unsure
 
@@ -46,9 +47,10 @@ class VideoReader:
         beyond = self._end is not None and index >= self._end
         if not sequential and (beyond and self._seek_failed or not self._seek(index)):
             if beyond:
+                last = "no frame decodes" if self._end == 0 else f"it ends at frame {self._end - 1}"
                 raise ProjectError(
-                    f"{self.path}: cannot decode frame {index} (the stream ends at frame "
-                    f"{self._end - 1}; the container says {self.frame_count} frames)"
+                    f"{self.path}: cannot decode frame {index} (the stream: {last}; the "
+                    f"container says {self.frame_count} frames)"
                 )
             self._read_up_to(index)
             sequential = True

@@ -77,8 +77,7 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     5-click references gave k1 = 0.97-1.14 (the clips' joint fits of all clicks: 0.96-1.07)
     and click RMS 0.3-0.9 px against the pinhole's 1.4-2.7 px; a pinhole reference left its
     frames 7-16 px off, unflagged. On a real NBA frame the lines alone chose k1 = 2.8 and
-    moved the clicks from 1.3 to 3.6 px RMS: refused. SciPy (line refinement) is imported
-    only for such references. A lens the clicks chose but do not determine
+    moved the clicks from 1.3 to 3.6 px RMS: refused. A lens the clicks chose but do not determine
     (geometry.model_selection.lens_determined) is not carried to the frames: held by frames
     that show fewer points, k1 = 1.46 +- 3.57 on six NBA clicks left them 7-11 px off,
     unflagged; the reference is calibrated as the pinhole instead."""
