@@ -146,6 +146,15 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
     return theta, float(r @ r), cov
 
 
+def clicks_within_noise(camera: Camera, X: np.ndarray, x: np.ndarray, sigma_px: float) -> bool:
+    """Whether a camera explains clicks x (N, 2) px of world points X (N, 3) metres within
+    their noise sigma_px: the chi-square of the residuals at most its CLICK_CHI2_QUANTILE
+    quantile (2N degrees of freedom). A click the camera gives no image (behind it, or
+    folded away by its lens: NaN) is not explained."""
+    chi = float(np.sum((camera.project(X) - x) ** 2)) / sigma_px**2
+    return chi <= chi2_isf(1.0 - CLICK_CHI2_QUANTILE, 2 * len(X))  # False for NaN
+
+
 def default_step_m(polylines) -> float:
     """Sample spacing along lines, metres: the longest polyline ((M, 3) metres each) / 120,
     at least 0.02 m."""
@@ -317,9 +326,7 @@ def refine_camera_on_lines(
             False, f"line support fell ({sup0:.2f} -> {sup1:.2f}): kept the clicks' camera", **rep
         )
     if X is not None and len(X):
-        chi = float(np.sum((new.project(X) - x) ** 2)) / click_sigma_px**2
-        limit = chi2_isf(1.0 - CLICK_CHI2_QUANTILE, 2 * len(X))
-        if not chi <= limit:  # NaN too: a click the refined lens folds away has no image
+        if not clicks_within_noise(new, X, x, click_sigma_px):
             return camera, LineRefinement(
                 False,
                 f"the lines disagree with the clicks (click RMS {click1:.2f} px for "

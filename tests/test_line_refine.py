@@ -318,3 +318,19 @@ def test_rows_that_are_not_finite_at_the_start_are_not_minimised():
     assert not res.converged and res.iterations == 0 and not np.isfinite(res.cost)
     ok = minimise_rows(lambda t: (t - [1.0, 2.0], np.eye(2)), np.zeros(2))
     assert ok.converged and np.allclose(ok.theta, [1.0, 2.0])
+
+
+def test_clicks_the_camera_gives_no_image_are_not_within_noise():
+    """The refinement's click test: within noise, beyond it, and a click behind the camera
+    (NaN: it used to pass, since NaN > limit is false, and a real badminton frame was written
+    with a NaN RMS)."""
+    from geometry.line_refine import clicks_within_noise
+
+    spec, cam, _, clicks, _ = scene("tennis", 3)
+    X = np.array([spec.keypoints[n] for n in clicks])
+    uv = cam.project(X)
+    assert clicks_within_noise(cam, X, uv + 0.5, 1.0)
+    assert not clicks_within_noise(cam, X, uv + 10.0, 1.0)
+    behind = np.vstack([X, cam.camera_centre_world - 5.0 * cam.R[2]])  # 5 m behind it
+    assert np.isnan(cam.project(behind[-1:])).all()
+    assert not clicks_within_noise(cam, behind, np.vstack([uv, [[640.0, 360.0]]]), 1.0)
