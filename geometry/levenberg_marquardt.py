@@ -61,6 +61,14 @@ class RowsResult:
     converged: bool
 
 
+def focal_stays_positive(model: Any) -> Callable[[np.ndarray], bool] | None:
+    """minimise_rows' ``valid`` for a model's parameters: a one-focal model's focal length
+    (theta[6]) must stay positive; None (every step valid) for the others."""
+    if getattr(model, "one_focal", False):
+        return lambda theta: bool(theta[6] > 0)
+    return None
+
+
 def minimise_rows(
     rows: Rows,
     theta0: np.ndarray,
@@ -142,8 +150,7 @@ def refine(
         pred, J = project(theta)
         return pred.ravel() - uv_flat, J
 
-    positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
-    res = minimise_rows(rows, theta0, max_iter, valid=(lambda t: t[6] > 0) if positive_f else None)
+    res = minimise_rows(rows, theta0, max_iter, valid=focal_stays_positive(model))
     return LMResult(
         theta=res.theta,
         residuals=res.residuals.reshape(-1, 2),

@@ -32,7 +32,7 @@ from geometry.joint_covariance import (
     line_rows,
     line_weights,
 )
-from geometry.levenberg_marquardt import minimise_rows
+from geometry.levenberg_marquardt import focal_stays_positive, minimise_rows
 from geometry.line_ridges import Ridges, find_ridges, to_gray
 
 SEARCH_PX = (20.0, 10.0, 5.0)
@@ -123,7 +123,6 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
             Js.append(J_p)
         return np.concatenate(rs), np.vstack(Js)
 
-    positive_f = bool(getattr(model, "one_focal", False))  # theta[6] is the focal length
     theta = np.asarray(theta0, float)
     for _ in range(IRLS_ROUNDS):
         res = minimise_rows(
@@ -131,7 +130,7 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
             theta,
             max_iter=FIT_MAX_ITER,
             rel_cost_tol=FIT_REL_COST_TOL,
-            valid=(lambda t: t[6] > 0) if positive_f else None,
+            valid=focal_stays_positive(model),
         )
         if not np.isfinite(res.cost):  # a sample or click without an image at the start
             raise ValueError("the line and click residuals are not finite at the start")

@@ -60,11 +60,15 @@ class VideoReader:
             ok, frame = False, None
         if not ok or frame is None or frame.shape[0] * frame.shape[1] > max_pixels():
             if sequential and (not ok or frame is None):
-                self._end = index if self._end is None else min(self._end, index)
+                self._stream_ends(index)
             self._next = -1  # the decoder's position is unknown: the next read seeks
             raise ProjectError(f"{self.path}: cannot decode frame {index}")
         self._next = index + 1
         return frame
+
+    def _stream_ends(self, index: int) -> None:
+        """Decoding in order failed at frame ``index``: the stream ends before it."""
+        self._end = index if self._end is None else min(self._end, index)
 
     def _seek(self, index: int) -> bool:
         """Seek by frame number; True only when OpenCV then reports exactly that position."""
@@ -87,7 +91,7 @@ class VideoReader:
             except cv2.error:
                 ok = False
             if not ok:
-                self._end = i if self._end is None else min(self._end, i)
+                self._stream_ends(i)
                 self._next = -1
                 raise ProjectError(f"{self.path}: cannot decode frame {i} (reading up to {index})")
 
