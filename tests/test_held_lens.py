@@ -104,6 +104,29 @@ def test_recalibrate_holds_the_reference_lens_for_four_points():
     assert worst_px(pinhole.camera) > 2.0
 
 
+def test_recalibrate_holds_a_lined_references_lens_whatever_the_points():
+    """hold_lens (a reference whose lens came from its painted lines): noisy keypoints enough
+    to refit k1 still keep the reference's field; without it k1 is refitted."""
+    truth = _camera(1200.0)
+    names = [
+        n
+        for n, X in SPEC.keypoints.items()
+        if X[2] == 0 and truth.in_image(truth.project(np.asarray(X)[None]))[0]
+    ]
+    assert len(names) >= 10
+    rng = np.random.default_rng(3)
+    pts = {
+        n: tuple(truth.project(SPEC.keypoints[n][None])[0] + rng.normal(0, 1.0, 2)) for n in names
+    }
+    theta0 = ParamModel("simple_k1").from_camera(truth)
+    held = recalibrate(SPEC, SIZE, pts, theta0, "simple_k1", LENS, hold_lens=True)
+    assert isinstance(held.model, HeldLensModel)
+    assert held.camera.dist[0] == pytest.approx(field_dist(LENS, held.camera.K[0, 0])[0])
+    free = recalibrate(SPEC, SIZE, pts, theta0, "simple_k1", LENS)
+    assert not isinstance(free.model, HeldLensModel)
+    assert free.camera.dist[0] != pytest.approx(held.camera.dist[0], abs=1e-6)
+
+
 def _record(frame: int, cam: Camera, names, start: Camera, held: bool) -> dict:
     pts = {n: [float(v) for v in cam.project(SPEC.keypoints[n][None])[0]] for n in names}
     return {

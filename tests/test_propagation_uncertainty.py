@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
+from courtstudio.pipeline.propagation_reference import Reference, make_ref_state
 from courtstudio.pipeline.propagation_uncertainty import (
     LENS_SIGMA_MAX,
+    LINED_LENS_SIGMA_MIN,
     keypoints_to_click,
+    lined_reference,
     painted_ridges,
     predicted_error,
     reference_lens_prior,
@@ -124,3 +127,52 @@ def test_the_keypoints_to_click_are_the_ones_the_clicks_leave_free():
         predicted_error(cam, SPEC, more, 1.0, prior)[0]
         < predicted_error(cam, SPEC, pts, 1.0, prior)[0]
     )
+
+
+def test_a_weak_reference_takes_its_camera_and_lens_from_its_own_lines():
+    rng = np.random.default_rng(5)
+    cam = sample_broadcast_camera(SPEC, SIZE, rng, zoom=(0.75, 0.8), k1=-0.3)
+    image = render_frame(SPEC, cam, rng=rng)
+    kp = visible_keypoints(SPEC, cam)
+    pts = _clicks(kp, ONE_LINE, np.random.default_rng(1))
+    start = _fit(pts)  # the pinhole its five clicks give
+    loose = reference_lens_prior(SPEC, start, pts, 1.0)
+    assert loose.mean == (0.0,) and loose.sigma[0] > 0.1  # measured 0.14
+    assert predicted_error(start, SPEC, pts, 1.0, loose)[0] > OFF_PX  # weak
+    lined = lined_reference(start, SPEC, image, pts, 1.0, loose, 0.5, OFF_PX)
+    assert lined is not None
+    assert lined.predicted_px <= OFF_PX
+    k1 = lined.camera.dist[0]
+    assert abs(k1 - cam.dist[0]) < 0.05, k1
+    assert lined.prior.mean == (k1,)
+    assert LINED_LENS_SIGMA_MIN <= lined.prior.sigma[0] <= loose.sigma[0]
+    # measured 0.2 against the pinhole's 21 px
+    assert _worst_true_error(lined.camera, kp) < 1.0 < 10.0 < _worst_true_error(start, kp)
+
+
+def test_a_weak_reference_without_lines_keeps_its_clicks_camera():
+    cam, image, kp = _scene()
+    pts = _clicks(kp, ONE_LINE, np.random.default_rng(1))
+    start = _fit(pts)
+    loose = reference_lens_prior(SPEC, start, pts, 1.0)
+    blank = np.full_like(image, 90)
+    assert lined_reference(start, SPEC, blank, pts, 1.0, loose, 0.5, OFF_PX) is None
+    # lines that pin it, but not within the weak limit asked for: not taken either
+    assert lined_reference(start, SPEC, image, pts, 1.0, loose, 0.5, 1e-3) is None
+
+
+def test_the_reference_state_of_a_weak_reference_holds_its_lines_lens():
+    rng = np.random.default_rng(5)
+    cam = sample_broadcast_camera(SPEC, SIZE, rng, zoom=(0.75, 0.8), k1=-0.3)
+    image = render_frame(SPEC, cam, rng=rng)
+    kp = visible_keypoints(SPEC, cam)
+    # six clicks (five pick the lens from the lines already: propagation_solve.
+    # reference_calibration); nearly on one line, so the pinhole is kept and weak
+    pts = _clicks(kp, [*ONE_LINE, "near_right_corner"], np.random.default_rng(1))
+    st = make_ref_state(SPEC, Reference(0, pts), image, None, None)
+    assert st.lined and st.model == "simple_k1" and st.lens is not None
+    assert abs(st.camera.dist[0] - cam.dist[0]) < 0.05
+    assert st.lens_prior is not None and st.lens_prior.mean == (st.camera.dist[0],)
+    q = st.quality()
+    assert q["lens"] == "lines" and q["to_click"] == [] and q["predicted_px"] <= OFF_PX
+    assert _worst_true_error(st.camera, kp) < 2.0

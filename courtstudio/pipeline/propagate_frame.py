@@ -340,7 +340,7 @@ class Tracker:
                 )
                 pts.update(snapped)
             try:
-                fit = recalibrate(self.spec, size, pts, theta0, st.model, st.lens)
+                fit = recalibrate(self.spec, size, pts, theta0, st.model, st.lens, st.lined)
             except (ValueError, np.linalg.LinAlgError, cv2.error) as exc:
                 return FrameCamera(
                     i,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from court_specs import CourtSpec
@@ -19,12 +20,13 @@ from courtstudio.pipeline.propagation_solve import (
 )
 from courtstudio.pipeline.propagation_uncertainty import (
     keypoints_to_click,
+    lined_reference,
     predicted_error,
     reference_lens_prior,
 )
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
-from geometry.joint_covariance import LensPrior
+from geometry.joint_covariance import LensPrior, lens_model
 from geometry.line_support import line_evidence
 from geometry.pixel_lens import PixelLens
 from geometry.plane_motion import WORK_WIDTH, Prepared, prepare, reduce_mask
@@ -68,6 +70,7 @@ class RefState:
     predicted_px: float = float("nan")  # its camera's predicted 1-sigma at its worst keypoint
     predicted_at: str | None = None  # ... that keypoint
     to_click: tuple = ()  # keypoints whose clicks would pin what its clicks leave free
+    lined: bool = False  # its camera and lens prior from its own painted lines (lined_reference)
 
     def source(self, H_pred) -> Prepared:
         """The reference image to register with: the finer one (made at its first use) when
@@ -86,7 +89,7 @@ class RefState:
             "rms_px": _num(self.rms_px),
             "line_support": _num(self.evidence["support"]),
             "line_residual_px": _num(self.evidence["residual_px"]),
-            "lens": lens_source(self.model, len(self.ref.points)),
+            "lens": "lines" if self.lined else lens_source(self.model, len(self.ref.points)),
             **self.uncertainty(),
         }
 
@@ -115,37 +118,46 @@ def make_ref_state(
 ) -> RefState:
     cal = reference_calibration(spec, ref.points, image)
     model = frame_model(cal.fit)
-    # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
-    # frame and its masks) for a field that is the identity within 0.05 px
-    lens = PixelLens.of_camera(cal.camera) if model != "simple" else None
-    p = straightened(prepare(image), lens, corners=True)
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
     uv = np.array([ref.points[n] for n in names], float)
     pred = reference_prediction(spec, ref.points, cal.fit, model, image.shape[0])
-    prior = reference_lens_prior(spec, cal.camera, ref.points, pred["sigma_px"])
-    ref_px, ref_at = predicted_error(cal.camera, spec, ref.points, pred["sigma_px"], prior)
+    camera = cal.camera
+    prior = reference_lens_prior(spec, camera, ref.points, pred["sigma_px"])
+    ref_px, ref_at = predicted_error(camera, spec, ref.points, pred["sigma_px"], prior)
+    lined = None
+    if not ref_px <= pred["weak_px"]:  # its clicks leave it weak: its own lines may pin it
+        try:
+            lined = lined_reference(
+                camera, spec, image, ref.points, pred["sigma_px"], prior,
+                float(cal.fit.rms_px), pred["weak_px"],
+            )  # fmt: skip
+        except (ValueError, np.linalg.LinAlgError, cv2.error):
+            lined = None
+    if lined is not None:
+        camera, prior, ref_px, ref_at = lined.camera, lined.prior, lined.predicted_px, lined.at
+        model = lens_model(camera, prior).name
+    # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
+    # frame and its masks) for a field that is the identity within 0.05 px
+    lens = PixelLens.of_camera(camera) if model != "simple" else None
+    p = straightened(prepare(image), lens, corners=True)
     to_click = (
-        keypoints_to_click(cal.camera, spec, ref.points, pred["sigma_px"], prior, pred["weak_px"])
+        keypoints_to_click(camera, spec, ref.points, pred["sigma_px"], prior, pred["weak_px"])
         if not ref_px <= pred["weak_px"]
         else []
     )
-    pinhole = (
-        cal.camera
-        if lens is None
-        else Camera(cal.camera.K, cal.camera.R, cal.camera.t, cal.camera.image_size)
-    )
+    pinhole = camera if lens is None else Camera(camera.K, camera.R, camera.t, camera.image_size)
     return RefState(
         ref,
-        cal.camera,
+        camera,
         float(cal.fit.rms_px),
         p,
         straightened_mask(reduce_mask(image_mask, p), lens, p),
         court_region(spec, pinhole, p, COURT_MARGIN_M),
         names,
         uv,
-        line_evidence(image, cal.camera, [], dense=dense),
-        theta=ParamModel(model).from_camera(cal.camera),
+        line_evidence(image, camera, [], dense=dense),
+        theta=ParamModel(model).from_camera(camera),
         model=model,
         lens=lens,
         uv_ideal=None if lens is None else lens.undistort(uv),
@@ -155,4 +167,5 @@ def make_ref_state(
         predicted_px=ref_px,
         predicted_at=ref_at,
         to_click=tuple(to_click),
+        lined=lined is not None,
     )

@@ -32,12 +32,16 @@ def recalibrate(
     theta0: np.ndarray,
     model: str,
     lens: PixelLens | None = None,
+    hold_lens: bool = False,
 ) -> CameraFit:
     """A frame's camera from its transferred keypoints {name: (u, v) px} (names of the
     spec's, taken from a reference that calibrate_court accepted), warm-started from theta0
     (the last good frame's parameters of ``model``): the reference's lens model is refitted
     locally (no model selection and no diagnosis per frame: one local solve in the common
-    case). A lens model the frame's points do not determine (k1 needs 5 points and a spread
+    case). hold_lens (with a lens): the lens is held whatever the points (a reference that
+    took its lens from its painted lines: propagation_uncertainty.lined_reference; its
+    frames' keypoints refitting k1 freely gave k1 = 1.69 beside 0.3-0.45 on a real NBA pan).
+    A lens model the frame's points do not determine (k1 needs 5 points and a spread
     that fixes it) keeps the reference's lens ``lens`` (its pixel field, the one registration
     straightens with: geometry.held_lens) and refits pose and focal; without a lens it falls
     back to the pinhole. The camera must stand on the world convention's side, as
@@ -48,15 +52,19 @@ def recalibrate(
     X = np.array([spec.keypoints[n] for n in names], float)
     uv = np.array([points[n] for n in names], float).reshape(-1, 2)
     kw = dict(names=names, surface_z_m=spec.plane_z())
-    try:
-        fit = solve_camera(X, uv, size, model=model, theta0=theta0, **kw)
-    except ValueError:
-        if model == "simple":
-            raise
-        if lens is not None:
-            fit = solve_held_lens(X, uv, size, lens, theta0, **kw)
-        else:
-            fit = solve_camera(X, uv, size, model="simple", theta0=np.asarray(theta0)[:7], **kw)
+    if hold_lens and lens is not None:
+        fit = solve_held_lens(X, uv, size, lens, theta0, **kw)
+    else:
+        try:
+            fit = solve_camera(X, uv, size, model=model, theta0=theta0, **kw)
+        except ValueError:
+            if model == "simple":
+                raise
+            if lens is None:
+                theta7 = np.asarray(theta0)[:7]
+                fit = solve_camera(X, uv, size, model="simple", theta0=theta7, **kw)
+            else:
+                fit = solve_held_lens(X, uv, size, lens, theta0, **kw)
     conv = world_convention(spec)
     centre = fit.camera.camera_centre_world
     if not conv.on_conventional_side(centre):

@@ -21,6 +21,7 @@ from courtstudio.pipeline.line_refinement import painted_ground_lines
 from courtstudio.pipeline.propagation_flags import plane_keypoints
 from geometry.camera import Camera
 from geometry.joint_covariance import (
+    K1_INDEX,
     LensPrior,
     joint_covariance,
     lens_model,
@@ -37,6 +38,16 @@ LENS_SIGMA_MAX = MAX_ABS_K1  # a lens nothing else bounds is within the plausibl
 # was tried second and kept a real NBA frame 9.1 px off (focal 6 % from its neighbours',
 # predicted 2.2 px): BENCHMARKS.md, "Full covariance".
 REFINE_MODELS: tuple[str, ...] = ("lens",)
+# The least 1-sigma of a lens prior taken from a weak reference's own painted lines
+# (lined_reference): a frame's lens follows its zoom, which one frame's lines do not see.
+# Measured on the real NBA clips, 0.1 and 0.2 leave the same held-out errors and 9 frames off
+# the other references' consensus each (BENCHMARKS.md, fifth session).
+LINED_LENS_SIGMA_MIN = 0.1
+# How far a weak reference's own lines may move its camera off its clicks (click RMS after /
+# before, lined_reference). Measured on real references: NBA 1.5-1.6x (lens k1 0.44-0.67,
+# kept: 22 -> 5 frames off the consensus); badminton 5.5x and 7.2x (k1 -0.02 and -0.13:
+# the held-out median went 0.73 -> 1.06 px when kept; BENCHMARKS.md, fifth session).
+LINED_CLICK_RMS_RATIO = 3.0
 
 
 def _clicks(spec: CourtSpec, points: dict | None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -197,3 +208,57 @@ def refine_weak_frame(
     px, at = predicted_error(camera, spec, points, noise_px, prior)
     assert rep is not None
     return WeakRefinement(camera, px, at, dataclasses.replace(rep, accepted=False), None, noise_px)
+
+
+@dataclass(frozen=True)
+class LinedReference:
+    """A weak reference's camera refined on its own painted lines (lined_reference): camera
+    (with its lens), the lens prior its frames are held to (mean its radial terms, 1-sigma
+    what its clicks, lines and the loose prior leave, at least LINED_LENS_SIGMA_MIN),
+    predicted_px and at (its prediction from its clicks, lines and the loose prior)."""
+
+    camera: Camera
+    prior: LensPrior
+    predicted_px: float
+    at: str | None
+
+
+def lined_reference(
+    camera: Camera,
+    spec: CourtSpec,
+    image: np.ndarray,
+    points: dict,
+    noise_px: float,
+    prior: LensPrior,
+    rms_px: float,
+    weak_px: float,
+) -> LinedReference | None:
+    """A reference whose clicks {name: (u, v) px} leave it weakly determined (predicted above
+    weak_px with the loose lens prior ``prior``, reference_lens_prior) refined on its own
+    painted lines with them, as its weak frames are (refine_weak_frame, rms_px its clicks'
+    residual): when that is accepted and its prediction comes within weak_px, the refined
+    camera becomes the reference's, and its lens the prior's mean, unless it moved off the
+    clicks by more than LINED_CLICK_RMS_RATIO times their own residual. None otherwise.
+
+    Why: such a reference's pinhole, held by every frame's point fit, put the frames' line
+    refinements in the wrong one of two optima (focal length 7 % apart on a court of many
+    parallel lines), 24-27 px off and predicted within 2 px: on the real NYK-BOS pan,
+    reference 80 (clicks leaving 16 px open, k1 = 0 +- 0.58) had 18 frames off the other
+    references' consensus (24-28 px), unflagged; refined on its lines (k1 0.67) 5 (7-14 px),
+    and its held-out median went 0.99 -> 0.71 px (BENCHMARKS.md, fifth session)."""
+    wr = refine_weak_frame(camera, spec, image, points, noise_px, prior, rms_px)
+    cov = wr.report.covariance
+    if not wr.report.accepted or not wr.predicted_px <= weak_px or cov is None:
+        return None
+    after = wr.report.click_rms_after_px
+    if after is None or not after <= LINED_CLICK_RMS_RATIO * rms_px:
+        return None  # the lines pull it off the clicks
+    n = len(prior.mean)
+    mean = tuple(float(k) for k in wr.camera.dist[:n])
+    sigma = []
+    for k in range(n):
+        i = K1_INDEX + k
+        v = float(cov[i, i]) if cov.shape[0] > i else np.inf
+        sd = np.sqrt(v) if np.isfinite(v) and v >= 0 else np.inf
+        sigma.append(float(min(max(sd, LINED_LENS_SIGMA_MIN), prior.sigma[k])))
+    return LinedReference(wr.camera, LensPrior(mean, tuple(sigma)), wr.predicted_px, wr.at)
