@@ -111,48 +111,91 @@ def by_distance(errs, refs, n):
     return rows
 
 
+# A reference clicked on the near half only (the near baseline's five crossings and the near
+# service line's centre): its clicks leave the far court to extrapolation, as real references
+# clicked where the court is visible do (a real NBA reference left 16 px open; its frames went
+# 24-28 px off, unflagged, until it was refined on its own lines: BENCHMARKS.md, fifth session).
+NEAR_HALF = (
+    "near_left_corner",
+    "near_baseline_left_singles",
+    "near_baseline_centre",
+    "near_baseline_right_singles",
+    "near_right_corner",
+    "near_service_centre",
+)
+OFF_PX_720 = 10.0 * 720 / 1080  # issue 11's off distance at this bench's 720p
+
+
+def _worst_px(est: Camera, truth: Camera, X: np.ndarray) -> float:
+    """The largest error (px) of est at the court points X (N, 3) that truth shows."""
+    uv = truth.project(X)
+    seen = truth.in_image(uv)
+    return float(np.max(np.linalg.norm(est.project(X[seen]) - uv[seen], axis=1)))
+
+
 def hazard_rows(n: int = 300, only: str = ""):
     """Accuracy per broadcast hazard (1280x720, one reference at frame 0 with every ground
-    keypoint in view); only: run just the rows whose label contains this text."""
+    keypoint in view, or the near half's six: NEAR_HALF); only: run just the rows whose label
+    contains this text. Per unflagged frame: the median keypoint error over the reference's
+    keypoints, and the worst over every court keypoint in the frame (the real-clip benches'
+    measure; beyond OFF_PX_720 the frame is off)."""
     print(
         "\n| hazard (1280x720, 300 frames, 1 reference) | frames ok / flagged | keypoint px "
-        "median (p90, max) of unflagged frames | unflagged frames > 10 px | graphics boxes "
-        "found | fps |"
+        "median (p90, max) of unflagged frames | unflagged frames > 10 px | worst keypoint "
+        "px of unflagged frames, median (max) | unflagged frames off at their worst keypoint "
+        "(> 6.7 px) | graphics boxes found | fps |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     cases = [
-        ("none", Hazards(), 0.15),
-        ("screen-fixed graphics (11.6 % of the frame)", Hazards(graphics=True), 0.15),
-        ("clay + graphics", Hazards(graphics=True, surface="clay"), 0.15),
-        ("hard court (low texture)", Hazards(surface="hard"), 0.15),
-        ("textured crowd", Hazards(crowd=True), 0.15),
-        ("motion blur", Hazards(motion_blur=True), 0.15),
-        ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15),
-        ("zoom to 2.2x", Hazards(), 1.2),
-        ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6),
-        ("all of them", Hazards(True, "clay", True, True, 40), 1.2),
+        ("none", Hazards(), 0.15, None),
+        ("screen-fixed graphics (11.6 % of the frame)", Hazards(graphics=True), 0.15, None),
+        ("clay + graphics", Hazards(graphics=True, surface="clay"), 0.15, None),
+        ("hard court (low texture)", Hazards(surface="hard"), 0.15, None),
+        ("textured crowd", Hazards(crowd=True), 0.15, None),
+        ("motion blur", Hazards(motion_blur=True), 0.15, None),
+        ("JPEG quality 40", Hazards(jpeg_quality=40), 0.15, None),
+        ("zoom to 2.2x", Hazards(), 1.2, None),
+        ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6, None),
+        ("all of them", Hazards(True, "clay", True, True, 40), 1.2, None),
+        ("weak reference (near half clicked)", Hazards(), 0.15, NEAR_HALF),
+        (
+            "weak reference (near half clicked), pincushion lens k1 0.2",
+            Hazards(lens_k1=0.2),
+            0.15,
+            NEAR_HALF,
+        ),
     ]
     import courtstudio.pipeline.propagate as prop_mod
 
-    for label, hz, zoom in [c for c in cases if only in c[0]]:
+    X_plane = np.array([v for v in SPEC.keypoints.values() if abs(v[2]) < 1e-9], float)
+    for label, hz, zoom, names in [c for c in cases if only in c[0]]:
         clip = make_clip(SPEC, n, (1280, 720), seed=1, hazards=hz, zoom=zoom)
         cam = clip.cameras[0]
         uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
         ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 1278 and 2 <= v[1] < 718}
+        if names is not None:
+            ref = {k: v for k, v in ref.items() if k in names}
         recs, est, fps = run_ours(clip, [Reference(0, ref)])
         P_all = np.array([SPEC.keypoints[k] for k in ref])
+        unflagged = {
+            r["frame"] for r in recs if r["status"] != PropagationStatus.FLAGGED
+        }  # reference, ok, static
+        kept = [i for i, e in est.items() if clip.cameras[i] is not None and i in unflagged]
         errs = [
             float(
-                np.median(np.linalg.norm(e.project(P_all) - clip.cameras[i].project(P_all), axis=1))
+                np.median(
+                    np.linalg.norm(est[i].project(P_all) - clip.cameras[i].project(P_all), axis=1)
+                )
             )
-            for i, e in est.items()
-            if clip.cameras[i] is not None
+            for i in kept
         ]
+        worst = np.array([_worst_px(est[i], clip.cameras[i], X_plane) for i in kept])
         a = np.array(errs)
         flagged = sum(r["status"] == PropagationStatus.FLAGGED for r in recs)
         print(
             f"| {label} | {len(recs) - flagged} / {flagged} | {np.median(a):.2f} "
             f"({np.percentile(a, 90):.2f}, {a.max():.2f}) | {int((a > 10).sum())} | "
+            f"{np.median(worst):.2f} ({worst.max():.2f}) | {int((worst > OFF_PX_720).sum())} | "
             f"{len(prop_mod.propagate.last_extras.get('graphics_boxes', []))} | {fps:.0f} |"
         )
 

@@ -175,4 +175,9 @@ def test_the_reference_state_of_a_weak_reference_holds_its_lines_lens():
     assert st.lens_prior is not None and st.lens_prior.mean == (st.camera.dist[0],)
     q = st.quality()
     assert q["lens"] == "lines" and q["to_click"] == [] and q["predicted_px"] <= OFF_PX
+    # its residual is its clicks' under the camera it now has (the record carries both)
+    X = np.array([SPEC.keypoints[n] for n in pts])
+    uv = np.array(list(pts.values()))
+    rms = float(np.sqrt(np.mean(np.sum((st.camera.project(X) - uv) ** 2, axis=1))))
+    assert st.rms_px == pytest.approx(rms, abs=1e-6)
     assert _worst_true_error(st.camera, kp) < 2.0

@@ -134,9 +134,10 @@ def make_ref_state(
             )  # fmt: skip
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             lined = None
-    if lined is not None:
+    rms_px = float(cal.fit.rms_px)
+    if lined is not None:  # its clicks' residual is the one under its camera
         camera, prior, ref_px, ref_at = lined.camera, lined.prior, lined.predicted_px, lined.at
-        model = lens_model(camera, prior).name
+        model, rms_px = lens_model(camera, prior).name, lined.click_rms_px
     # a lens that moves no pixel by LENS_PX is a pinhole: no straightening (a remap of every
     # frame and its masks) for a field that is the identity within 0.05 px
     lens = PixelLens.of_camera(camera) if model != "simple" else None
@@ -150,7 +151,7 @@ def make_ref_state(
     return RefState(
         ref,
         camera,
-        float(cal.fit.rms_px),
+        rms_px,
         p,
         straightened_mask(reduce_mask(image_mask, p), lens, p),
         court_region(spec, pinhole, p, COURT_MARGIN_M),

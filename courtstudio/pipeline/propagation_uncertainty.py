@@ -215,12 +215,14 @@ class LinedReference:
     """A weak reference's camera refined on its own painted lines (lined_reference): camera
     (with its lens), the lens prior its frames are held to (mean its radial terms, 1-sigma
     what its clicks, lines and the loose prior leave, at least LINED_LENS_SIGMA_MIN),
-    predicted_px and at (its prediction from its clicks, lines and the loose prior)."""
+    predicted_px and at (its prediction from its clicks, lines and the loose prior),
+    click_rms_px (its clicks' RMS under the refined camera)."""
 
     camera: Camera
     prior: LensPrior
     predicted_px: float
     at: str | None
+    click_rms_px: float
 
 
 def lined_reference(
@@ -261,4 +263,5 @@ def lined_reference(
         v = float(cov[i, i]) if cov.shape[0] > i else np.inf
         sd = np.sqrt(v) if np.isfinite(v) and v >= 0 else np.inf
         sigma.append(float(min(max(sd, LINED_LENS_SIGMA_MIN), prior.sigma[k])))
-    return LinedReference(wr.camera, LensPrior(mean, tuple(sigma)), wr.predicted_px, wr.at)
+    prior_lined = LensPrior(mean, tuple(sigma))
+    return LinedReference(wr.camera, prior_lined, wr.predicted_px, wr.at, float(after))
