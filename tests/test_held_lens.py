@@ -228,3 +228,38 @@ def test_share_centre_leaves_a_camera_refined_on_its_lines_as_it_is():
     # the others are refitted: their 2 % focal error is gone
     assert recs[2]["K"][0][0] == pytest.approx(truth[2].K[0, 0], rel=2e-3)
     assert recs[1]["K"][0][0] == pytest.approx(1.02 * truth[1].K[0, 0])
+
+
+def test_share_centre_flags_a_frame_whose_keypoints_need_another_centre():
+    """On a fixed mount the camera only turns and zooms: a frame whose keypoints were carried
+    by a homography that is no pan, tilt or zoom (here sheared 6 % about the image centre, up
+    to 10 px) fits the shot's centre several pixels worse than its reference fits its clicks,
+    and is flagged, keeping its camera; its neighbours are not. A shear of 1.5 % (2.4 px)
+    stays within the limit and is left ok (refitted free)."""
+    from courtstudio.pipeline.propagation_shots import CENTRE_MISFIT_PX_1080, OFF_CENTRE
+
+    names = [n for n, X in SPEC.keypoints.items() if abs(X[2]) < 1e-9]
+    truth = [_camera(1200.0 * z, yaw) for z, yaw in ((1.0, 0.0), (1.05, 0.01), (1.1, -0.01))]
+    truth.append(_camera(1150.0, 0.005))
+    limit = CENTRE_MISFIT_PX_1080 * SIZE[1] / 1080
+    c = np.array([639.5, 359.5])
+    for shear, flagged in ((0.06, True), (0.015, False)):
+        recs = []
+        for k, cam in enumerate(truth):
+            recs.append(_record(k, cam, [n for n in names if _in_view(cam, n)], cam, False))
+        recs[0]["status"] = Status.REFERENCE
+        S = np.array([[1.0, shear], [0.0, 1.0]])
+        recs[2]["points"] = {
+            n: [float(v) for v in S @ (np.array(p) - c) + c] for n, p in recs[2]["points"].items()
+        }
+        share_centre(recs, SPEC, SIZE, flag_rms_px=3.0)
+        beyond = recs[2]["centre_rms_px"] - recs[0]["rms_px"]
+        if flagged:
+            assert recs[2]["status"] == Status.FLAGGED and recs[2]["reason"].startswith(OFF_CENTRE)
+            assert beyond > limit and "K" in recs[2]  # it keeps its camera
+        else:
+            assert recs[2]["status"] == Status.OK and 0.5 < beyond < limit
+        assert recs[2]["centre"] == "free"
+        for k in (1, 3):
+            assert recs[k]["status"] == Status.OK and recs[k]["centre"] == "shared", recs[k]
+            assert recs[k]["centre_rms_px"] < 0.05

@@ -48,6 +48,17 @@ def _misassigned(records: dict, shots, refs) -> list[tuple[int, int, list]]:
 
 
 SHARED_TOL_PX = 0.5
+# A frame whose transferred keypoints fit the shot's camera centre worse than its reference's
+# clicks do by more than this (px at 1080p, scaled by the image height) is flagged: a camera
+# on a fixed mount only turns and zooms, so keypoints that need another centre were carried by
+# a homography that is no pan, tilt or zoom (a registration right where the surface has
+# features and wrong towards the corners). Measured: synthetic low-texture and graphics clips,
+# 10 frames 9-23 px off at a corner with every keypoint transferred and predicted 1 px,
+# 3.4-9.5 px at 1080p against at most 3.0 for their right frames; the 13 real clips' frames
+# left ok at most 3.2 beyond their reference's (one NBA frame), the hand-held pickleball pan
+# 0.9 (BENCHMARKS.md, fifth session).
+CENTRE_MISFIT_PX_1080 = 3.2
+OFF_CENTRE = "keypoints do not fit the shot's camera centre"
 
 
 def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
@@ -116,6 +127,7 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
         d = dist[k] if fields[k] is None else field_dist(fields[k], K[0, 0])
         if fields[k] is not None:  # the residual in the frame's own (distorted) pixels
             rms = _rms_distorted(r, spec, Camera(K, R, -R @ C, size, dist=d))
+        r["centre_rms_px"] = round(rms, 4) if np.isfinite(rms) else None
         if rms <= (r["rms_px"] or 0.0) + SHARED_TOL_PX and rms <= flag_rms_px:
             r.update(
                 {
@@ -130,10 +142,30 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
         else:
             r["centre"] = "free"
     by_frame = {r["frame"]: r for r in records}
+    _flag_off_centre(solved, by_frame, size)
     for r in records:  # static frames show their reference's final camera
         ref = by_frame.get(r.get("reference"))
         if r["status"] == Status.STATIC and ref is not None and "K" in ref:
             r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
+
+
+def _flag_off_centre(solved: list[dict], by_frame: dict, size) -> None:
+    """Flag (in place) the frames left ok whose keypoints fit the shot's centre
+    (``centre_rms_px``) worse than their reference's record fits its clicks by more than
+    CENTRE_MISFIT_PX_1080 (scaled by the image height). They keep their camera, as weak
+    frames do."""
+    limit = CENTRE_MISFIT_PX_1080 * size[1] / 1080.0
+    for r in solved:
+        c, ref = r.get("centre_rms_px"), by_frame.get(r.get("reference"))
+        if r["status"] != Status.OK or c is None or ref is None or ref.get("rms_px") is None:
+            continue
+        beyond = float(c) - float(ref["rms_px"])
+        if beyond > limit:
+            r["status"] = Status.FLAGGED
+            r["reason"] = (
+                f"{OFF_CENTRE} ({beyond:.1f} px beyond its reference's residual, "
+                f"limit {limit:.1f}): a registration that is no pan, tilt or zoom"
+            )
 
 
 def _trusted(r: dict) -> bool:
