@@ -177,10 +177,7 @@ def hazard_rows(n: int = 300, only: str = ""):
             ref = {k: v for k, v in ref.items() if k in names}
         recs, est, fps = run_ours(clip, [Reference(0, ref)])
         P_all = np.array([SPEC.keypoints[k] for k in ref])
-        unflagged = {
-            r["frame"] for r in recs if r["status"] != PropagationStatus.FLAGGED
-        }  # reference, ok, static
-        kept = [i for i, e in est.items() if clip.cameras[i] is not None and i in unflagged]
+        kept = [i for i in est if clip.cameras[i] is not None]  # est: the unflagged frames
         errs = [
             float(
                 np.median(
