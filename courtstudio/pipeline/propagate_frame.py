@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
+from courtstudio.pipeline.propagation_backoff import RefinementBackoff
 from courtstudio.pipeline.propagation_court import ground_lines
 from courtstudio.pipeline.propagation_flags import (
     WEAK_GEOMETRY,
@@ -134,6 +135,7 @@ class Tracker:
         self.user_mask = None
         self._masks: dict = {}  # _reference_mask's last results
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
+        self._backoff: dict = {}  # {id(RefState): RefinementBackoff}, since the cut
         if self.options.masks:
             w, h = self.size
             m = np.full((h, w), 255, np.uint8)
@@ -182,6 +184,7 @@ class Tracker:
         self.recent.clear()
         self.pending.clear()
         self._memories.clear()
+        self._backoff.clear()
 
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
@@ -357,6 +360,7 @@ class Tracker:
         on_lines = False  # the final camera was fitted to the frame's painted lines
         if status == Status.OK:
             predicted, at = predicted_error(cam, self.spec, pts, st.sigma_px, st.lens_prior)
+        skipped = False  # a refinement skipped: this reference's last ones were refused
         if status == Status.OK and not predicted <= st.weak_px:
             cam, rms, ev, predicted, at, on_lines = self._weak_refined(
                 image, st, cam, rms, ev, pts, predicted, at
@@ -367,7 +371,12 @@ class Tracker:
             and np.isfinite(ev["support"])
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
-            cam, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
+            backoff = self._backoff_of(st)
+            skipped = not backoff.should_try()
+            if not skipped:
+                new, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
+                backoff.record(new is not cam)
+                cam = new
         elif status == Status.STATIC:  # the reference's camera, and its prediction
             predicted, at = st.predicted_px, st.predicted_at
             if not predicted <= st.weak_px:  # a weak reference's view: refined as any frame
@@ -392,12 +401,18 @@ class Tracker:
                 "predicted_px": predicted,
                 "predicted_at": at,
                 **({"refined": "lines"} if on_lines else {}),
+                **({"refined": "skipped"} if skipped else {}),
             },
             lens=lens_kind(fit),
         )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
         return rec
+
+    def _backoff_of(self, st: RefState) -> RefinementBackoff:
+        """The refusals in a row of the refinements of st's frames that their keypoints
+        determine, since the last cut (propagation_backoff)."""
+        return self._backoff.setdefault(id(st), RefinementBackoff())
 
     def _refined(self, image, cam: Camera, rms: float, ev: dict, pts: dict, ref_rms, model):
         """(camera, rms, evidence) refined on the frame's own painted lines with the

@@ -1,0 +1,140 @@
+"""A line refinement its reference's last frames all refused is skipped for a few frames
+(issue 11 section 5): on the real pickleball clip all 311 refinements were refused, 60 % of the
+run's CPU for the input camera each time."""
+
+import numpy as np
+import pytest
+
+from court_specs import load_spec
+from courtstudio.pipeline.propagation_backoff import (
+    BACKOFF_AFTER,
+    BACKOFF_MAX_SKIP,
+    RefinementBackoff,
+)
+
+SPEC = load_spec("tennis")
+
+
+def _pattern(outcomes):
+    """The frames tried (True) or skipped (False), refinements answering from outcomes."""
+    b, tried, it = RefinementBackoff(), [], iter(outcomes)
+    for _ in range(len(outcomes)):
+        t = b.should_try()
+        tried.append(t)
+        if t:
+            b.record(next(it))
+    return tried
+
+
+def _expected_tries(n):
+    """Positions tried among n opportunities, every refinement refused: BACKOFF_AFTER in a row,
+    then gaps of 1, 2, 4, ... skipped, at most BACKOFF_MAX_SKIP."""
+    at, gap = list(range(BACKOFF_AFTER)), 1
+    while at[-1] + gap + 1 < n:
+        at.append(at[-1] + gap + 1)
+        gap = min(2 * gap, BACKOFF_MAX_SKIP)
+    return at
+
+
+def test_refusals_in_a_row_make_frames_skip_1_2_4_up_to_the_cap():
+    tried = _pattern([False] * 80)
+    at = [i for i, t in enumerate(tried) if t]
+    assert at == _expected_tries(80)
+    assert at[BACKOFF_AFTER : BACKOFF_AFTER + 4] == [
+        BACKOFF_AFTER + 1,  # after BACKOFF_AFTER refusals, 1 skipped, then 2, then 4
+        BACKOFF_AFTER + 4,
+        BACKOFF_AFTER + 9,
+        BACKOFF_AFTER + 18,
+    ]
+    assert max(np.diff(at) - 1) == BACKOFF_MAX_SKIP
+
+
+def test_an_accepted_refinement_starts_the_count_afresh():
+    b = RefinementBackoff()
+    for _ in range(BACKOFF_AFTER + 2):
+        b.record(False)
+    assert b.skip_left == 4
+    for _ in range(4):
+        assert not b.should_try()
+    assert b.should_try()
+    b.record(True)
+    assert (b.refused, b.skip_left) == (0, 0)
+    for _ in range(BACKOFF_AFTER - 1):  # refused again: tried until the count is reached
+        assert b.should_try()
+        b.record(False)
+    assert b.should_try()
+    b.record(False)
+    assert not b.should_try()
+
+
+def test_never_refused_never_skips():
+    assert all(_pattern([True] * 30))
+
+
+@pytest.mark.parametrize("accept_from", [None, 10])
+def test_a_clip_whose_refinements_are_refused_skips_them_and_says_so(
+    tmp_path, monkeypatch, accept_from
+):
+    """Every frame refined for support (the threshold raised so all are): refused every time,
+    the frames tried are the backoff's; a record skipped says "refined": "skipped" and keeps
+    the point fit's camera, as a refused one does. Accepted from frame 10 on (the view's
+    lines usable again): tried again within BACKOFF_MAX_SKIP frames, then every frame."""
+    import courtstudio.pipeline.line_refinement as lr
+    import courtstudio.pipeline.propagate_frame as pf
+    from courtstudio.pipeline.propagate import Reference, propagate
+    from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+    from geometry.line_refine import LineRefinement
+
+    clip = make_clip(SPEC, 40, (640, 360), seed=3, pan_deg=5.0)
+    cam0 = clip.cameras[0]
+    ref = {
+        k: tuple(cam0.project(v[None])[0])
+        for k, v in SPEC.keypoints.items()
+        if abs(v[2]) < 1e-9 and cam0.in_image(cam0.project(v[None]))[0]
+    }
+    refused = LineRefinement(False, "line support fell", "simple", 0.5, 0.3, 1, 1, 1, 5, 100, 5)
+    accepted = LineRefinement(True, "ok", "simple", 0.5, 0.9, 1, 1, 1.0, 1.0, 100, 5)
+    moved: set = set()  # ids of the cameras a refinement returned
+
+    def fake_refine(camera, spec, image, clicks=None, **kw):
+        if accept_from is not None and tried_frames[-1] >= accept_from:
+            new = type(camera)(camera.K, camera.R, camera.t, camera.image_size, dist=camera.dist)
+            moved.add(id(new))
+            return new, accepted
+        return camera, refused
+
+    def fake_evidence(image, camera, *a, **k):  # a refined camera raises the support
+        s = 0.95 if id(camera) in moved else 0.6  # the reference has its own, about 0.8
+        return {"samples": 200, "found": 200, "support": s, "residual_px": 0.3}
+
+    tried_frames: list = []
+    orig = pf.Tracker._refined
+
+    def spy(self, image, cam, *a):
+        tried_frames.append(self._current)
+        return orig(self, image, cam, *a)
+
+    orig_eval = pf.Tracker._evaluate
+
+    def eval_spy(self, i, *a):
+        self._current = i
+        return orig_eval(self, i, *a)
+
+    monkeypatch.setattr(pf.Tracker, "_evaluate", eval_spy)
+    monkeypatch.setattr(pf.Tracker, "_refined", spy)
+    monkeypatch.setattr(lr, "refine_on_lines", fake_refine)
+    monkeypatch.setattr(pf, "REFINE_BELOW_SUPPORT", 1.01)
+    monkeypatch.setattr(pf, "line_evidence", fake_evidence)
+    records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
+    by = {r["frame"]: r for r in records}
+    ok = [i for i in range(1, 40) if by[i]["status"] == "ok"]  # one or two are static
+    assert len(ok) >= 36 and all(by[i]["status"] != "flagged" for i in by)
+    skipped = [i for i in ok if by[i].get("refined") == "skipped"]
+    assert sorted(set(ok) - set(skipped)) == tried_frames
+    if accept_from is None:
+        assert tried_frames == [ok[k] for k in _expected_tries(len(ok))]
+    else:
+        first = min(f for f in tried_frames if f >= accept_from)
+        assert ok.index(first) - ok.index(accept_from) <= BACKOFF_MAX_SKIP
+        assert [f for f in tried_frames if f > first] == [f for f in ok if f > first]
+        assert all(by[f].get("refined") != "skipped" for f in ok if f > first)
