@@ -8,6 +8,7 @@ import pytest
 from court_specs import load_spec
 from courtstudio.pipeline.propagation_backoff import (
     BACKOFF_AFTER,
+    BACKOFF_GAP,
     BACKOFF_MAX_SKIP,
     RefinementBackoff,
 )
@@ -18,11 +19,11 @@ SPEC = load_spec("tennis")
 def _pattern(outcomes):
     """The frames tried (True) or skipped (False), refinements answering from outcomes."""
     b, tried, it = RefinementBackoff(), [], iter(outcomes)
-    for _ in range(len(outcomes)):
-        t = b.should_try()
+    for frame in range(len(outcomes)):
+        t = b.should_try(frame)
         tried.append(t)
         if t:
-            b.record(next(it))
+            b.record(frame, next(it))
     return tried
 
 
@@ -50,21 +51,54 @@ def test_refusals_in_a_row_make_frames_skip_1_2_4_up_to_the_cap():
 
 
 def test_an_accepted_refinement_starts_the_count_afresh():
-    b = RefinementBackoff()
-    for _ in range(BACKOFF_AFTER + 2):
-        b.record(False)
+    b, frames = RefinementBackoff(), iter(range(1000))
+
+    def refine(accepted):
+        """The next frame: whether it was tried (and its refinement's outcome recorded)."""
+        f = next(frames)
+        tried = b.should_try(f)
+        if tried:
+            b.record(f, accepted)
+        return tried
+
+    assert [refine(False) for _ in range(BACKOFF_AFTER + 2)][-2:] == [False, True]
+    assert [refine(False) for _ in range(3)] == [False, False, True]  # 2 skipped, then tried
     assert b.skip_left == 4
-    for _ in range(4):
-        assert not b.should_try()
-    assert b.should_try()
-    b.record(True)
+    assert [refine(True) for _ in range(5)] == [False] * 4 + [True]  # accepted: afresh
     assert (b.refused, b.skip_left) == (0, 0)
-    for _ in range(BACKOFF_AFTER - 1):  # refused again: tried until the count is reached
-        assert b.should_try()
-        b.record(False)
-    assert b.should_try()
-    b.record(False)
-    assert not b.should_try()
+    assert all(refine(False) for _ in range(BACKOFF_AFTER))  # refused again: tried until
+    assert not refine(False)  # the count is reached
+
+
+def test_a_frame_retried_is_answered_as_before_and_its_refusals_count_once():
+    b = RefinementBackoff()
+    for f in range(BACKOFF_AFTER - 1):
+        for _ in range(3):  # three attempts of one frame, each refused
+            assert b.should_try(f)
+            b.record(f, False)
+    assert b.refused == BACKOFF_AFTER - 1 and b.skip_left == 0
+    f = BACKOFF_AFTER - 1
+    assert b.should_try(f)
+    b.record(f, False)
+    assert b.skip_left == 1
+    assert not b.should_try(f + 1) and not b.should_try(f + 1)  # the same answer again
+    assert b.should_try(f + 2) and b.should_try(f + 2)
+
+
+def test_a_frame_away_from_the_last_ones_asked_starts_afresh():
+    """Refusals count on one stretch of the clip: the frames kept from before the graphics
+    mask, retried later, or a pan back to a view seen before, start the count afresh."""
+    b = RefinementBackoff()
+    for f in range(BACKOFF_AFTER):
+        b.should_try(f)
+        b.record(f, False)
+    assert b.skip_left == 1
+    assert b.should_try(BACKOFF_AFTER + BACKOFF_GAP + 1)  # too far to be the same stretch
+    assert (b.refused, b.skip_left) == (0, 0)
+    for f in range(200, 200 + BACKOFF_AFTER):  # frames 1-2 apart (one flagged between)
+        b.should_try(f)
+        b.record(f, False)
+    assert not b.should_try(200 + BACKOFF_AFTER + 1)
 
 
 def test_never_refused_never_skips():

@@ -372,10 +372,10 @@ class Tracker:
             and ev["support"] < REFINE_BELOW_SUPPORT
         ):
             backoff = self._backoff_of(st)
-            skipped = not backoff.should_try()
+            skipped = not backoff.should_try(i)
             if not skipped:
                 new, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
-                backoff.record(new is not cam)
+                backoff.record(i, new is not cam)
                 cam = new
         elif status == Status.STATIC:  # the reference's camera, and its prediction
             predicted, at = st.predicted_px, st.predicted_at
