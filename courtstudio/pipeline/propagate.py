@@ -55,6 +55,7 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     save_project_masks,
 )
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
+from courtstudio.pipeline.propagation_isolated import flag_isolated_refinements
 from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
 from courtstudio.pipeline.propagation_records import (  # noqa: F401
     MAX_JSONL_BYTES,
@@ -262,6 +263,7 @@ def propagate(
     if shared_centre:
         for s0, s1 in _shots(done, n):
             share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
+    flag_isolated_refinements(records)
     write_jsonl_atomic(path, records)  # one record per frame, in frame order
     propagate.last_extras = {
         "reference_quality": [states[r.frame].quality() for r in refs],
