@@ -22,6 +22,7 @@ run) flags nothing more.
 from __future__ import annotations
 
 from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
+from courtstudio.pipeline.propagation_shots import _shots
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 
 ISOLATION_SPAN = 6  # frames either side
@@ -32,44 +33,48 @@ ISOLATED = "refined on its lines where its neighbours could not be"
 
 def flag_isolated_refinements(records: list[dict]) -> list[int]:
     """Flag (in place) the isolated line refinements of one run's records (cameras.jsonl
-    dicts in frame order, consecutive frames); returns the frames flagged."""
+    dicts of frames 0..n-1 in frame order; a record's ``cut`` starts a shot); returns the
+    frames flagged."""
     by_frame = {r["frame"]: r for r in records}
-    shot_of, shot = {}, 0
-    for r in records:
-        if r.get("cut"):
-            shot += 1
-        shot_of[r["frame"]] = shot
     found = []
-    for r in records:
-        if r["status"] != Status.OK or r.get("refined") != "lines":
-            continue  # (one flagged by an earlier application is no longer ok)
-        f, ref = r["frame"], r.get("reference")
-        near = [
-            by_frame[g]
-            for g in range(f - ISOLATION_SPAN, f + ISOLATION_SPAN + 1)
-            if g != f
-            and g in by_frame
-            and shot_of[g] == shot_of[f]
-            and by_frame[g].get("reference") == ref
-        ]
-        if len(near) < MIN_NEIGHBOURS:
-            continue
-        n_ok = sum(_left_ok(g) for g in near)
-        n_weak = sum(
-            g["status"] == Status.FLAGGED
-            and g.get("reason", "").startswith(WEAK_GEOMETRY)
-            and not _left_ok(g)
-            for g in near
-        )
-        if n_ok <= ISOLATED_MAX_OK and n_weak >= len(near) - ISOLATED_MAX_OK - 2:
-            found.append((r, n_weak, len(near)))
-    for r, n_weak, n in found:
+    for s0, s1 in _shots(by_frame, len(records)):
+        for f in range(s0, s1):
+            r = by_frame[f]
+            if r["status"] != Status.OK or r.get("refined") != "lines":
+                continue  # (one flagged by an earlier application is no longer ok)
+            near = [
+                by_frame[g]
+                for g in range(max(s0, f - ISOLATION_SPAN), min(s1, f + ISOLATION_SPAN + 1))
+                if g != f and by_frame[g].get("reference") == r.get("reference")
+            ]
+            if _isolated(near):
+                found.append((r, near))
+    for r, near in found:
         r["status"] = Status.FLAGGED
         r["reason"] = (
-            f"{WEAK_GEOMETRY}: {ISOLATED} ({n_weak} of its {n} nearest frames of its "
-            f"reference flagged for weak geometry)"
+            f"{WEAK_GEOMETRY}: {ISOLATED} ({sum(map(_weak_flagged, near))} of its {len(near)} "
+            f"nearest frames of its reference flagged for weak geometry)"
         )
-    return [r["frame"] for r, _, _ in found]
+    return [r["frame"] for r, _ in found]
+
+
+def _isolated(near: list[dict]) -> bool:
+    """Whether a frame with these neighbours (records) is an isolated refinement."""
+    if len(near) < MIN_NEIGHBOURS:
+        return False
+    n_ok = sum(map(_left_ok, near))
+    return (
+        n_ok <= ISOLATED_MAX_OK and sum(map(_weak_flagged, near)) >= len(near) - ISOLATED_MAX_OK - 2
+    )
+
+
+def _weak_flagged(r: dict) -> bool:
+    """Flagged for weak geometry by the pass (not by this rule)."""
+    return (
+        r["status"] == Status.FLAGGED
+        and r.get("reason", "").startswith(WEAK_GEOMETRY)
+        and not _left_ok(r)
+    )
 
 
 def _left_ok(r: dict) -> bool:
