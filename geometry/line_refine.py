@@ -176,6 +176,14 @@ def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
     return float(close.sum() / tried), rms, rid
 
 
+def _same_camera(a: Camera, b: Camera) -> bool:
+    """Whether two cameras project alike to rounding (K, R, t, dist within 1e-12 relative)."""
+    return all(
+        np.allclose(x, y, rtol=1e-12, atol=1e-12)
+        for x, y in ((a.K, b.K), (a.R, b.R), (a.t, b.t), (a.dist, b.dist))
+    ) and tuple(a.image_size) == tuple(b.image_size)
+
+
 def _directions_ok(polylines, line_idx) -> bool:
     """At least MIN_LINES lines found, not all parallel."""
     used = np.unique(line_idx)
@@ -200,6 +208,8 @@ def refine_camera_on_lines(
     line_names=None,
     step_m: float | None = None,
     lens_prior: LensPrior | None = None,
+    search_px: tuple[float, ...] = SEARCH_PX,
+    baseline: Camera | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
 
@@ -212,11 +222,19 @@ def refine_camera_on_lines(
     held fixed); click_sigma_px: the clicks' 1-sigma noise, px;
     line_names: (L,) names for the report; step_m: sample spacing along lines, metres
     (default: the longest line / 120); lens_prior: a geometry.joint_covariance.LensPrior
-    holding the model's radial terms near a reference's (None: free, or fixed by the model).
+    holding the model's radial terms near a reference's (None: free, or fixed by the model);
+    search_px: the shrinking search radii, px (SEARCH_PX; a start already within a pixel or
+    two of the lines, such as a neighbouring frame's refined camera carried to this frame,
+    needs only the last, SEARCH_PX[-1]: its search is then the support's own, done once);
+    baseline: the camera the result must be no worse than (its line support, its line RMS
+    and clicks in the report's "before" fields; None: the starting camera), e.g. a frame's
+    point fit when the search starts from a neighbour's camera.
 
     Returns (camera, report): the refined camera when report.accepted, else ``camera``
     unchanged and report.reason says why.
     """
+    if not search_px or not all(r > 0 for r in search_px):
+        raise ValueError(f"search_px: one or more positive radii, got {search_px!r}")
     polylines = [np.asarray(p, float) for p in polylines]
     names = (
         list(line_names) if line_names is not None else [f"line {i}" for i in range(len(polylines))]
@@ -232,8 +250,9 @@ def refine_camera_on_lines(
             f"image: {gray.shape[1]}x{gray.shape[0]} does not match the camera's "
             f"{size[0]}x{size[1]}"
         )
-    sup0, rms0, _ = _support(gray, camera, polylines, step_m)
-    click0 = _click_rms(camera, X, x)
+    base = camera if baseline is None else baseline
+    sup0, rms0, rid0 = _support(gray, base, polylines, step_m)
+    click0 = _click_rms(base, X, x)
 
     if isinstance(model, ParamModel):
         models = [model]
@@ -266,9 +285,12 @@ def refine_camera_on_lines(
         theta = m.from_camera(camera)
         rid = None
         cost = np.inf
-        for radius in SEARCH_PX:
+        for stage, radius in enumerate(search_px):
             cur = m.to_camera(theta, size)
-            rid = find_ridges(gray, cur, polylines, radius, step_m)
+            if stage == 0 and radius == SEARCH_PX[-1] and _same_camera(cur, base):
+                rid = rid0  # the support's search: the same camera, radius and samples
+            else:
+                rid = find_ridges(gray, cur, polylines, radius, step_m)
             if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
                 break
             theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px, lens_prior)

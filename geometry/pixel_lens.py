@@ -38,6 +38,7 @@ class PixelLens:
         self.dist = d
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self._maps: dict[tuple[int, int, float], tuple[np.ndarray, np.ndarray]] = {}
+        self._valid: dict[tuple[int, int, float, int], np.ndarray] = {}
 
     @classmethod
     def of_camera(cls, camera: Camera) -> PixelLens | None:
@@ -94,14 +95,23 @@ class PixelLens:
     def valid(self, shape_hw: tuple[int, int], scale: float, margin_px: int = 3) -> np.ndarray:
         """uint8 (h', w') mask of a straightened reduced image: 255 where its pixels come
         from inside the source image (at least margin_px from its border), 0 elsewhere
-        (the border straighten fills with black must not be registered)."""
+        (the border straighten fills with black must not be registered). Computed once per
+        size and kept: the array is read-only, shared by every caller."""
         h, w = shape_hw
-        self.straighten(np.zeros((h, w), np.uint8), scale)  # builds the maps
-        mx, my = self._maps[(w, h, round(float(scale), 9))]
-        m = (
-            (mx >= margin_px)
-            & (mx <= w - 1 - margin_px)
-            & (my >= margin_px)
-            & (my <= h - 1 - margin_px)
-        )
-        return np.where(m, 255, 0).astype(np.uint8)
+        key = (w, h, round(float(scale), 9), int(margin_px))
+        cached = self._valid.get(key)
+        if cached is None:
+            self.straighten(np.zeros((h, w), np.uint8), scale)  # builds the maps
+            mx, my = self._maps[key[:3]]
+            m = (
+                (mx >= margin_px)
+                & (mx <= w - 1 - margin_px)
+                & (my >= margin_px)
+                & (my <= h - 1 - margin_px)
+            )
+            cached = np.where(m, 255, 0).astype(np.uint8)
+            cached.flags.writeable = False  # shared between calls: callers copy to change it
+            if len(self._valid) > 8:
+                self._valid.clear()
+            self._valid[key] = cached
+        return cached

@@ -123,3 +123,29 @@ def test_from_dict_refuses_a_non_object():
 def test_look_at_vertical_is_refused():
     with pytest.raises(GeometryError, match="vertical"):
         rotation_look_at(np.array([0, 0, 10.0]), np.array([0, 0, 0.0]))
+
+
+def test_project_is_opencvs_model_to_rounding():
+    """Camera.project's own arithmetic (no Jacobian) against cv2.projectPoints: radial and
+    tangential terms, both focal lengths, an off-centre principal point."""
+    import cv2
+
+    rng = np.random.default_rng(7)
+    for trial in range(50):
+        R = cv2.Rodrigues(rng.normal(0, 1, 3))[0]
+        t = rng.normal(0, 2, 3) + [0, 0, 30]
+        K = np.array(
+            [
+                [rng.uniform(500, 3000), 0, rng.uniform(300, 1000)],
+                [0, rng.uniform(500, 3000), rng.uniform(200, 600)],
+                [0, 0, 1],
+            ]
+        )
+        dist = rng.normal(0, 0.05, 5) if trial % 2 else np.zeros(5)
+        cam = Camera(K, R, t, (1280, 720), dist=dist)
+        X = rng.normal(0, 5, (300, 3))
+        want = cv2.projectPoints(X, cam.rvec, cam.t, cam.K, cam.dist)[0].reshape(-1, 2)
+        got = cam.project(X)
+        seen = np.isfinite(got).all(axis=1)
+        assert seen.sum() > 200
+        assert np.max(np.abs(got[seen] - want[seen])) < 1e-7

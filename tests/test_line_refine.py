@@ -114,6 +114,37 @@ def test_lines_that_contradict_the_clicks_never_make_it_worse():
         assert new is start and rep.reason
 
 
+def test_a_start_near_the_lines_needs_only_the_last_radius_and_is_judged_by_its_baseline():
+    """A neighbour's camera carried to the frame (here the truth nudged 1 px) searched at
+    the last radius alone reaches what the three radii reach from the clicks' fit; its
+    report's "before" is the baseline camera's (the clicks' fit), not the start's."""
+    from courtstudio.pipeline.line_refinement import painted_ground_lines
+    from geometry.line_refine import SEARCH_PX, _support, default_step_m
+
+    spec, cam, img, clicks, others = scene("tennis", 11, zoom=(0.6, 0.7))
+    start = corners_camera(spec, clicks)
+    full, rep_full = refine_on_lines(start, spec, img, clicks, model="simple", click_sigma_px=2.0)
+    K = cam.K.copy()
+    K[0, 0] = K[1, 1] = K[0, 0] * 1.002
+    near = Camera(K, cam.R, cam.t, SIZE)
+    new, rep = refine_on_lines(
+        near, spec, img, clicks, "simple", 2.0, search_px=SEARCH_PX[-1:], baseline=start
+    )
+    assert rep.accepted and rep_full.accepted, (rep.reason, rep_full.reason)
+    lines = painted_ground_lines(spec)[1]
+    gray = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (3, 3), 0).astype(np.float32)
+    assert rep.support_before == _support(gray, start, lines, default_step_m(lines))[0]
+    assert rep.support_before == rep_full.support_before
+    assert rep.click_rms_before_px == pytest.approx(rep_full.click_rms_before_px)
+    assert error_at(spec, new, others) < 1.0
+    assert error_at(spec, new, others) == pytest.approx(error_at(spec, full, others), abs=0.2)
+    # without a baseline the start is the baseline
+    _, rep_self = refine_on_lines(near, spec, img, clicks, "simple", 2.0, search_px=(5.0,))
+    assert rep_self.support_before == _support(gray, near, lines, default_step_m(lines))[0]
+    with pytest.raises(ValueError, match="search_px"):
+        refine_on_lines(near, spec, img, clicks, search_px=())
+
+
 def test_wrong_image_size_is_an_error():
     spec, cam, img, clicks, _ = scene("tennis", 2)
     with pytest.raises(ValueError, match="does not match"):

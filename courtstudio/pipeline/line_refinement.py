@@ -18,7 +18,7 @@ from geometry.calibration import CameraFit
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.joint_covariance import LensPrior
-from geometry.line_refine import LineRefinement, refine_camera_on_lines
+from geometry.line_refine import SEARCH_PX, LineRefinement, refine_camera_on_lines
 
 NOT_PAINTED = ("net_line",)
 
@@ -43,13 +43,17 @@ def refine_on_lines(
     model: str | ParamModel = "auto",
     click_sigma_px: float = 2.0,
     lens_prior: LensPrior | None = None,
+    search_px: tuple[float, ...] = SEARCH_PX,
+    baseline: Camera | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
     camera: the starting camera; image: (h, w) grey or (h, w, 3) BGR uint8 frame of the
     camera's size; clicks: {keypoint name: (u, v) px} or None; model: 'auto', 'keep', a
     one-focal model name or a ParamModel (geometry.line_refine); lens_prior: a
-    geometry.joint_covariance.LensPrior on the model's radial terms. Returns (camera, report);
+    geometry.joint_covariance.LensPrior on the model's radial terms; search_px: the search
+    radii (geometry.line_refine.SEARCH_PX); baseline: the camera the result must be no worse
+    than (None: the starting one). Returns (camera, report);
     the camera is the input one when report.accepted is False (report.reason says why).
     """
     names, lines = painted_ground_lines(spec)
@@ -68,6 +72,8 @@ def refine_on_lines(
         click_sigma_px=click_sigma_px,
         line_names=names,
         lens_prior=lens_prior,
+        search_px=search_px,
+        baseline=baseline,
     )
 
 

@@ -25,7 +25,14 @@ import cv2
 import numpy as np
 
 from court_specs import CourtSpec
+from courtstudio.pipeline.line_refinement import painted_ground_lines
 from courtstudio.pipeline.propagation_backoff import RefinementBackoff
+from courtstudio.pipeline.propagation_carry import (
+    CARRY_FRAMES,
+    LinedFrame,
+    carried_camera,
+    ground_samples,
+)
 from courtstudio.pipeline.propagation_court import ground_lines
 from courtstudio.pipeline.propagation_flags import (
     WEAK_GEOMETRY,
@@ -60,7 +67,7 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
 from geometry.fit_extrapolation import extrapolation_gain
-from geometry.line_refine import SUPPORT_SLACK
+from geometry.line_refine import SEARCH_PX, SUPPORT_SLACK
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.plane_motion import (
@@ -136,6 +143,8 @@ class Tracker:
         self._masks: dict = {}  # _reference_mask's last results
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
         self._backoff: dict = {}  # {id(RefState): RefinementBackoff}, since the cut
+        self._lined: dict = {}  # {id(RefState): LinedFrame}, its last weak frame refined
+        self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         if self.options.masks:
             w, h = self.size
             m = np.full((h, w), 255, np.uint8)
@@ -185,6 +194,7 @@ class Tracker:
         self.pending.clear()
         self._memories.clear()
         self._backoff.clear()
+        self._lined.clear()
 
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
@@ -361,9 +371,10 @@ class Tracker:
         if status == Status.OK:
             predicted, at = predicted_error(cam, self.spec, pts, st.sigma_px, st.lens_prior)
         skipped = False  # a refinement skipped: this reference's last ones were refused
+        carried = None  # the frame whose refined camera, carried here, started the refinement
         if status == Status.OK and not predicted <= st.weak_px:
-            cam, rms, ev, predicted, at, on_lines = self._weak_refined(
-                image, st, cam, rms, ev, pts, predicted, at
+            cam, rms, ev, predicted, at, on_lines, carried = self._weak_refined(
+                image, st, cam, rms, ev, pts, predicted, at, i, H
             )
         elif (
             status == Status.OK
@@ -381,8 +392,8 @@ class Tracker:
             predicted, at = st.predicted_px, st.predicted_at
             if not predicted <= st.weak_px:  # a weak reference's view: refined as any frame
                 pts = dict(zip(st.names, map(tuple, st.uv)))
-                cam, rms, ev, predicted, at, on_lines = self._weak_refined(
-                    image, st, cam, rms, ev, pts, predicted, at
+                cam, rms, ev, predicted, at, on_lines, carried = self._weak_refined(
+                    image, st, cam, rms, ev, pts, predicted, at, i, H
                 )
                 status = Status.OK if on_lines else Status.STATIC
         reason = self._problem(st, rms, ev, predicted, at)
@@ -402,11 +413,14 @@ class Tracker:
                 "predicted_at": at,
                 **({"refined": "lines"} if on_lines else {}),
                 **({"refined": "skipped"} if skipped else {}),
+                **({"refined_from": carried} if carried is not None else {}),
             },
             lens=lens_kind(fit),
         )
         if not reason and status == Status.OK:
             st.theta = ParamModel(st.model).from_camera(cam)
+        if not reason and on_lines:
+            self._lined[id(st)] = LinedFrame(i, H, cam)
         return rec
 
     def _backoff_of(self, st: RefState) -> RefinementBackoff:
@@ -446,30 +460,61 @@ class Tracker:
             return cam, rms, ev
         return new, float(rms2), ev2
 
-    def _weak_refined(self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at):
-        """(camera, rms, evidence, predicted px, at, on lines) of a frame whose keypoints
-        alone leave it predicted beyond weak_px (px at ``at``: propagation_uncertainty.
-        predicted_error): refined on its painted lines with them and the lens prior
-        (refine_weak_frame); when that is accepted and the frame's line support does not fall
-        by more than SUPPORT_SLACK, the refined camera and its prediction from keypoints,
-        lines and prior (on lines: True; the shared-centre refit leaves it as it is), else
-        the inputs (docs/propagation.md, step 7)."""
+    def _weak_refined(
+        self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at, i: int, H
+    ):
+        """(camera, rms, evidence, predicted px, at, on lines, carried from) of a frame whose
+        keypoints alone leave it predicted beyond weak_px (px at ``at``: propagation_
+        uncertainty.predicted_error): refined on its painted lines with them and the lens
+        prior (refine_weak_frame); when that is accepted and the frame's line support does
+        not fall by more than SUPPORT_SLACK, the refined camera and its prediction from
+        keypoints, lines and prior (on lines: True; the shared-centre refit leaves it as it
+        is), else the inputs (docs/propagation.md, step 7). The refinement starts from the
+        camera of this reference's last frame refined so, carried to this frame by their
+        homographies (propagation_carry; carried from: that frame) when one lies within
+        CARRY_FRAMES: one search at the last radius; from the point fit ``cam`` otherwise,
+        or when the carried start's refinement fails a test."""
+        last = self._lined.get(id(st))
+        if last is not None and 0 < abs(i - last.frame) <= CARRY_FRAMES:
+            start = carried_camera(last, H, st.lens, self._carry_samples)
+            if start is not None:
+                out = self._weak_refined_from(image, st, cam, rms, ev, pts, start)
+                if out is not None:
+                    return (*out, True, last.frame)
+        out = self._weak_refined_from(image, st, cam, rms, ev, pts, None)
+        if out is not None:
+            return (*out, True, None)
+        return cam, rms, ev, px, at, False, None
+
+    def _weak_refined_from(self, image, st: RefState, cam, rms, ev, pts, start):
+        """(camera, rms, evidence, predicted px, at) of refine_weak_frame of the point fit
+        cam (its evidence ev and rms the tests' baseline), searched from ``start`` at the
+        last radius alone (a carried camera) or from cam over every radius (start None);
+        None when it is not accepted."""
         try:
             wr = refine_weak_frame(
-                cam, self.spec, image, pts, st.sigma_px, st.lens_prior, st.rms_px
+                cam,
+                self.spec,
+                image,
+                pts,
+                st.sigma_px,
+                st.lens_prior,
+                st.rms_px,
+                SEARCH_PX if start is None else SEARCH_PX[-1:],
+                start,
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
-            return cam, rms, ev, px, at, False
+            return None
         if not wr.report.accepted:
-            return cam, rms, ev, px, at, False
+            return None
         ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
         if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
-            return cam, rms, ev, px, at, False
+            return None
         rms2 = wr.report.click_rms_after_px
         if rms2 is not None and not np.isfinite(rms2):  # a keypoint without an image under it
-            return cam, rms, ev, px, at, False
+            return None
         rms = float(rms if rms2 is None else rms2)
-        return wr.camera, rms, ev2, wr.predicted_px, wr.at, True
+        return wr.camera, rms, ev2, wr.predicted_px, wr.at
 
     def _problem(self, st: RefState, rms: float, ev: dict, predicted: float, at) -> str:
         """Why this frame's own evidence rejects its camera ("" when it does not):

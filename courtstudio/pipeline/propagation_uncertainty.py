@@ -172,6 +172,8 @@ def refine_weak_frame(
     noise_px: float,
     prior: LensPrior | None,
     ref_rms_px: float,
+    search_px: tuple[float, ...] = SEARCH_PX,
+    start: Camera | None = None,
 ) -> WeakRefinement:
     """A weakly determined frame's camera refined on its painted lines, jointly with its
     transferred keypoints {name: (u, v) px}, and its prediction from both and the lens prior.
@@ -185,7 +187,10 @@ def refine_weak_frame(
     onto other paint, as on a real NBA frame whose lens went from 0.6 to -0.4 and whose far
     keypoint from 1.9 to 6.7 px) is kept.
     None kept: the input camera and its prediction from the keypoints (at noise_px) and the
-    prior alone, with the last refinement's report."""
+    prior alone, with the last refinement's report. search_px: the search radii
+    (geometry.line_refine.SEARCH_PX); start: the camera the search starts from (None:
+    ``camera``; a neighbour's refined camera carried to this frame, with the last radius
+    alone): every test still compares with ``camera``, the keypoints' fit."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
 
     sigma = max(1.5 * float(ref_rms_px), float(noise_px))
@@ -193,13 +198,15 @@ def refine_weak_frame(
     for kind in REFINE_MODELS:
         held = kind == "lens" and prior is not None
         new, rep = refine_on_lines(
-            camera,
+            camera if start is None else start,
             spec,
             image,
             clicks=points,
             model=lens_model(camera, prior) if held else "keep",
             click_sigma_px=sigma,
             lens_prior=prior if held else None,
+            search_px=search_px,
+            baseline=None if start is None else camera,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
             ridges = rep.ridges_after  # painted_ridges(new, ...): found by the refinement
