@@ -40,7 +40,14 @@ from court_specs.model import PAPER_SIX  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, propagate, summary  # noqa: E402
 from courtstudio.pipeline.propagation_status import WITH_CAMERA, PropagationStatus  # noqa: E402
-from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, iter_clip, make_clip, write_clip  # noqa: E402
+from courtstudio.synth.synthetic_clip import (  # noqa: E402
+    NEAR_HALF_TENNIS,
+    ClipFrames,
+    Hazards,
+    iter_clip,
+    make_clip,
+    write_clip,
+)
 from geometry.camera import Camera  # noqa: E402
 from geometry.plane_motion import register_to_reference, transfer_points  # noqa: E402
 
@@ -111,18 +118,11 @@ def by_distance(errs, refs, n):
     return rows
 
 
-# A reference clicked on the near half only (the near baseline's five crossings and the near
-# service line's centre): its clicks leave the far court to extrapolation, as real references
-# clicked where the court is visible do (a real NBA reference left 16 px open; its frames went
-# 24-28 px off, unflagged, until it was refined on its own lines: BENCHMARKS.md, fifth session).
-NEAR_HALF = (
-    "near_left_corner",
-    "near_baseline_left_singles",
-    "near_baseline_centre",
-    "near_baseline_right_singles",
-    "near_right_corner",
-    "near_service_centre",
-)
+# A reference clicked on the near half only (courtstudio.synth.synthetic_clip's
+# NEAR_HALF_TENNIS): a real NBA reference clicked where the court is visible left 16 px open;
+# its frames went 24-28 px off, unflagged, until it was refined on its own lines
+# (BENCHMARKS.md, fifth session).
+NEAR_HALF = NEAR_HALF_TENNIS
 OFF_PX_720 = 10.0 * 720 / 1080  # issue 11's off distance at this bench's 720p
 
 

@@ -18,7 +18,7 @@ from courtstudio.pipeline.propagation_carry import (
     ground_samples,
 )
 from courtstudio.synth.synthetic import sample_broadcast_camera
-from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+from courtstudio.synth.synthetic_clip import NEAR_HALF_TENNIS, ClipFrames, make_clip
 from geometry.camera import Camera
 from geometry.pixel_lens import PixelLens
 
@@ -122,16 +122,11 @@ def test_weak_frames_are_refined_from_their_refined_neighbour(tmp_path):
     and refined on its lines; after the first, each is started from the frame before it."""
     clip = make_clip(SPEC, 12, SIZE, seed=2, pan_deg=5.0, zoom=0.1)
     cam = clip.cameras[0]
-    names = [
-        "near_left_corner",
-        "near_baseline_left_singles",
-        "near_baseline_centre",
-        "near_baseline_right_singles",
-        "near_right_corner",
-        "near_service_centre",
-    ]
     rng = np.random.default_rng(1)
-    ref = {k: tuple(cam.project(SPEC.keypoints[k][None])[0] + rng.normal(0, 0.5, 2)) for k in names}
+    ref = {
+        k: tuple(cam.project(SPEC.keypoints[k][None])[0] + rng.normal(0, 0.5, 2))
+        for k in NEAR_HALF_TENNIS
+    }
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     carried, worst = [], []
     for r in records:

@@ -27,6 +27,17 @@ from geometry.camera import Camera
 from geometry.projection import project_polygon
 
 TEXTURE_M_PER_PX = 0.02
+# A tennis reference clicked on the near half only (the near baseline's five crossings and the
+# near service line's centre): its clicks leave the far court to extrapolation, as real
+# references clicked where the court is visible do, so its frames are weakly determined.
+NEAR_HALF_TENNIS = (
+    "near_left_corner",
+    "near_baseline_left_singles",
+    "near_baseline_centre",
+    "near_baseline_right_singles",
+    "near_right_corner",
+    "near_service_centre",
+)
 
 
 @dataclass(frozen=True)
