@@ -142,3 +142,41 @@ def test_weak_frames_are_refined_from_their_refined_neighbour(tmp_path):
         worst.append(_worst_px(est, clip.cameras[r["frame"]]))
     assert len(worst) >= 9 and len(carried) >= 6
     assert np.median(worst) < 1.5 and max(worst) < 5.0
+
+
+def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_it(monkeypatch):
+    """The tracker's order: a carried start first (one radius, tests against the point fit),
+    the point fit's own refinement when that is refused; a cut clears the refined frames."""
+    import courtstudio.pipeline.propagate_frame as pf
+    from courtstudio.pipeline.propagation_uncertainty import WeakRefinement
+    from geometry.line_refine import SEARCH_PX, LineRefinement
+
+    a = sample_broadcast_camera(SPEC, SIZE, np.random.default_rng(3), zoom=(0.8, 0.85))
+    b = _moved(a, 1.0, 1.02)
+    H = _ground_homography(b) @ np.linalg.inv(_ground_homography(a))
+    refined = Camera(b.K * [[1.001], [1.001], [1]], b.R, b.t, SIZE)
+    calls = []
+
+    def fake(camera, spec, image, pts, noise, prior, rms, search_px, start=None):
+        calls.append((camera, search_px, start))
+        accepted = start is None  # the carried start's refinement is refused
+        rep = LineRefinement(accepted, "x", "simple", 0.6, 0.7, 1, 1, 1.0, 1.0, 100, 5)
+        return WeakRefinement(refined if accepted else camera, 2.0, "k", rep, None, 1.0)
+
+    monkeypatch.setattr(pf, "refine_weak_frame", fake)
+    monkeypatch.setattr(pf, "line_evidence", lambda *a, **k: {"support": 0.7})
+    tracker = pf.Tracker(SPEC, SIZE, {}, pf.Options())
+    st = type("St", (), {"sigma_px": 1.0, "lens_prior": None, "rms_px": 1.0, "lens": None})()
+    tracker._lined[id(st)] = LinedFrame(4, np.eye(3), a)
+    ev = {"support": 0.6}
+    point_fit = _moved(a, 1.2, 1.0)
+    got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 5, H)
+    assert [c[1] for c in calls] == [SEARCH_PX[-1:], SEARCH_PX]
+    assert calls[0][0] is point_fit and _worst_px(calls[0][2], b) < 1e-4  # carried: b
+    assert calls[1][2] is None
+    assert got[0] is refined and got[5] is True and got[6] is None  # not carried from 4
+    calls.clear()
+    got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 9, H)
+    assert [c[2] for c in calls] == [None]  # frame 4 is too far: no carried start
+    tracker.reset_motion()
+    assert tracker._lined == {}
