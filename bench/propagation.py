@@ -118,11 +118,6 @@ def by_distance(errs, refs, n):
     return rows
 
 
-# A reference clicked on the near half only (courtstudio.synth.synthetic_clip's
-# NEAR_HALF_TENNIS): a real NBA reference clicked where the court is visible left 16 px open;
-# its frames went 24-28 px off, unflagged, until it was refined on its own lines
-# (BENCHMARKS.md, fifth session).
-NEAR_HALF = NEAR_HALF_TENNIS
 OFF_PX_720 = 10.0 * 720 / 1080  # issue 11's off distance at this bench's 720p
 
 
@@ -135,7 +130,8 @@ def _worst_px(est: Camera, truth: Camera, X: np.ndarray) -> float:
 
 def hazard_rows(n: int = 300, only: str = ""):
     """Accuracy per broadcast hazard (1280x720, one reference at frame 0 with every ground
-    keypoint in view, or the near half's six: NEAR_HALF); only: run just the rows whose label
+    keypoint in view, or the near half's six: NEAR_HALF_TENNIS, as a real NBA reference
+    clicked where the court is visible left 16 px open); only: run just the rows whose label
     contains this text. Per unflagged frame: the median keypoint error over the reference's
     keypoints, and the worst over every court keypoint in the frame (the real-clip benches'
     measure; beyond OFF_PX_720 the frame is off)."""
@@ -157,12 +153,12 @@ def hazard_rows(n: int = 300, only: str = ""):
         ("zoom to 2.2x", Hazards(), 1.2, None),
         ("barrel lens k1 -0.2, zoom to 1.6x", Hazards(lens_k1=-0.2), 0.6, None),
         ("all of them", Hazards(True, "clay", True, True, 40), 1.2, None),
-        ("weak reference (near half clicked)", Hazards(), 0.15, NEAR_HALF),
+        ("weak reference (near half clicked)", Hazards(), 0.15, NEAR_HALF_TENNIS),
         (
             "weak reference (near half clicked), pincushion lens k1 0.2",
             Hazards(lens_k1=0.2),
             0.15,
-            NEAR_HALF,
+            NEAR_HALF_TENNIS,
         ),
     ]
     import courtstudio.pipeline.propagate as prop_mod

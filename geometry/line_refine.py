@@ -176,14 +176,6 @@ def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
     return float(close.sum() / tried), rms, rid
 
 
-def _same_camera(a: Camera, b: Camera) -> bool:
-    """Whether two cameras project alike to rounding (K, R, t, dist within 1e-12 relative)."""
-    return all(
-        np.allclose(x, y, rtol=1e-12, atol=1e-12)
-        for x, y in ((a.K, b.K), (a.R, b.R), (a.t, b.t), (a.dist, b.dist))
-    ) and tuple(a.image_size) == tuple(b.image_size)
-
-
 def _directions_ok(polylines, line_idx) -> bool:
     """At least MIN_LINES lines found, not all parallel."""
     used = np.unique(line_idx)
@@ -225,7 +217,7 @@ def refine_camera_on_lines(
     holding the model's radial terms near a reference's (None: free, or fixed by the model);
     search_px: the shrinking search radii, px (SEARCH_PX; a start already within a pixel or
     two of the lines, such as a neighbouring frame's refined camera carried to this frame,
-    needs only the last, SEARCH_PX[-1]: its search is then the support's own, done once);
+    needs only the last, SEARCH_PX[-1:]);
     baseline: the camera the result must be no worse than (its line support, its line RMS
     and clicks in the report's "before" fields; None: the starting camera), e.g. a frame's
     point fit when the search starts from a neighbour's camera.
@@ -251,7 +243,7 @@ def refine_camera_on_lines(
             f"{size[0]}x{size[1]}"
         )
     base = camera if baseline is None else baseline
-    sup0, rms0, rid0 = _support(gray, base, polylines, step_m)
+    sup0, rms0, _ = _support(gray, base, polylines, step_m)
     click0 = _click_rms(base, X, x)
 
     if isinstance(model, ParamModel):
@@ -285,12 +277,9 @@ def refine_camera_on_lines(
         theta = m.from_camera(camera)
         rid = None
         cost = np.inf
-        for stage, radius in enumerate(search_px):
+        for radius in search_px:
             cur = m.to_camera(theta, size)
-            if stage == 0 and radius == SEARCH_PX[-1] and _same_camera(cur, base):
-                rid = rid0  # the support's search: the same camera, radius and samples
-            else:
-                rid = find_ridges(gray, cur, polylines, radius, step_m)
+            rid = find_ridges(gray, cur, polylines, radius, step_m)
             if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
                 break
             theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px, lens_prior)

@@ -149,7 +149,7 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     the point fit's own refinement when that is refused; a cut clears the refined frames."""
     import courtstudio.pipeline.propagate_frame as pf
     from courtstudio.pipeline.propagation_uncertainty import WeakRefinement
-    from geometry.line_refine import SEARCH_PX, LineRefinement
+    from geometry.line_refine import LineRefinement
 
     a = sample_broadcast_camera(SPEC, SIZE, np.random.default_rng(3), zoom=(0.8, 0.85))
     b = _moved(a, 1.0, 1.02)
@@ -157,8 +157,8 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     refined = Camera(b.K * [[1.001], [1.001], [1]], b.R, b.t, SIZE)
     calls = []
 
-    def fake(camera, spec, image, pts, noise, prior, rms, search_px, start=None):
-        calls.append((camera, search_px, start))
+    def fake(camera, spec, image, pts, noise, prior, rms, start=None):
+        calls.append((camera, start))
         accepted = start is None  # the carried start's refinement is refused
         rep = LineRefinement(accepted, "x", "simple", 0.6, 0.7, 1, 1, 1.0, 1.0, 100, 5)
         return WeakRefinement(refined if accepted else camera, 2.0, "k", rep, None, 1.0)
@@ -171,12 +171,36 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     ev = {"support": 0.6}
     point_fit = _moved(a, 1.2, 1.0)
     got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 5, H)
-    assert [c[1] for c in calls] == [SEARCH_PX[-1:], SEARCH_PX]
-    assert calls[0][0] is point_fit and _worst_px(calls[0][2], b) < 1e-4  # carried: b
-    assert calls[1][2] is None
+    assert len(calls) == 2 and all(c[0] is point_fit for c in calls)
+    assert _worst_px(calls[0][1], b) < 1e-4  # carried: b
+    assert calls[1][1] is None
     assert got[0] is refined and got[5] is True and got[6] is None  # not carried from 4
     calls.clear()
     got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 9, H)
-    assert [c[2] for c in calls] == [None]  # frame 4 is too far: no carried start
+    assert [c[1] for c in calls] == [None]  # frame 4 is too far: no carried start
     tracker.reset_motion()
     assert tracker._lined == {}
+
+
+def test_a_carried_start_is_searched_at_the_last_radius_against_the_point_fit(monkeypatch):
+    """refine_weak_frame: from a carried start one radius, SEARCH_PX[-1:], with the point fit
+    as the baseline every test compares with; without one, every radius from the point fit."""
+    import courtstudio.pipeline.line_refinement as lr
+    from courtstudio.pipeline.propagation_uncertainty import refine_weak_frame
+    from geometry.line_refine import SEARCH_PX, LineRefinement
+
+    a = sample_broadcast_camera(SPEC, SIZE, np.random.default_rng(3), zoom=(0.8, 0.85))
+    start = _moved(a, 0.5, 1.0)
+    pts = {k: tuple(a.project(SPEC.keypoints[k][None])[0]) for k in NEAR_HALF_TENNIS}
+    seen = []
+
+    def fake(camera, spec, image, clicks=None, **kw):
+        seen.append((camera, kw["search_px"], kw["baseline"]))
+        return camera, LineRefinement(False, "x", "simple", 0.6, 0.6, 1, 1, 1.0, 1.0, 0, 0)
+
+    monkeypatch.setattr(lr, "refine_on_lines", fake)
+    refine_weak_frame(a, SPEC, None, pts, 1.0, None, 0.5, start)
+    assert seen and all(c is start and r == SEARCH_PX[-1:] and b is a for c, r, b in seen)
+    seen.clear()
+    refine_weak_frame(a, SPEC, None, pts, 1.0, None, 0.5)
+    assert seen and all(c is a and r == SEARCH_PX and b is None for c, r, b in seen)

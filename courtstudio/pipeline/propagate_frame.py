@@ -67,7 +67,7 @@ from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
 from geometry.fit_extrapolation import extrapolation_gain
-from geometry.line_refine import SEARCH_PX, SUPPORT_SLACK
+from geometry.line_refine import SUPPORT_SLACK
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.plane_motion import (
@@ -500,7 +500,6 @@ class Tracker:
                 st.sigma_px,
                 st.lens_prior,
                 st.rms_px,
-                SEARCH_PX if start is None else SEARCH_PX[-1:],
                 start,
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):

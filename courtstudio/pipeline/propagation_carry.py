@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geometry.camera import Camera
-from geometry.camera_params import ParamModel
+from geometry.joint_covariance import lens_model
 from geometry.levenberg_marquardt import refine
 from geometry.line_ridges import line_samples
 from geometry.pixel_lens import PixelLens
@@ -62,12 +62,6 @@ def ground_samples(polylines) -> np.ndarray:
     return line_samples(lines, max(longest / CARRY_SAMPLES_PER_LINE, 0.05))[0]
 
 
-def _model_of(camera: Camera) -> ParamModel:
-    """The one-focal model holding a camera's own radial terms."""
-    n = 2 if camera.dist[1] != 0 else int(camera.dist[0] != 0)
-    return ParamModel(("simple", "simple_k1", "simple_k1k2")[n])
-
-
 def carried_camera(
     last: LinedFrame, H: np.ndarray, lens: PixelLens | None, samples_world: np.ndarray
 ) -> Camera | None:
@@ -99,7 +93,7 @@ def carried_camera(
     if len(X) > CARRY_POINTS:  # evenly thinned (the samples run along the lines in order)
         keep = np.linspace(0, len(X) - 1, CARRY_POINTS).astype(int)
         X, uv1 = X[keep], uv1[keep]
-    model = _model_of(cam)
+    model = lens_model(cam, None)  # the one-focal model of its own radial terms
     try:
         fit = refine(model, model.from_camera(cam), X, uv1, cam.image_size, max_iter=20)
         new = model.to_camera(fit.theta, cam.image_size)

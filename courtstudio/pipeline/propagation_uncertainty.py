@@ -172,7 +172,6 @@ def refine_weak_frame(
     noise_px: float,
     prior: LensPrior | None,
     ref_rms_px: float,
-    search_px: tuple[float, ...] = SEARCH_PX,
     start: Camera | None = None,
 ) -> WeakRefinement:
     """A weakly determined frame's camera refined on its painted lines, jointly with its
@@ -187,10 +186,10 @@ def refine_weak_frame(
     onto other paint, as on a real NBA frame whose lens went from 0.6 to -0.4 and whose far
     keypoint from 1.9 to 6.7 px) is kept.
     None kept: the input camera and its prediction from the keypoints (at noise_px) and the
-    prior alone, with the last refinement's report. search_px: the search radii
-    (geometry.line_refine.SEARCH_PX); start: the camera the search starts from (None:
-    ``camera``; a neighbour's refined camera carried to this frame, with the last radius
-    alone): every test still compares with ``camera``, the keypoints' fit."""
+    prior alone, with the last refinement's report. start: the camera the search starts from
+    (None: ``camera``, over every radius of geometry.line_refine.SEARCH_PX; a neighbour's
+    refined camera carried to this frame: the last radius alone); every test still compares
+    with ``camera``, the keypoints' fit."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
 
     sigma = max(1.5 * float(ref_rms_px), float(noise_px))
@@ -205,7 +204,7 @@ def refine_weak_frame(
             model=lens_model(camera, prior) if held else "keep",
             click_sigma_px=sigma,
             lens_prior=prior if held else None,
-            search_px=search_px,
+            search_px=SEARCH_PX if start is None else SEARCH_PX[-1:],
             baseline=None if start is None else camera,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
