@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from geometry._projection_kernels import project_points
 from geometry.arrays import as_array
 from geometry.distortion import max_radius
 from geometry.errors import GeometryError
@@ -112,17 +113,11 @@ class Camera:
         p = as_array("points_world", points_world, (None, 3))
         if len(p) == 0:
             return np.zeros((0, 2))
-        pc = self.world_to_cam(p)
-        depth = pc[:, 2]
-        uv = _pixels(pc, self.K, self.dist)
-        uv[depth <= 1e-9] = np.nan
-        if self.has_distortion:
-            r_max = max_radius(self.dist)
-            if np.isfinite(r_max):
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    r = np.hypot(pc[:, 0], pc[:, 1]) / depth
-                uv[~(r < r_max)] = np.nan
-        return uv
+        # one compiled pass (geometry._projection_kernels): a propagation projects a few
+        # hundred to two thousand points some seventeen times a frame
+        r_max = max_radius(self.dist) if self.has_distortion else np.inf
+        c = np.ascontiguousarray
+        return project_points(c(self.R), c(self.t), c(self.K), self.dist, float(r_max), c(p))
 
     def undistort_uv(self, uv: np.ndarray) -> np.ndarray:
         """uv: (N, 2) distorted pixels -> (N, 2) ideal (undistorted) pixels with the same K."""
@@ -228,25 +223,3 @@ def rotation_look_at(
     cr, sr = np.cos(roll_rad), np.sin(roll_rad)
     roll = np.array([[cr, -sr, 0], [sr, cr, 0], [0, 0, 1.0]])
     return roll @ R
-
-
-def _pixels(points_cam: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """(N, 3) camera-frame metres -> (N, 2) pixels: OpenCV's projectPoints model (k1, k2,
-    p1, p2, k3; fx, fy, cx, cy of K, its skew ignored as OpenCV ignores it) on points already
-    in the camera frame, to rounding (1e-12 px). Two to four times faster than projectPoints
-    on the hundreds to thousands of points a line search projects: projectPoints always
-    computes its (2N, 15) Jacobian too. A point at depth 0 divides by 1, as OpenCV does."""
-    z = points_cam[:, 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv_z = np.where(z != 0, 1.0 / np.where(z != 0, z, 1.0), 1.0)
-    x = points_cam[:, 0] * inv_z
-    y = points_cam[:, 1] * inv_z
-    k1, k2, p1, p2, k3 = dist[:5]
-    if k1 or k2 or p1 or p2 or k3:
-        r2 = x * x + y * y
-        radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-        xy2 = 2 * x * y
-        xd = x * radial + p1 * xy2 + p2 * (r2 + 2 * x * x)
-        yd = y * radial + p1 * (r2 + 2 * y * y) + p2 * xy2
-        x, y = xd, yd
-    return np.stack([K[0, 0] * x + K[0, 2], K[1, 1] * y + K[1, 2]], axis=1)

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
+from geometry._projection_kernels import one_focal_line_rows
 from geometry.arrays import as_array
-from geometry.camera import Camera
+from geometry.camera import Camera, image_centre_uv
 from geometry.camera_params import ParamModel
 from geometry.line_ridges import Ridges
 
@@ -89,7 +91,30 @@ def line_rows(
     weights: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(r (S,), J (S, P)) in sigma units: each sample's signed offset (px) from its projected
-    line along the line's image normal, / line_sigma_px, times weights (S,)."""
+    line along the line's image normal, / line_sigma_px, times weights (S,). A one-focal
+    ParamModel's rows come from one compiled pass (geometry._projection_kernels: through
+    cv2.projectPoints's full Jacobian they cost 13 ms a frame on a basketball pan); other
+    models (a held lens) go through their own project_with_jacobian."""
+    if type(model) is ParamModel and model.one_focal:
+        R, dR_dr = cv2.Rodrigues(theta[:3])
+        cx, cy = image_centre_uv(image_size)
+        n = model.n_radial
+        return one_focal_line_rows(
+            R,
+            dR_dr,
+            np.ascontiguousarray(theta[3:6], float),
+            float(theta[6]),
+            float(theta[7]) if n >= 1 else 0.0,
+            float(theta[8]) if n >= 2 else 0.0,
+            n,
+            float(cx),
+            float(cy),
+            np.ascontiguousarray(ridges.points_world, float),
+            np.ascontiguousarray(ridges.uv, float),
+            np.ascontiguousarray(ridges.normals, float),
+            np.ascontiguousarray(weights, float),
+            float(line_sigma_px),
+        )
     uv, J = model.project_with_jacobian(theta, ridges.points_world, image_size)
     nrm = ridges.normals
     r = np.sum((uv - ridges.uv) * nrm, axis=1) / line_sigma_px

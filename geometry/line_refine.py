@@ -33,7 +33,7 @@ from geometry.joint_covariance import (
     line_weights,
 )
 from geometry.levenberg_marquardt import focal_stays_positive, minimise_rows
-from geometry.line_ridges import Ridges, find_ridges, to_gray
+from geometry.line_ridges import Ridges, cached_line_samples, find_ridges, to_gray
 
 SEARCH_PX = (20.0, 10.0, 5.0)
 MIN_SAMPLES = 30
@@ -164,9 +164,10 @@ def default_step_m(polylines) -> float:
     return max(longest / 120.0, 0.02)
 
 
-def _support(gray, camera, polylines, step_m) -> tuple[float, float, Ridges]:
-    """(support, inlier line RMS px, ridges) of a camera at the final search radius."""
-    rid = find_ridges(gray, camera, polylines, SEARCH_PX[-1], step_m)
+def _support(gray, camera, polylines, step_m, samples=None) -> tuple[float, float, Ridges]:
+    """(support, inlier line RMS px, ridges) of a camera at the final search radius (samples:
+    find_ridges's)."""
+    rid = find_ridges(gray, camera, polylines, SEARCH_PX[-1], step_m, samples=samples)
     tried = int(rid.tried.sum())
     if tried == 0 or len(rid) == 0:
         return 0.0, float("nan"), rid
@@ -243,7 +244,8 @@ def refine_camera_on_lines(
             f"{size[0]}x{size[1]}"
         )
     base = camera if baseline is None else baseline
-    sup0, rms0, _ = _support(gray, base, polylines, step_m)
+    samples = cached_line_samples(polylines, step_m)  # the same lines, searched 3-7 times
+    sup0, rms0, _ = _support(gray, base, polylines, step_m, samples)
     click0 = _click_rms(base, X, x)
 
     if isinstance(model, ParamModel):
@@ -279,7 +281,7 @@ def refine_camera_on_lines(
         cost = np.inf
         for radius in search_px:
             cur = m.to_camera(theta, size)
-            rid = find_ridges(gray, cur, polylines, radius, step_m)
+            rid = find_ridges(gray, cur, polylines, radius, step_m, samples=samples)
             if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
                 break
             theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px, lens_prior)
@@ -314,7 +316,7 @@ def refine_camera_on_lines(
     f0, f1 = camera.K[0, 0], new.K[0, 0]
     if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
         return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid, m.name)
-    sup1, rms1, rid1 = _support(gray, new, polylines, step_m)
+    sup1, rms1, rid1 = _support(gray, new, polylines, step_m, samples)
     click1 = _click_rms(new, X, x)
     rep = dict(
         model=m.name,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from geometry._ridge_kernels import ridge_centres, smooth_inliers_per_line
 from geometry.arrays import as_array
 from geometry.camera import Camera
 
@@ -104,7 +105,7 @@ _SAMPLES_CACHE_SIZE = 8
 _SAMPLES_LOCK = threading.Lock()
 
 
-def _cached_line_samples(polylines, step_m: float):
+def cached_line_samples(polylines, step_m: float):
     """line_samples(polylines, step_m), kept for up to _SAMPLES_CACHE_SIZE (polylines, step)
     pairs (the oldest added is dropped first): a line refinement searches the same court's
     lines five times a frame, each of a clip's frames (0.55 ms a call on a basketball
@@ -132,94 +133,14 @@ def _profiles(gray, uv, normals, offsets):
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _smooth_inliers(arc, off, tol_px: float) -> np.ndarray:
-    """Boolean mask of samples within tol of a robust quadratic of offset vs arc length."""
-    if len(arc) < 5:
-        med = np.median(off)
-        return np.abs(off - med) <= max(tol_px, 3 * 1.4826 * np.median(np.abs(off - med)))
-    deg = 2 if len(arc) >= 8 else 1
-    s = (arc - arc.mean()) / (np.ptp(arc) + 1e-9)
-    return robust_polyfit_inliers(s, off, deg, tol_px, deg + 2)
-
-
 def _smooth_inliers_per_line(line, arc, off, tol_px: float) -> np.ndarray:
-    """(N,) bool: _smooth_inliers of each line's samples (line (N,) int, arc (N,) metres,
-    off (N,) px), the lines of 5 or more samples all at once (_grouped_polyfit_inliers: one
-    Python loop over lines cost 2.3 ms of a 6.6 ms find_ridges on a basketball court)."""
-    keep = np.zeros(len(line), bool)
-    if len(line) == 0:
-        return keep
-    _, group, counts = np.unique(line, return_inverse=True, return_counts=True)
-    big = counts[group] >= 5
-    for k in np.flatnonzero(counts < 5):
-        sel = group == k
-        keep[sel] = _smooth_inliers(arc[sel], off[sel], tol_px)
-    if big.any():
-        g = np.unique(group[big], return_inverse=True)[1]
-        a = arc[big]
-        n = np.bincount(g)
-        lo, hi = np.full(len(n), np.inf), np.full(len(n), -np.inf)
-        np.minimum.at(lo, g, a)
-        np.maximum.at(hi, g, a)
-        mean = np.bincount(g, weights=a) / n
-        s = (a - mean[g]) / ((hi - lo)[g] + 1e-9)
-        deg = np.where(n >= 8, 2, 1)
-        keep[big] = _grouped_polyfit_inliers(g, s, off[big], deg, tol_px, deg + 2)
-    return keep
-
-
-def _grouped_polyfit_inliers(
-    group: np.ndarray, x: np.ndarray, y: np.ndarray, deg: np.ndarray, tol: float, min_keep
-) -> np.ndarray:
-    """robust_polyfit_inliers of many groups at once: (N,) bool. group (N,) int in 0..G-1
-    (every group present), x, y (N,); deg (G,) 1 or 2, min_keep (G,) int: each group's. Each
-    round solves every group's least squares by its normal equations (x of order 1: the
-    caller scales each line's arc to an interval of width 1) and takes each group's median
-    absolute residual over its kept samples; a group stops on its own (its set stable, or
-    falling below its min_keep), as robust_polyfit_inliers does."""
-    G = int(group.max()) + 1
-    keep = np.ones(len(x), bool)
-    active = np.ones(G, bool)
-    powers = np.stack([np.ones_like(x), x, x * x, x**3, x**4])  # (5, N)
-    quad = np.asarray(deg) >= 2
-    min_keep = np.broadcast_to(np.asarray(min_keep), (G,))
-    for _ in range(4):
-        w = keep.astype(float)
-        S = np.stack([np.bincount(group, powers[k] * w, G) for k in range(5)], axis=1)
-        T = np.stack([np.bincount(group, powers[k] * w * y, G) for k in range(3)], axis=1)
-        A = S[:, [[0, 1, 2], [1, 2, 3], [2, 3, 4]]]  # (G, 3, 3)
-        A[~quad, 2, :] = 0.0
-        A[~quad, :, 2] = 0.0
-        A[~quad, 2, 2] = 1.0
-        T[~quad, 2] = 0.0
-        c = np.linalg.solve(A, T[:, :, None])[:, :, 0]  # (G, 3): c0 + c1 x + c2 x^2
-        r = y - (c[group, 0] + c[group, 1] * x + c[group, 2] * x * x)
-        mad = 1.4826 * _grouped_median(group, np.abs(r), keep, G)
-        new = np.abs(r) <= np.maximum(tol, 3.0 * mad)[group]
-        n_new = np.bincount(group, new, G)
-        changed = np.bincount(group, new != keep, G) > 0
-        go = active & changed & (n_new >= min_keep)
-        active = go
-        if not go.any():
-            break
-        upd = go[group]
-        keep[upd] = new[upd]
-    return keep
-
-
-def _grouped_median(group: np.ndarray, v: np.ndarray, use: np.ndarray, G: int) -> np.ndarray:
-    """(G,) the median of v (N,) over the samples where use (N,) is True, per group (NaN for
-    a group with none), as np.median takes it (the mean of the two middle values)."""
-    order = np.lexsort((np.where(use, v, np.inf), group))
-    n_use = np.bincount(group, use, G).astype(int)
-    start = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=G))[:-1]])
-    sv = np.where(use, v, np.inf)[order]
-    out = np.full(G, np.nan)
-    ok = n_use > 0
-    lo = start[ok] + (n_use[ok] - 1) // 2
-    hi = start[ok] + n_use[ok] // 2
-    out[ok] = 0.5 * (sv[lo] + sv[hi])
-    return out
+    """(N,) bool: per line (line (N,) int), the samples whose offsets off (N,) px lie within
+    max(tol_px, 3 robust sigma) of a robust quadratic of offset against arc length arc (N,)
+    metres (a line from 8 samples, the median below 5; geometry._ridge_kernels, compiled: as
+    whole-array NumPy this was 1.9 ms of a 7.3 ms find_ridges on a basketball court)."""
+    return smooth_inliers_per_line(
+        np.asarray(line, np.int64), np.asarray(arc, float), np.asarray(off, float), tol_px
+    )
 
 
 def robust_polyfit_inliers(
@@ -249,14 +170,17 @@ def find_ridges(
     line_width_m: float = LINE_WIDTH_M,
     smooth_tol_px: float = 1.5,
     margin_px: float = 4.0,
+    samples=None,
 ) -> Ridges:
     """Painted-line centres near each projected polyline.
 
     gray: (h, w) float32 from to_gray; polylines: list of (M, 3) metres, world frame, lines
     painted on one plane; search_px: half-width of the search across each line, px; step_m:
     world spacing of samples. Samples outside the image (less margin_px) are skipped.
+    samples: cached_line_samples(polylines, step_m), for a caller that searches the same
+    lines several times (None: looked up here).
     """
-    P, D, idx, arc = _cached_line_samples(polylines, step_m)
+    P, D, idx, arc = cached_line_samples(polylines, step_m) if samples is None else samples
     n_lines = len(polylines)
     empty = Ridges(
         np.zeros((0, 3)),
@@ -332,7 +256,7 @@ def _ridge_centres(prof, offsets, width_px, search_px, strict: bool = False) -> 
     """(S,) px: the sub-pixel centre offset of the one clear ridge in each row of prof (S, O)
     sampled at offsets (O,), NaN where there is none (too weak, a competing ridge farther than
     the band's width, the half-height band running off the profile, or a measured width
-    outside 0.3-2.5x width_px (S,) + 2 px); vectorised per side-probe distance. strict (a
+    outside 0.3-2.5x width_px (S,) + 2 px); compiled (geometry._ridge_kernels). strict (a
     click's evidence): a competing ridge (above MIN_CONTRAST on both sides) also counts when
     it stands AMBIGUOUS_RATIO as high above its darker side as the best ridge above its own,
     and where the ridge stands less than EDGE_LINE_RATIO as high above its brighter side as
@@ -340,54 +264,17 @@ def _ridge_centres(prof, offsets, width_px, search_px, strict: bool = False) -> 
     the ridge's height above its own side: one half-height level for both would put the
     bright side's edge out on its flank (the centre up to a pixel toward the bright side) or
     never reach it."""
-    step = PROFILE_STEP_PX
-    S, n = prof.shape
-    out = np.full(S, np.nan)
-    a_all = np.round((0.5 * width_px + 1.5) / step).astype(int)
-    cols = np.arange(n)
-    for a in np.unique(a_all):
-        rows = np.flatnonzero(a_all == a)
-        if n <= 2 * a + 2:
-            continue
-        P = prof[rows]
-        resp = P[:, a : n - a] - np.maximum(P[:, : n - 2 * a], P[:, 2 * a :])
-        inner = np.abs(offsets[a : n - a]) <= search_px
-        resp = np.where(inner[None], resp, -np.inf)
-        k = np.argmax(resp, axis=1)
-        r_ = np.arange(len(rows))
-        best = resp[r_, k]
-        ok = best > MIN_CONTRAST
-        far = np.abs(np.arange(resp.shape[1])[None] - k[:, None]) > 2 * a
-        rival = np.max(np.where(far, resp, -np.inf), axis=1)
-        ok &= ~(rival > AMBIGUOUS_RATIO * best)
-        if strict:
-            above_dark = P[:, a : n - a] - np.minimum(P[:, : n - 2 * a], P[:, 2 * a :])
-            ridge = far & (resp > MIN_CONTRAST)
-            rival = np.max(np.where(ridge, above_dark, -np.inf), axis=1)
-            ok &= ~(rival > AMBIGUOUS_RATIO * above_dark[r_, k])
-        kp = k + a
-        peak, side_l, side_r = P[r_, kp], P[r_, kp - a], P[r_, kp + a]
-        half_l = half_r = 0.5 * (peak + 0.5 * (side_l + side_r))
-        if strict:  # an edge line: each edge at half its own side's height
-            edge = peak - np.maximum(side_l, side_r) < EDGE_LINE_RATIO * (
-                peak - np.minimum(side_l, side_r)
-            )
-            half_l = np.where(edge, 0.5 * (peak + side_l), half_l)
-            half_r = np.where(edge, 0.5 * (peak + side_r), half_r)
-        # lo - 1: the last sample left of kp below half; hi + 1: the first right of it
-        below = P < half_l[:, None]
-        left_b = np.where(below & (cols[None] < kp[:, None]), cols[None], -1).max(axis=1)
-        if strict:
-            below = P < half_r[:, None]
-        right_b = np.where(below & (cols[None] > kp[:, None]), cols[None], n).min(axis=1)
-        ok &= (left_b >= 0) & (right_b <= n - 1)
-        lo, hi = np.clip(left_b + 1, 1, n - 1), np.clip(right_b - 1, 0, n - 2)
-        pl, pl1 = P[r_, lo - 1], P[r_, lo]
-        ph, ph1 = P[r_, hi], P[r_, hi + 1]
-        left = offsets[lo - 1] + step * (half_l - pl) / np.maximum(pl1 - pl, 1e-6)
-        right = offsets[hi] + step * (ph - half_r) / np.maximum(ph - ph1, 1e-6)
-        measured = right - left
-        w = width_px[rows]
-        ok &= (measured <= 2.5 * w + 2.0) & (measured >= 0.3 * w)
-        out[rows[ok]] = 0.5 * (left + right)[ok]
-    return out
+    widths = np.ascontiguousarray(np.broadcast_to(np.asarray(width_px, float), (len(prof),)))
+    half = np.round((0.5 * widths + 1.5) / PROFILE_STEP_PX).astype(np.int64)
+    return ridge_centres(
+        np.ascontiguousarray(prof, np.float32),
+        np.ascontiguousarray(offsets, float),
+        half,
+        widths,
+        float(search_px),
+        PROFILE_STEP_PX,
+        bool(strict),
+        MIN_CONTRAST,
+        AMBIGUOUS_RATIO,
+        EDGE_LINE_RATIO,
+    )

@@ -275,7 +275,15 @@ def test_smoothing_all_lines_at_once_is_the_per_line_rule():
     """The grouped robust fit keeps exactly the samples the per-line rule keeps: lines of
     fewer than 5 samples (median rule), 5-7 (straight) and 8 or more (quadratic), with
     outliers, in any order of lines."""
-    from geometry.line_ridges import _smooth_inliers, _smooth_inliers_per_line
+    from geometry.line_ridges import _smooth_inliers_per_line, robust_polyfit_inliers
+
+    def _smooth_inliers(arc, off, tol_px):  # the rule, one line at a time
+        if len(arc) < 5:
+            med = np.median(off)
+            return np.abs(off - med) <= max(tol_px, 3 * 1.4826 * np.median(np.abs(off - med)))
+        deg = 2 if len(arc) >= 8 else 1
+        s = (arc - arc.mean()) / (np.ptp(arc) + 1e-9)
+        return robust_polyfit_inliers(s, off, deg, tol_px, deg + 2)
 
     rng = np.random.default_rng(5)
     for _ in range(400):
@@ -294,16 +302,16 @@ def test_smoothing_all_lines_at_once_is_the_per_line_rule():
 
 def test_line_samples_are_kept_per_court_and_step():
     from courtstudio.pipeline.line_refinement import painted_ground_lines
-    from geometry.line_ridges import _cached_line_samples, line_samples
+    from geometry.line_ridges import cached_line_samples, line_samples
 
     lines = painted_ground_lines(load_spec("tennis"))[1]
-    first = _cached_line_samples(lines, 0.25)
-    assert _cached_line_samples([p.copy() for p in lines], 0.25)[0] is first[0]  # by value
+    first = cached_line_samples(lines, 0.25)
+    assert cached_line_samples([p.copy() for p in lines], 0.25)[0] is first[0]  # by value
     for got, want in zip(first, line_samples(lines, 0.25)):
         assert np.array_equal(got, want) and not got.flags.writeable
     moved = [p + [0.0, 0.01, 0.0] for p in lines]  # a changed court is sampled anew
-    assert np.array_equal(_cached_line_samples(moved, 0.25)[0], line_samples(moved, 0.25)[0])
-    assert len(_cached_line_samples(lines, 0.5)[0]) < len(first[0])
+    assert np.array_equal(cached_line_samples(moved, 0.25)[0], line_samples(moved, 0.25)[0])
+    assert len(cached_line_samples(lines, 0.5)[0]) < len(first[0])
 
 
 def test_line_fit_reaches_scipys_optimum():

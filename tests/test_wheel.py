@@ -46,6 +46,8 @@ def _expected_in_wheel(files: list[Path]) -> set[str]:
     """Every module and data file of the packages, and the sample under courtstudio/_samples."""
     expected = set()
     for p in files:
+        if p.parts[0] in PACKAGES and p.suffix == ".pyx":
+            continue  # compiled: the wheel holds the extension module (checked on its own)
         if p.parts[0] in PACKAGES:
             expected.add(p.as_posix())
         elif p.parts[:2] == SAMPLE.parts:
@@ -102,6 +104,11 @@ def test_the_wheel_holds_every_module_and_data_file(wheel):
         assert must in expected
     missing = sorted(expected - names)
     assert not missing, f"not in the wheel: {missing}"
+    # each Cython source is in the wheel as its built extension module (and its .pyi stub)
+    for pyx in (p for p in _source_files() if p.suffix == ".pyx"):
+        stem = pyx.with_suffix("").as_posix()
+        assert any(n.startswith(stem + ".") and n.endswith((".so", ".pyd")) for n in names), pyx
+        assert stem + ".pyi" in names
 
 
 def test_the_installed_wheel_runs_away_from_the_source_tree(wheel, tmp_path):

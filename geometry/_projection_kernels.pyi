@@ -1,0 +1,28 @@
+"""Types of the compiled line-fit rows (geometry/_projection_kernels.pyx)."""
+
+import numpy as np
+
+def one_focal_line_rows(
+    R: np.ndarray,
+    dR_dr: np.ndarray,
+    t: np.ndarray,
+    f: float,
+    k1: float,
+    k2: float,
+    n_radial: int,
+    cx: float,
+    cy: float,
+    points_world: np.ndarray,
+    uv_target: np.ndarray,
+    normals: np.ndarray,
+    weights: np.ndarray,
+    sigma_px: float,
+) -> tuple[np.ndarray, np.ndarray]: ...
+def project_points(
+    R: np.ndarray,
+    t: np.ndarray,
+    K: np.ndarray,
+    dist: np.ndarray,
+    r_max: float,
+    points_world: np.ndarray,
+) -> np.ndarray: ...

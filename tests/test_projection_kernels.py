@@ -1,0 +1,156 @@
+"""The compiled line-fit rows (geometry/_projection_kernels.pyx) against the route they replace,
+cv2.projectPoints's Jacobian folded onto the line normals: the residuals to the bit, the
+derivatives to rounding, for every one-focal model, points behind the camera and on its plane
+included; and the held-lens models still take their own route."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from geometry._projection_kernels import one_focal_line_rows
+from geometry.camera_params import ParamModel
+from geometry.joint_covariance import line_rows
+from geometry.line_ridges import Ridges
+
+SIZE = (1280, 720)
+
+
+def _rows_through_opencv(model, theta, ridges, sigma, w):
+    uv, J = model.project_with_jacobian(theta, ridges.points_world, SIZE)
+    n = ridges.normals
+    r = np.sum((uv - ridges.uv) * n, axis=1) / sigma * w
+    J = J.reshape(len(ridges), 2, -1)
+    return r, (J[:, 0, :] * n[:, :1] + J[:, 1, :] * n[:, 1:]) / sigma * w[:, None]
+
+
+def _case(rng, model, S, depth_lo=5.0):
+    rvec = rng.normal(0, 1.0, 3)
+    t = rng.normal(0, 3, 3) + [0, 0, 30]
+    theta = np.concatenate([rvec, t, [rng.uniform(500, 3000)], rng.normal(0, 0.1, model.n_radial)])
+    R = cv2.Rodrigues(rvec)[0]
+    in_cam = np.column_stack(
+        [rng.uniform(-10, 10, S), rng.uniform(-6, 6, S), rng.uniform(depth_lo, 60, S)]
+    )
+    ang = rng.uniform(0, 2 * np.pi, S)
+    ridges = Ridges(
+        (in_cam - t) @ R,
+        rng.uniform(0, 1280, (S, 2)),
+        np.column_stack([np.cos(ang), np.sin(ang)]),
+        np.zeros(S, int),
+        np.array([S]),
+    )
+    return theta, ridges, rng.uniform(0.2, 1.0, S)
+
+
+@pytest.mark.parametrize("name", ["simple", "simple_k1", "simple_k1k2"])
+def test_the_rows_are_opencvs(name):
+    rng = np.random.default_rng(["simple", "simple_k1", "simple_k1k2"].index(name))
+    model = ParamModel(name)
+    for _ in range(40):
+        theta, ridges, w = _case(rng, model, int(rng.integers(1, 700)), depth_lo=-20.0)
+        r, J = line_rows(model, theta, ridges, SIZE, 0.7, w)
+        r0, J0 = _rows_through_opencv(model, theta, ridges, 0.7, w)
+        assert r.shape == r0.shape and J.shape == J0.shape == (len(ridges), model.size)
+        assert np.array_equal(r, r0)
+        scale = np.abs(J0).max(axis=0) + 1e-300
+        assert np.max(np.abs(J - J0) / scale) < 1e-12
+
+
+def test_a_point_on_the_camera_plane_is_projected_as_opencv_does():
+    """Zero depth: OpenCV takes 1/Z as 1 (no NaN, no inf); so do the rows."""
+    model = ParamModel("simple_k1")
+    theta = np.array([0.0, 0, 0, 0, 0, 0, 1000.0, -0.05])
+    ridges = Ridges(
+        np.array([[0.3, -0.2, 0.0]]),
+        np.array([[640.0, 360.0]]),
+        np.array([[0.6, 0.8]]),
+        np.zeros(1, int),
+        np.array([1]),
+    )
+    r, J = line_rows(model, theta, ridges, SIZE, 0.7, np.ones(1))
+    r0, J0 = _rows_through_opencv(model, theta, ridges, 0.7, np.ones(1))
+    assert np.all(np.isfinite(r)) and np.array_equal(r, r0)
+    assert np.allclose(J, J0, rtol=1e-12, atol=1e-9)
+
+
+def test_no_samples_give_empty_rows():
+    model = ParamModel("simple")
+    ridges = Ridges(
+        np.zeros((0, 3)), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, int), np.zeros(1, int)
+    )
+    r, J = line_rows(model, np.array([0.0, 0, 0, 0, 0, 10, 900]), ridges, SIZE, 0.7, np.zeros(0))
+    assert r.shape == (0,) and J.shape == (0, 7)
+
+
+def test_the_kernel_refuses_mismatched_shapes():
+    R, dR = cv2.Rodrigues(np.zeros(3))
+    good = dict(
+        t=np.zeros(3),
+        points_world=np.zeros((2, 3)),
+        uv_target=np.zeros((2, 2)),
+        normals=np.zeros((2, 2)),
+        weights=np.ones(2),
+    )
+
+    def call(**kw):
+        a = dict(good, **kw)
+        return one_focal_line_rows(
+            R,
+            dR,
+            a["t"],
+            1000.0,
+            0.0,
+            0.0,
+            0,
+            640.0,
+            360.0,
+            a["points_world"],
+            a["uv_target"],
+            a["normals"],
+            a["weights"],
+            0.7,
+        )
+
+    assert call()[1].shape == (2, 7)
+    with pytest.raises(ValueError, match="weights"):
+        call(weights=np.ones(3))
+    with pytest.raises(ValueError, match="points_world"):
+        call(points_world=np.zeros((2, 2)))
+
+
+def test_a_held_lens_takes_its_own_route():
+    """HeldLensModel (a pinhole through a fixed pixel field) is a ParamModel subclass: its rows
+    are its own projector's, not the one-focal kernel's (which would drop the field)."""
+    from geometry.held_lens import HeldLensModel
+    from geometry.pixel_lens import PixelLens
+
+    lens = PixelLens(
+        np.array([[900.0, 0, 640], [0, 900, 360], [0, 0, 1]]),
+        np.array([-0.2, 0.05, 0, 0, 0.0]),
+        SIZE,
+    )
+    model = HeldLensModel(lens=lens)
+    theta, ridges, w = _case(np.random.default_rng(9), ParamModel("simple"), 300)
+    r, J = line_rows(model, theta, ridges, SIZE, 0.7, w)
+    r0, J0 = _rows_through_opencv(model, theta, ridges, 0.7, w)
+    assert np.array_equal(r, r0) and np.array_equal(J, J0)
+    r_pinhole, _ = line_rows(ParamModel("simple"), theta, ridges, SIZE, 0.7, w)
+    assert np.max(np.abs(r - r_pinhole)) > 1.0  # the field moves the rows: the route matters
+
+
+def test_projection_gives_no_image_behind_the_camera_or_past_the_fold():
+    """project_points (Camera.project's pass): NaN at or behind the camera plane and beyond
+    the lens's fold radius; shapes checked."""
+    from geometry._projection_kernels import project_points
+
+    K = np.array([[1000.0, 0, 640], [0, 1000, 360], [0, 0, 1]])
+    pts = np.array([[0.1, 0.2, 5.0], [0.1, 0.2, -5.0], [0.0, 0.0, 0.0], [3.0, 0.0, 1.0]])
+    uv = project_points(np.eye(3), np.zeros(3), K, np.zeros(5), np.inf, pts)
+    assert np.allclose(uv[0], [660.0, 400.0]) and np.isnan(uv[1:3]).all()
+    assert np.allclose(uv[3], [3640.0, 360.0])  # far off the image, but an image
+    folded = project_points(np.eye(3), np.zeros(3), K, np.array([-0.3, 0, 0, 0, 0]), 1.0, pts)
+    assert np.isnan(folded[3]).all() and np.isfinite(folded[0]).all()
+    with pytest.raises(ValueError, match="dist"):
+        project_points(np.eye(3), np.zeros(3), K, np.zeros(4), np.inf, pts)
