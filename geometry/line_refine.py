@@ -203,6 +203,7 @@ def refine_camera_on_lines(
     lens_prior: LensPrior | None = None,
     search_px: tuple[float, ...] = SEARCH_PX,
     baseline: Camera | None = None,
+    gray: np.ndarray | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
 
@@ -221,7 +222,9 @@ def refine_camera_on_lines(
     needs only the last, SEARCH_PX[-1:]);
     baseline: the camera the result must be no worse than (its line support, its line RMS
     and clicks in the report's "before" fields; None: the starting camera), e.g. a frame's
-    point fit when the search starts from a neighbour's camera.
+    point fit when the search starts from a neighbour's camera;
+    gray: line_ridges.to_gray(image) when the caller has it (a propagation makes it on its
+    scan thread, and refines some frames twice), else made here.
 
     Returns (camera, report): the refined camera when report.accepted, else ``camera``
     unchanged and report.reason says why.
@@ -237,7 +240,7 @@ def refine_camera_on_lines(
     size = camera.image_size
     if step_m is None:
         step_m = default_step_m(polylines)
-    gray = to_gray(image)
+    gray = to_gray(image) if gray is None else gray
     if gray.shape[::-1] != tuple(size):
         raise ValueError(
             f"image: {gray.shape[1]}x{gray.shape[0]} does not match the camera's "

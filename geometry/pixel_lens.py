@@ -39,6 +39,9 @@ class PixelLens:
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self._maps: dict[tuple[int, int, float], tuple[np.ndarray, np.ndarray]] = {}
         self._valid: dict[tuple[int, int, float, int], np.ndarray] = {}
+        self._last_mask: tuple[float, np.ndarray, np.ndarray] | None = (
+            None  # straighten_mask's (scale, input copy, result)
+        )
 
     @classmethod
     def of_camera(cls, camera: Camera) -> PixelLens | None:
@@ -91,6 +94,27 @@ class PixelLens:
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=0,
         )
+
+    def straighten_mask(self, mask: np.ndarray, scale: float) -> np.ndarray:
+        """A reduced uint8 mask (0 = ignore) resampled into ideal pixels (nearest), with the
+        straightening border (valid) masked too: read-only (h', w') uint8. The last input and
+        its result are kept: a propagation straightens the same graphics and user masks frame
+        after frame (two nearest remaps, 0.7 ms a 720p frame), so an input equal to the last
+        one gives the last result back."""
+        last = self._last_mask
+        if (
+            last is not None
+            and last[0] == scale
+            and last[1].shape == mask.shape
+            and np.array_equal(last[1], mask)
+        ):
+            return last[2]
+        out = cv2.bitwise_and(
+            self.straighten(mask, scale, nearest=True), self.valid(mask.shape[:2], scale)
+        )
+        out.flags.writeable = False
+        self._last_mask = (scale, mask.copy(), out)
+        return out
 
     def valid(self, shape_hw: tuple[int, int], scale: float, margin_px: int = 3) -> np.ndarray:
         """uint8 (h', w') mask of a straightened reduced image: 255 where its pixels come

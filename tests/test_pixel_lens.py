@@ -53,3 +53,27 @@ def test_straighten_a_reduced_image_makes_a_distorted_straight_line_straight():
     rows = np.array(rows)
     assert np.ptp(rows) < 0.5, rows  # straight, at the ideal height (120 px * 0.5)
     assert abs(rows.mean() - (120 + 0.5) * s + 0.5) < 0.5
+
+
+def test_a_straightened_mask_is_the_straightened_mask_and_kept_while_it_repeats():
+    """straighten_mask: the nearest resampling with the border masked, read-only; an input
+    equal to the last gives the last result back (the same object), another input a new one."""
+    import cv2
+
+    lens = PixelLens(
+        np.array([[800.0, 0, 639.5], [0, 800, 359.5], [0, 0, 1]]),
+        np.array([-0.25, 0.06, 0, 0, 0]),
+        (1280, 720),
+    )
+    mask = np.full((360, 640), 255, np.uint8)
+    mask[20:80, 30:200] = 0
+    out = lens.straighten_mask(mask, 0.5)
+    want = cv2.bitwise_and(lens.straighten(mask, 0.5, nearest=True), lens.valid((360, 640), 0.5))
+    assert np.array_equal(out, want) and not out.flags.writeable
+    assert lens.straighten_mask(mask.copy(), 0.5) is out
+    other = mask.copy()
+    other[300:, 500:] = 0
+    out2 = lens.straighten_mask(other, 0.5)
+    assert out2 is not out and not np.array_equal(out2, out)
+    mask[:] = 0  # the caller's array changed in place: not the kept one
+    assert not np.array_equal(lens.straighten_mask(mask, 0.5), out2)

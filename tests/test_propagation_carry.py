@@ -157,7 +157,7 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     refined = Camera(b.K * [[1.001], [1.001], [1]], b.R, b.t, SIZE)
     calls = []
 
-    def fake(camera, spec, image, pts, noise, prior, rms, start=None):
+    def fake(camera, spec, image, pts, noise, prior, rms, start=None, gray=None):
         calls.append((camera, start))
         accepted = start is None  # the carried start's refinement is refused
         rep = LineRefinement(accepted, "x", "simple", 0.6, 0.7, 1, 1, 1.0, 1.0, 100, 5)
@@ -170,13 +170,14 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     tracker._lined[id(st)] = LinedFrame(4, np.eye(3), a)
     ev = {"support": 0.6}
     point_fit = _moved(a, 1.2, 1.0)
-    got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 5, H)
+    frame = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    got = tracker._weak_refined(frame, st, point_fit, 1.0, ev, {}, 20.0, "k", 5, H)
     assert len(calls) == 2 and all(c[0] is point_fit for c in calls)
     assert _worst_px(calls[0][1], b) < 1e-4  # carried: b
     assert calls[1][1] is None
     assert got[0] is refined and got[5] is True and got[6] is None  # not carried from 4
     calls.clear()
-    got = tracker._weak_refined(None, st, point_fit, 1.0, ev, {}, 20.0, "k", 9, H)
+    got = tracker._weak_refined(frame, st, point_fit, 1.0, ev, {}, 20.0, "k", 9, H)
     assert [c[1] for c in calls] == [None]  # frame 4 is too far: no carried start
     tracker.reset_motion()
     assert tracker._lined == {}
@@ -199,8 +200,55 @@ def test_a_carried_start_is_searched_at_the_last_radius_against_the_point_fit(mo
         return camera, LineRefinement(False, "x", "simple", 0.6, 0.6, 1, 1, 1.0, 1.0, 0, 0)
 
     monkeypatch.setattr(lr, "refine_on_lines", fake)
-    refine_weak_frame(a, SPEC, None, pts, 1.0, None, 0.5, start)
+    frame = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    refine_weak_frame(a, SPEC, frame, pts, 1.0, None, 0.5, start)
     assert seen and all(c is start and r == SEARCH_PX[-1:] and b is a for c, r, b in seen)
     seen.clear()
-    refine_weak_frame(a, SPEC, None, pts, 1.0, None, 0.5)
+    refine_weak_frame(a, SPEC, frame, pts, 1.0, None, 0.5)
     assert seen and all(c is a and r == SEARCH_PX and b is None for c, r, b in seen)
+
+
+def test_the_scan_threads_line_grey_changes_no_record(tmp_path, monkeypatch):
+    """While frames are refined on their lines, the scan thread makes each next frame's
+    line-search grey (propagation_scan, want_line_gray) and the tracker uses it instead of
+    making its own: the records are those of a run that makes every grey on the pass's
+    thread, and a frame refined twice (a carried start refused) makes it once."""
+    from courtstudio.pipeline import propagate as propagate_mod
+    from courtstudio.pipeline import propagate_frame, propagation_scan
+
+    clip = make_clip(SPEC, 10, SIZE, seed=2, pan_deg=5.0, zoom=0.1)
+    cam = clip.cameras[0]
+    rng = np.random.default_rng(1)
+    ref = {
+        k: tuple(cam.project(SPEC.keypoints[k][None])[0] + rng.normal(0, 0.5, 2))
+        for k in NEAR_HALF_TENNIS
+    }
+    made = {"scan": 0, "pass": 0}
+
+    def counting(where, real):
+        def to_gray(image):
+            made[where] += 1
+            return real(image)
+
+        return to_gray
+
+    monkeypatch.setattr(propagation_scan, "to_gray", counting("scan", propagation_scan.to_gray))
+    monkeypatch.setattr(propagate_frame, "to_gray", counting("pass", propagate_frame.to_gray))
+    with_scan = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path / "a")
+    # the scan runs up to AHEAD + 1 frames ahead: the first refined frames make their own
+    assert made["scan"] >= 3 and made["pass"] <= 2 + propagation_scan.AHEAD
+
+    real_scan = propagate_mod.FrameScan
+
+    def no_grey(*args, **kwargs):
+        kwargs["want_line_gray"] = None
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(propagate_mod, "FrameScan", no_grey)
+    made.update(scan=0, **{"pass": 0})
+    without = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path / "b")
+    assert made["scan"] == 0
+    refined = sum(r.get("refined") == "lines" for r in without)
+    # at most one grey a frame (refined, or refused and tried again), every refined one
+    assert refined >= 6 and refined <= made["pass"] <= len(without) - 1
+    assert with_scan == without

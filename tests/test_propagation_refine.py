@@ -68,14 +68,15 @@ def test_a_refinement_that_leaves_a_keypoint_without_an_image_is_not_kept(monkey
     )
     monkeypatch.setattr(pf, "line_evidence", lambda *a, **k: {"support": 0.9})
     tracker = pf.Tracker.__new__(pf.Tracker)
-    tracker.spec, tracker.dense, tracker._lined = SPEC, None, {}
+    tracker.spec, tracker.dense, tracker._lined, tracker._gray = SPEC, None, {}, None
+    frame = np.zeros((720, 1280, 3), np.uint8)
     st = type("St", (), {"sigma_px": 1.0, "lens_prior": None, "rms_px": 1.0})()
     ev = {"support": 0.5}
-    got = tracker._refined(None, cam, 1.0, ev, {}, 1.0, "keep")
+    got = tracker._refined(frame, cam, 1.0, ev, {}, 1.0, "keep")
     assert got[0] is cam and got[1] == 1.0 and got[2] is ev
-    got = tracker._weak_refined(None, st, cam, 1.0, ev, {}, 20.0, "x", 3, np.eye(3))
+    got = tracker._weak_refined(frame, st, cam, 1.0, ev, {}, 20.0, "x", 3, np.eye(3))
     assert got[0] is cam and got[1:] == (1.0, ev, 20.0, "x", False, None)
     rep_ok = LineRefinement(True, "ok", "simple", 0.5, 0.9, 1, 1, 1.0, 0.8, 100, 5)
     monkeypatch.setattr(lr, "refine_on_lines", lambda *a, **k: (other, rep_ok))
-    got = tracker._refined(None, cam, 1.0, ev, {}, 1.0, "keep")
+    got = tracker._refined(frame, cam, 1.0, ev, {}, 1.0, "keep")
     assert got[0] is other and got[1] == 0.8

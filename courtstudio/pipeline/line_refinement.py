@@ -45,6 +45,7 @@ def refine_on_lines(
     lens_prior: LensPrior | None = None,
     search_px: tuple[float, ...] = SEARCH_PX,
     baseline: Camera | None = None,
+    gray: np.ndarray | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
@@ -53,7 +54,8 @@ def refine_on_lines(
     one-focal model name or a ParamModel (geometry.line_refine); lens_prior: a
     geometry.joint_covariance.LensPrior on the model's radial terms; search_px: the search
     radii (geometry.line_refine.SEARCH_PX); baseline: the camera the result must be no worse
-    than (None: the starting one). Returns (camera, report);
+    than (None: the starting one); gray: geometry.line_ridges.to_gray(image), when the
+    caller has it. Returns (camera, report);
     the camera is the input one when report.accepted is False (report.reason says why).
     """
     names, lines = painted_ground_lines(spec)
@@ -74,6 +76,7 @@ def refine_on_lines(
         lens_prior=lens_prior,
         search_px=search_px,
         baseline=baseline,
+        gray=gray,
     )
 
 

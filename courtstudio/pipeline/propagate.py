@@ -111,10 +111,13 @@ def _pass(
             st = tracker.states[rec["reference"]]
             st.last_H, st.last_frame = np.array(rec["H_from_reference"]), lo - 1
     shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
-    scan = FrameScan(frames, lo, hi, options.detect_graphics)
+    refined = [False]  # the last frame processed was refined on its lines
+    scan = FrameScan(frames, lo, hi, options.detect_graphics, want_line_gray=lambda: refined[0])
     for sc in scan:  # read, reduced, cut-tested and graphics-scanned ahead, on its own thread
         i, img, p, cut = sc.index, sc.image, sc.prepared, sc.cut
         tracker.graphics = sc.graphics
+        if img is not None:
+            tracker.offer_line_gray(img, sc.line_gray)
         if cut:
             shot_start = i
             tracker.reset_motion()
@@ -159,6 +162,7 @@ def _pass(
         if a is None and b is None:  # the view may still be a reference's (after a replay)
             r = min(ref_frames, key=lambda f: abs(f - i))
             rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
+            refined[0] = tracker.took_line_gray(img)
             if rec.status == Status.FLAGGED:
                 rec.reason = (
                     "no reference in this shot"
@@ -168,7 +172,9 @@ def _pass(
             emit(rec, cut)
             continue
         r = a if b is None or (a is not None and i - a <= b - i) else b
-        emit(tracker.process(i, img, sc.mask, tracker.states[r], p), cut)
+        rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
+        refined[0] = tracker.took_line_gray(img)
+        emit(rec, cut)
     return scan.graphics_boxes()
 
 

@@ -68,6 +68,7 @@ from geometry.camera_params import ParamModel
 from geometry.corner_tracking import TrackMemory
 from geometry.fit_extrapolation import extrapolation_gain
 from geometry.line_refine import SUPPORT_SLACK
+from geometry.line_ridges import to_gray
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
 from geometry.plane_motion import (
@@ -144,6 +145,7 @@ class Tracker:
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
         self._backoff: dict = {}  # {id(RefState): RefinementBackoff}, since the cut
         self._lined: dict = {}  # {id(RefState): LinedFrame}, its last weak frame refined
+        self._gray: tuple | None = None  # (image, its to_gray, used): the current frame's
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         if self.options.masks:
             w, h = self.size
@@ -151,6 +153,30 @@ class Tracker:
             for x0, y0, x1, y1 in self.options.masks:
                 m[max(0, int(y0)) : max(0, int(y1)), max(0, int(x0)) : max(0, int(x1))] = 0
             self.user_mask = m
+
+    # ---------------------------------------------------------------- the line search's grey
+    def offer_line_gray(self, image: np.ndarray, gray: np.ndarray | None) -> None:
+        """The pass hands over to_gray(image) when its scan thread made it (None: not made;
+        the frame's first refinement makes it)."""
+        if gray is not None:
+            self._gray = (image, gray, False)
+
+    def took_line_gray(self, image: np.ndarray) -> bool:
+        """Whether frame ``image``'s refinements used its line-search grey (the scan makes
+        the next frames' while the frames keep needing it)."""
+        return self._gray is not None and self._gray[0] is image and self._gray[2]
+
+    def _line_gray(self, image: np.ndarray) -> np.ndarray:
+        """to_gray(image), made once per frame however many refinements it takes (a carried
+        start refused is refined again from the point fit), or the scan thread's. Keyed by
+        the image object, which the cache holds (so no other frame can take its identity);
+        the pass never writes into a frame."""
+        if self._gray is not None and self._gray[0] is image:
+            gray = self._gray[1]
+        else:
+            gray = to_gray(image)
+        self._gray = (image, gray, True)
+        return gray
 
     # ---------------------------------------------------------------- masks
     def _screen_mask(self, p: Prepared):
@@ -447,6 +473,7 @@ class Tracker:
                 clicks=pts,
                 model=model,
                 click_sigma_px=max(2.0, 1.5 * ref_rms),
+                gray=self._line_gray(image),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return cam, rms, ev
@@ -501,6 +528,7 @@ class Tracker:
                 st.lens_prior,
                 st.rms_px,
                 start,
+                self._line_gray(image),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return None

@@ -25,10 +25,9 @@ def straightened(p: Prepared, lens: PixelLens | None, corners: bool = False) -> 
 
 def straightened_mask(mask, lens: PixelLens | None, p: Prepared):
     """A reduced mask (0 = ignore) in the lens's ideal pixels, the straightening border
-    masked too (None stays None without a lens)."""
+    masked too (None stays None without a lens); read-only."""
     if lens is None:
         return mask
-    valid = lens.valid(p.gray.shape[:2], p.scale)
     if mask is None:
-        return valid
-    return cv2.bitwise_and(lens.straighten(mask, p.scale, nearest=True), valid)
+        return lens.valid(p.gray.shape[:2], p.scale)
+    return lens.straighten_mask(mask, p.scale)

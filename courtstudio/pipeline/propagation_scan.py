@@ -16,12 +16,13 @@ import threading
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
 
 from courtstudio.pipeline.propagation_frames import _read, frame_mask
+from geometry.line_ridges import to_gray
 from geometry.plane_motion import Prepared, cut_features, is_cut_features, prepare_frame, same_view
 from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector
 
@@ -54,7 +55,9 @@ class Scanned:
     the frame's own uint8 mask (0 = ignore, full resolution) or None; prepared: its reduced
     copy (None with no image); cut: a shot cut before it; graphics: the detector's uint8
     reduced mask after this frame (0 over graphics) or None; graphics_changed: that mask
-    changed with this frame (flagged frames deserve another try)."""
+    changed with this frame (flagged frames deserve another try); line_gray: the painted-line
+    search's (h, w) float32 grey of the image (geometry.line_ridges.to_gray), made while the
+    pass's frames keep being refined on their lines, else None."""
 
     index: int
     image: np.ndarray | None
@@ -63,6 +66,7 @@ class Scanned:
     cut: bool
     graphics: np.ndarray | None
     graphics_changed: bool
+    line_gray: np.ndarray | None = None
 
 
 class FrameScan:
@@ -70,10 +74,21 @@ class FrameScan:
     feed the screen-fixed graphics detector (frames GRAPHICS_LAG apart, every
     GRAPHICS_EVERY consecutive pairs of a shot; once GRAPHICS_STABLE updates in a row left
     its mask unchanged, every GRAPHICS_EVERY_STABLE, until the mask changes or a cut).
-    threaded=False runs the same steps in the caller's thread."""
+    threaded=False runs the same steps in the caller's thread. want_line_gray: () -> bool,
+    asked before each frame: make its line-search grey (to_gray, 1-3 ms of a 720p-1080p frame
+    moved off the pass's thread while its frames are refined; None: never)."""
 
-    def __init__(self, frames, lo: int, hi: int, detect_graphics: bool, threaded: bool = True):
+    def __init__(
+        self,
+        frames,
+        lo: int,
+        hi: int,
+        detect_graphics: bool,
+        threaded: bool = True,
+        want_line_gray: Callable[[], bool] | None = None,
+    ):
         self.frames, self.lo, self.hi = frames, lo, hi
+        self.want_line_gray = want_line_gray
         self.detect_graphics = detect_graphics
         self.threaded = threaded
         self.detector: ScreenFixedDetector | None = None
@@ -106,7 +121,9 @@ class FrameScan:
                 changed = self._observe(prev_p, p)
             prev_p = p
             graphics = self.detector.mask() if self.detector is not None else None
-            yield Scanned(i, img, frame_mask(self.frames, i), p, cut, graphics, changed)
+            want = img is not None and self.want_line_gray is not None and self.want_line_gray()
+            line_gray = to_gray(img) if want else None
+            yield Scanned(i, img, frame_mask(self.frames, i), p, cut, graphics, changed, line_gray)
 
     def _observe(self, prev: Prepared | None, p: Prepared) -> bool:
         """Feed a consecutive pair (same shot) to the detector; True when its mask changed."""

@@ -173,6 +173,7 @@ def refine_weak_frame(
     prior: LensPrior | None,
     ref_rms_px: float,
     start: Camera | None = None,
+    gray: np.ndarray | None = None,
 ) -> WeakRefinement:
     """A weakly determined frame's camera refined on its painted lines, jointly with its
     transferred keypoints {name: (u, v) px}, and its prediction from both and the lens prior.
@@ -189,10 +190,12 @@ def refine_weak_frame(
     prior alone, with the last refinement's report. start: the camera the search starts from
     (None: ``camera``, over every radius of geometry.line_refine.SEARCH_PX; a neighbour's
     refined camera carried to this frame: the last radius alone); every test still compares
-    with ``camera``, the keypoints' fit."""
+    with ``camera``, the keypoints' fit. gray: geometry.line_ridges.to_gray(image), when the
+    caller has it (None: made here, once)."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
 
     sigma = max(1.5 * float(ref_rms_px), float(noise_px))
+    gray = to_gray(image) if gray is None else gray  # one for every refinement tried
     rep = None
     for kind in REFINE_MODELS:
         held = kind == "lens" and prior is not None
@@ -206,6 +209,7 @@ def refine_weak_frame(
             lens_prior=prior if held else None,
             search_px=SEARCH_PX if start is None else SEARCH_PX[-1:],
             baseline=None if start is None else camera,
+            gray=gray,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
             ridges = rep.ridges_after  # painted_ridges(new, ...): found by the refinement
