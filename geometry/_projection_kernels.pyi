@@ -26,3 +26,17 @@ def project_points(
     r_max: float,
     points_world: np.ndarray,
 ) -> np.ndarray: ...
+def line_sample_geometry(
+    R: np.ndarray,
+    t: np.ndarray,
+    K: np.ndarray,
+    dist: np.ndarray,
+    r_max: float,
+    points_world: np.ndarray,
+    directions: np.ndarray,
+    width: int,
+    height: int,
+    inside_px: float,
+    along_m: float,
+    across_m: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...

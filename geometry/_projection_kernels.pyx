@@ -16,7 +16,7 @@ with that route to rounding (tests/test_projection_kernels.py).
 
 import numpy as np
 
-from libc.math cimport hypot, INFINITY, NAN
+from libc.math cimport fabs, hypot, isfinite, sqrt, INFINITY, NAN
 
 
 def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
@@ -103,6 +103,60 @@ def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
     return r_arr, J_arr
 
 
+cdef struct Lens:
+    double R[9]
+    double t[3]
+    double fx, fy, cx, cy
+    double k1, k2, p1, p2, k3
+    bint distorted, folds
+    double r_max
+
+
+cdef Lens _lens(const double[:, ::1] R, const double[::1] t, const double[:, ::1] K,
+                const double[::1] dist, double r_max) except *:
+    if (R.shape[0] != 3 or R.shape[1] != 3 or K.shape[0] != 3 or K.shape[1] != 3
+            or t.shape[0] != 3 or dist.shape[0] != 5):
+        raise ValueError("a camera: R, K (3, 3), t (3,), dist (5,)")
+    cdef Lens c
+    cdef int i, j
+    for i in range(3):
+        c.t[i] = t[i]
+        for j in range(3):
+            c.R[3 * i + j] = R[i, j]
+    c.fx, c.fy, c.cx, c.cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
+    c.k1, c.k2, c.p1, c.p2, c.k3 = dist[0], dist[1], dist[2], dist[3], dist[4]
+    c.distorted = c.k1 != 0 or c.k2 != 0 or c.p1 != 0 or c.p2 != 0 or c.k3 != 0
+    c.folds = r_max < INFINITY
+    c.r_max = r_max
+    return c
+
+
+cdef inline bint _project(const Lens* c, double px_, double py_, double pz_, double* u,
+                          double* v) noexcept nogil:
+    """One point's pixel (project_points's model); False (u, v NaN) where it has none."""
+    cdef double X, Y, Z, x, y, r2, radial, xy2, xd, yd
+    X = px_ * c.R[0] + py_ * c.R[1] + pz_ * c.R[2] + c.t[0]
+    Y = px_ * c.R[3] + py_ * c.R[4] + pz_ * c.R[5] + c.t[1]
+    Z = px_ * c.R[6] + py_ * c.R[7] + pz_ * c.R[8] + c.t[2]
+    if not Z > 1e-9 or (c.folds and not hypot(X, Y) / Z < c.r_max):
+        u[0] = NAN
+        v[0] = NAN
+        return False
+    x = X * (1.0 / Z)
+    y = Y * (1.0 / Z)
+    if c.distorted:
+        r2 = x * x + y * y
+        radial = 1 + r2 * (c.k1 + r2 * (c.k2 + r2 * c.k3))
+        xy2 = 2 * x * y
+        xd = x * radial + c.p1 * xy2 + c.p2 * (r2 + 2 * x * x)
+        yd = y * radial + c.p1 * (r2 + 2 * y * y) + c.p2 * xy2
+        x = xd
+        y = yd
+    u[0] = c.fx * x + c.cx
+    v[0] = c.fy * y + c.cy
+    return isfinite(u[0]) and isfinite(v[0])
+
+
 def project_points(const double[:, ::1] R, const double[::1] t, const double[:, ::1] K,
                    const double[::1] dist, double r_max, const double[:, ::1] points_world):
     """(N, 2) float64 px: geometry.camera.Camera.project's model in one pass. Each point in the
@@ -114,38 +168,87 @@ def project_points(const double[:, ::1] R, const double[::1] t, const double[:, 
 
     R: (3, 3); t: (3,) metres; K: (3, 3); dist: (5,) k1, k2, p1, p2, k3; points_world:
     (N, 3) metres."""
+    cdef Lens c = _lens(R, t, K, dist, r_max)
+    if points_world.shape[1] != 3:
+        raise ValueError("project_points: points_world (N, 3)")
     cdef Py_ssize_t N = points_world.shape[0], i
-    if (R.shape[0] != 3 or R.shape[1] != 3 or K.shape[0] != 3 or K.shape[1] != 3
-            or t.shape[0] != 3 or dist.shape[0] != 5 or points_world.shape[1] != 3):
-        raise ValueError("project_points: R, K (3, 3), t (3,), dist (5,), points_world (N, 3)")
     out_arr = np.empty((N, 2))
     cdef double[:, ::1] out = out_arr
-    cdef double k1 = dist[0], k2 = dist[1], p1 = dist[2], p2 = dist[3], k3 = dist[4]
-    cdef bint distorted = k1 != 0 or k2 != 0 or p1 != 0 or p2 != 0 or k3 != 0
-    cdef bint folds = r_max < INFINITY
-    cdef double X, Y, Z, x, y, r2, radial, xy2, xd, yd, px_, py_, pz_
     with nogil:
         for i in range(N):
+            _project(&c, points_world[i, 0], points_world[i, 1], points_world[i, 2],
+                     &out[i, 0], &out[i, 1])
+    return out_arr
+
+
+def line_sample_geometry(const double[:, ::1] R, const double[::1] t, const double[:, ::1] K,
+                         const double[::1] dist, double r_max,
+                         const double[:, ::1] points_world, const double[:, ::1] directions,
+                         int width, int height, double inside_px, double along_m,
+                         double across_m):
+    """The painted-line search's image geometry of S line samples in one pass
+    (geometry.line_ridges.find_ridges): (index (M,) int64 of the samples kept, uv (M, 2) px,
+    normals (M, 2) unit image normals, width_px (M,) the painted line's width across it).
+
+    A sample is kept when its pixel lies inside the image by inside_px (in
+    [-0.5 + inside_px, w - 0.5 - inside_px] x [...]) and the points along_m either side along
+    its line and across_m across it (horizontal side = direction x z, normalised) all have
+    pixels; its normal is the image tangent's (the two along-points' pixels' difference,
+    normalised) turned by +90 degrees, its width the across-point's offset along it.
+    Camera as project_points; points_world, directions: (S, 3) metres, world frame (unit
+    directions)."""
+    cdef Lens c = _lens(R, t, K, dist, r_max)
+    if points_world.shape[1] != 3 or directions.shape[1] != 3 or (
+        directions.shape[0] != points_world.shape[0]
+    ):
+        raise ValueError("line_sample_geometry: points_world and directions (S, 3)")
+    cdef Py_ssize_t S = points_world.shape[0], i, m = 0
+    keep_arr = np.empty(S, np.int64)
+    uv_arr = np.empty((S, 2))
+    nrm_arr = np.empty((S, 2))
+    wid_arr = np.empty(S)
+    cdef long long[::1] keep = keep_arr
+    cdef double[:, ::1] uv = uv_arr
+    cdef double[:, ::1] nrm = nrm_arr
+    cdef double[::1] wid = wid_arr
+    cdef double lo = -0.5 + inside_px, hi_u = width - 0.5 - inside_px
+    cdef double hi_v = height - 0.5 - inside_px
+    cdef double u, v, ua, va, ub, vb, uw, vw, px_, py_, pz_, dx, dy, dz, sx, sy, n, tx, ty
+    with nogil:
+        for i in range(S):
             px_ = points_world[i, 0]
             py_ = points_world[i, 1]
             pz_ = points_world[i, 2]
-            X = px_ * R[0, 0] + py_ * R[0, 1] + pz_ * R[0, 2] + t[0]
-            Y = px_ * R[1, 0] + py_ * R[1, 1] + pz_ * R[1, 2] + t[1]
-            Z = px_ * R[2, 0] + py_ * R[2, 1] + pz_ * R[2, 2] + t[2]
-            if not Z > 1e-9 or (folds and not hypot(X, Y) / Z < r_max):
-                out[i, 0] = NAN
-                out[i, 1] = NAN
+            if not _project(&c, px_, py_, pz_, &u, &v):
                 continue
-            x = X * (1.0 / Z)
-            y = Y * (1.0 / Z)
-            if distorted:
-                r2 = x * x + y * y
-                radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-                xy2 = 2 * x * y
-                xd = x * radial + p1 * xy2 + p2 * (r2 + 2 * x * x)
-                yd = y * radial + p1 * (r2 + 2 * y * y) + p2 * xy2
-                x = xd
-                y = yd
-            out[i, 0] = K[0, 0] * x + K[0, 2]
-            out[i, 1] = K[1, 1] * y + K[1, 2]
-    return out_arr
+            if not (u >= lo and u <= hi_u and v >= lo and v <= hi_v):
+                continue
+            dx = directions[i, 0]
+            dy = directions[i, 1]
+            dz = directions[i, 2]
+            # np.cross(d, (0, 0, 1)) = (dy, -dx, 0), over its norm + 1e-12
+            n = sqrt(dy * dy + dx * dx + 0.0) + 1e-12
+            sx = (dy * 1.0 - dz * 0.0) / n
+            sy = (dz * 0.0 - dx * 1.0) / n
+            if not _project(&c, px_ - along_m * dx, py_ - along_m * dy, pz_ - along_m * dz,
+                            &ua, &va):
+                continue
+            if not _project(&c, px_ + along_m * dx, py_ + along_m * dy, pz_ + along_m * dz,
+                            &ub, &vb):
+                continue
+            if not _project(&c, px_ + across_m * sx, py_ + across_m * sy,
+                            pz_ + across_m * ((dx * 0.0 - dy * 0.0) / n), &uw, &vw):
+                continue
+            tx = ub - ua
+            ty = vb - va
+            n = sqrt(tx * tx + ty * ty) + 1e-12
+            tx = tx / n
+            ty = ty / n
+            keep[m] = i
+            uv[m, 0] = u
+            uv[m, 1] = v
+            nrm[m, 0] = -ty
+            nrm[m, 1] = tx
+            wid[m] = fabs((uw - u) * -ty + (vw - v) * tx)
+            m += 1
+    return keep_arr[:m], uv_arr[:m], nrm_arr[:m], wid_arr[:m]

@@ -115,9 +115,14 @@ class Camera:
             return np.zeros((0, 2))
         # one compiled pass (geometry._projection_kernels): a propagation projects a few
         # hundred to two thousand points some seventeen times a frame
+        return project_points(*self.projection_args(), np.ascontiguousarray(p))
+
+    def projection_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """(R, t, K, dist, r_max): this camera for geometry._projection_kernels's passes, C
+        contiguous; r_max the lens's fold radius (inf without distortion)."""
         r_max = max_radius(self.dist) if self.has_distortion else np.inf
         c = np.ascontiguousarray
-        return project_points(c(self.R), c(self.t), c(self.K), self.dist, float(r_max), c(p))
+        return c(self.R), c(self.t), c(self.K), self.dist, float(r_max)
 
     def undistort_uv(self, uv: np.ndarray) -> np.ndarray:
         """uv: (N, 2) distorted pixels -> (N, 2) ideal (undistorted) pixels with the same K."""

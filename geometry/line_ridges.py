@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from geometry._projection_kernels import line_sample_geometry
 from geometry._ridge_kernels import ridge_centres, smooth_inliers_per_line
 from geometry.arrays import as_array
 from geometry.camera import Camera
@@ -32,6 +33,7 @@ AMBIGUOUS_RATIO = 0.7  # a second ridge this strong makes the sample ambiguous
 EDGE_LINE_RATIO = 0.5  # ridge_offsets: a line between a dark and a bright area (see there)
 PROFILE_STEP_PX = 0.5
 LINE_WIDTH_M = 0.05
+H_STEP_M = 0.05  # a sample's image tangent: its line's points this far either side
 
 
 @dataclass(frozen=True)
@@ -191,28 +193,25 @@ def find_ridges(
     )
     if len(P) == 0:
         return empty
-    h_step = 0.05
-    uv = camera.project(P)
-    ok = np.all(np.isfinite(uv), axis=1) & camera.in_image(uv, -margin_px - search_px)
-    if not np.any(ok):
-        return empty
-    P, D, idx, arc, uv = P[ok], D[ok], idx[ok], arc[ok], uv[ok]
-    side = np.cross(D, [0.0, 0.0, 1.0])
-    side /= np.linalg.norm(side, axis=1, keepdims=True) + 1e-12
-    # one projection of the points h_step either side along the line and line_width_m across
-    # it, for the samples in view only (each point's projection is its own: bit for bit)
-    uv_a, uv_b, uv_w = np.split(
-        camera.project(np.concatenate([P - h_step * D, P + h_step * D, P + line_width_m * side])),
-        3,
+    # the samples in view (by margin_px + search_px), their image normals (the tangent of the
+    # pixels of the points 5 cm either side along the line) and the painted line's width (the
+    # pixel of the point line_width_m across it), in one compiled pass: as NumPy this was
+    # fifteen short operations and two projections a search (_sample_geometry_numpy, the
+    # tests' oracle)
+    w, h = camera.image_size
+    keep, uv, normals, width_px = line_sample_geometry(
+        *camera.projection_args(),
+        np.ascontiguousarray(P),
+        np.ascontiguousarray(D),
+        w,
+        h,
+        margin_px + search_px,
+        H_STEP_M,
+        line_width_m,
     )
-    ok = np.all(np.isfinite(uv_a) & np.isfinite(uv_b) & np.isfinite(uv_w), axis=1)
-    if not np.any(ok):
+    if len(keep) == 0:
         return empty
-    P, idx, arc, uv, uv_a, uv_b, uv_w = (v[ok] for v in (P, idx, arc, uv, uv_a, uv_b, uv_w))
-    tangent = uv_b - uv_a
-    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True) + 1e-12
-    normals = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
-    width_px = np.abs(np.sum((uv_w - uv) * normals, axis=1))
+    P, idx, arc = P[keep], idx[keep], arc[keep]
     reach = search_px + 0.5 * float(np.max(width_px)) + 4.0
     reach = min(reach, search_px + 30.0)
     offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)

@@ -154,3 +154,66 @@ def test_projection_gives_no_image_behind_the_camera_or_past_the_fold():
     assert np.isnan(folded[3]).all() and np.isfinite(folded[0]).all()
     with pytest.raises(ValueError, match="dist"):
         project_points(np.eye(3), np.zeros(3), K, np.zeros(4), np.inf, pts)
+
+
+def _sample_geometry_numpy(camera, P, D, search_px, margin_px=4.0, h_step=0.05, width_m=0.05):
+    """find_ridges's sample geometry as the NumPy it replaced (the oracle)."""
+    uv = camera.project(P)
+    ok = np.all(np.isfinite(uv), axis=1) & camera.in_image(uv, -margin_px - search_px)
+    keep = np.flatnonzero(ok)
+    P, D, uv = P[ok], D[ok], uv[ok]
+    side = np.cross(D, [0.0, 0.0, 1.0])
+    side /= np.linalg.norm(side, axis=1, keepdims=True) + 1e-12
+    uv_a, uv_b, uv_w = np.split(
+        camera.project(np.concatenate([P - h_step * D, P + h_step * D, P + width_m * side])), 3
+    )
+    ok = np.all(np.isfinite(uv_a) & np.isfinite(uv_b) & np.isfinite(uv_w), axis=1)
+    keep, uv, uv_a, uv_b, uv_w = keep[ok], uv[ok], uv_a[ok], uv_b[ok], uv_w[ok]
+    tangent = uv_b - uv_a
+    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True) + 1e-12
+    normals = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+    return keep, uv, normals, np.abs(np.sum((uv_w - uv) * normals, axis=1))
+
+
+@pytest.mark.parametrize("lens", ["pinhole", "barrel", "pincushion"])
+def test_the_line_samples_geometry_is_the_numpy_one_to_the_bit(lens):
+    """line_sample_geometry (find_ridges's samples in view, normals and line widths) against
+    the NumPy it replaced, on broadcast cameras of a court's densified lines: samples behind
+    the camera, past the lens's fold and outside the image included."""
+    from court_specs import load_spec
+    from courtstudio.pipeline.line_refinement import painted_ground_lines
+    from courtstudio.synth.synthetic import sample_broadcast_camera
+    from geometry._projection_kernels import line_sample_geometry
+    from geometry.camera import Camera
+    from geometry.line_ridges import cached_line_samples
+
+    spec = load_spec("basketball_nba")
+    P, D, _, _ = cached_line_samples(painted_ground_lines(spec)[1], 0.2)
+    dist = {
+        "pinhole": [0, 0, 0, 0, 0],
+        "barrel": [-0.3, 0.08, 0, 0, 0],
+        "pincushion": [0.2, 0, 0, 0, 0],
+    }
+    rng = np.random.default_rng(["pinhole", "barrel", "pincushion"].index(lens))
+    kept = 0
+    for k in range(25):
+        cam = sample_broadcast_camera(spec, SIZE, rng, zoom=(0.6, 2.5))
+        cam = Camera(cam.K, cam.R, cam.t, SIZE, dist=np.array(dist[lens], float))
+        if k % 5 == 4:  # swung round: much of the court behind the camera
+            R = cv2.Rodrigues(np.array([0.0, 2.5, 0.0]))[0] @ cam.R
+            cam = Camera(cam.K, R, cam.t, SIZE, dist=cam.dist)
+        search = float(rng.choice([5.0, 10.0, 20.0]))
+        want = _sample_geometry_numpy(cam, P, D, search)
+        got = line_sample_geometry(
+            *cam.projection_args(),
+            np.ascontiguousarray(P),
+            np.ascontiguousarray(D),
+            *SIZE,
+            4.0 + search,
+            0.05,
+            0.05,
+        )
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and np.array_equal(g, w)
+        kept += len(got[0])
+    assert kept > 5000

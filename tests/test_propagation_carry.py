@@ -117,16 +117,23 @@ def test_ground_samples_lie_on_the_painted_lines_evenly():
     assert len(ground_samples([])) == 0
 
 
-def test_weak_frames_are_refined_from_their_refined_neighbour(tmp_path):
-    """A reference clicked on the near baseline and the service T only: every frame is weak
-    and refined on its lines; after the first, each is started from the frame before it."""
-    clip = make_clip(SPEC, 12, SIZE, seed=2, pan_deg=5.0, zoom=0.1)
+def _weak_clip(n_frames: int):
+    """A synthetic pan and its reference at frame 0 clicked (0.5 px noise) on the near
+    baseline and the service T only: every frame is weak, refined on its lines."""
+    clip = make_clip(SPEC, n_frames, SIZE, seed=2, pan_deg=5.0, zoom=0.1)
     cam = clip.cameras[0]
     rng = np.random.default_rng(1)
     ref = {
         k: tuple(cam.project(SPEC.keypoints[k][None])[0] + rng.normal(0, 0.5, 2))
         for k in NEAR_HALF_TENNIS
     }
+    return clip, ref
+
+
+def test_weak_frames_are_refined_from_their_refined_neighbour(tmp_path):
+    """A reference clicked on the near baseline and the service T only: every frame is weak
+    and refined on its lines; after the first, each is started from the frame before it."""
+    clip, ref = _weak_clip(12)
     records = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)
     carried, worst = [], []
     for r in records:
@@ -216,13 +223,7 @@ def test_the_scan_threads_line_grey_changes_no_record(tmp_path, monkeypatch):
     from courtstudio.pipeline import propagate as propagate_mod
     from courtstudio.pipeline import propagate_frame, propagation_scan
 
-    clip = make_clip(SPEC, 10, SIZE, seed=2, pan_deg=5.0, zoom=0.1)
-    cam = clip.cameras[0]
-    rng = np.random.default_rng(1)
-    ref = {
-        k: tuple(cam.project(SPEC.keypoints[k][None])[0] + rng.normal(0, 0.5, 2))
-        for k in NEAR_HALF_TENNIS
-    }
+    clip, ref = _weak_clip(10)
     made = {"scan": 0, "pass": 0}
 
     def counting(where, real):
