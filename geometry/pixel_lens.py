@@ -39,9 +39,8 @@ class PixelLens:
         self.image_size = (int(image_size[0]), int(image_size[1]))
         self._maps: dict[tuple[int, int, float], tuple[np.ndarray, np.ndarray]] = {}
         self._valid: dict[tuple[int, int, float, int], np.ndarray] = {}
-        self._last_mask: tuple[float, np.ndarray, np.ndarray] | None = (
-            None  # straighten_mask's (scale, input copy, result)
-        )
+        # straighten_mask's last (scale, input copy, result)
+        self._last_mask: tuple[float, np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def of_camera(cls, camera: Camera) -> PixelLens | None:
