@@ -193,6 +193,27 @@ def hazard_rows(n: int = 300, only: str = ""):
         )
 
 
+def cpu_ticks() -> list[int] | None:
+    """The machine's CPU time counters (/proc/stat's first line: user, nice, system, idle,
+    iowait, irq, softirq, steal), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+
+
+def stolen_percent(before: list[int] | None, after: list[int] | None) -> str:
+    """The share of the machine's CPU time the hypervisor gave to other guests between two
+    cpu_ticks() readings, "12%" ("-" where unknown). On a shared virtual machine a busy
+    second core raises it (seen here: 0-1 % idle, 5-27 % under a two-thread run), and wall
+    times with it: compare runs of similar steal."""
+    if before is None or after is None or len(before) < 8:
+        return "-"
+    d = [b - a for a, b in zip(before, after)]
+    return f"{100.0 * d[7] / max(1, sum(d)):.0f}%"
+
+
 def _decode_seconds(path) -> tuple[float, float]:
     """(wall s, CPU s) OpenCV takes to decode the video."""
     import cv2
@@ -266,9 +287,10 @@ def speed_rows(lengths=(150, 300, 600)):
     )
     print(
         "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
-        "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB | load (1 min) |"
+        "| decode CPU s | batch-propagate CPU s | CPU ratio | peak memory MB | load (1 min) "
+        "| CPU stolen (decode / run) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     root = Path(__file__).resolve().parents[1]
     # The bytecode cache as an installed package has it: with PYTHONDONTWRITEBYTECODE set (as
     # for the test suite) and sources changed since the cache was written, every run would
@@ -297,7 +319,9 @@ def speed_rows(lengths=(150, 300, 600)):
                         }
                     )
                 )
+                t0 = cpu_ticks()
                 dec, dec_cpu = _decode_seconds(video)
+                t1 = cpu_ticks()
                 wall, cpu, peak = timed_cli(
                     [
                         "batch-propagate",
@@ -311,27 +335,41 @@ def speed_rows(lengths=(150, 300, 600)):
                         "--quiet",
                     ]
                 )
+                t2 = cpu_ticks()
             print(
                 f"| {size[0]}x{size[1]} | {n} | {dec:.2f} | {wall:.2f} | {wall / dec:.1f}x "
                 f"| {dec_cpu:.2f} | {cpu:.2f} | {cpu / dec_cpu:.1f}x | {peak:.0f} "
-                f"| {os.getloadavg()[0]:.1f} |"
+                f"| {os.getloadavg()[0]:.1f} | {stolen_percent(t0, t1)} / "
+                f"{stolen_percent(t1, t2)} |"
             )
 
 
 def thread_rows(n: int = 300):
     """CPU per frame of each thread of an in-process run (VideoFrames on an MJPG video with
-    graphics, one worker): the main thread (registration, recalibration, verification), the
-    scan thread (reduction, cut test, graphics detector) and the decode thread, the whole
+    graphics, one worker): the main thread (recalibration, verification, the registrations
+    made in line), the registration-ahead thread (each next frame's tracking:
+    propagation_ahead), the scan thread (reduction, cut test, graphics detector) and the
+    decode thread, the whole
     process during the run (OpenCV's own worker threads included: code that lets OpenCV
     split its calls shows less CPU on its own threads), and the plain decode of the same
     video. Thread CPU depends far less on other jobs than wall time does; on 2 idle cores
-    the wall time is about start-up + n x max(main, process / 2)."""
+    the wall time is about start-up + n x max(main, registration ahead, process / 2), and the
+    CPU the hypervisor gave other guests meanwhile (stolen) slows it further."""
     import courtstudio.pipeline.propagate as prop
+    import courtstudio.pipeline.propagation_ahead as ahead_mod
     import courtstudio.pipeline.propagation_scan as scan_mod
     from courtstudio.io.frames import VideoReader
 
     cpu: dict = {}
     steps, read, share = scan_mod.FrameScan._steps, VideoReader.read, prop.share_centre
+    register = ahead_mod.register_to_reference
+
+    def timed_register(*args, **kw):  # only ever called on the worker thread
+        t = time.thread_time()
+        try:
+            return register(*args, **kw)
+        finally:
+            cpu["ahead"] = cpu.get("ahead", 0.0) + time.thread_time() - t
 
     def timed_steps(self):
         t = time.thread_time()
@@ -352,12 +390,14 @@ def thread_rows(n: int = 300):
 
     scan_mod.FrameScan._steps, VideoReader.read = timed_steps, timed_read
     prop.share_centre = timed_share
+    ahead_mod.register_to_reference = timed_register
     print(
         "\n| video (MJPG .avi, graphics) | frames | plain decode CPU ms/frame | decode thread "
-        "ms/frame | scan thread ms/frame | main thread ms/frame | process (every thread, "
-        "OpenCV's too) ms/frame | of which the shared-centre pass, s |"
+        "ms/frame | scan thread ms/frame | main thread ms/frame | registration-ahead thread "
+        "ms/frame | process (every thread, OpenCV's too) ms/frame | of which the "
+        "shared-centre pass, s | wall ms/frame | CPU stolen |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     try:
         for size in ((1280, 720), (1920, 1080)):
             with tempfile.TemporaryDirectory() as d:
@@ -368,20 +408,24 @@ def thread_rows(n: int = 300):
                 _, dec_cpu = _decode_seconds(video)
                 cpu.clear()
                 frames = prop.VideoFrames(str(video))
-                t, t_all = time.thread_time(), time.process_time()
+                ticks = cpu_ticks()
+                t, t_all, t_wall = time.thread_time(), time.process_time(), time.perf_counter()
                 propagate(frames, SPEC, [Reference(0, clicks(cams[0]))], Path(d) / "out")
                 main_cpu = time.thread_time() - t
                 all_cpu = time.process_time() - t_all
+                wall = time.perf_counter() - t_wall
                 frames.close()
             print(
                 f"| {size[0]}x{size[1]} | {n} | {1e3 * dec_cpu / n:.1f} | "
                 f"{1e3 * cpu.get('decode', 0.0) / n:.1f} | {1e3 * cpu.get('scan', 0.0) / n:.1f} "
-                f"| {1e3 * main_cpu / n:.1f} | {1e3 * all_cpu / n:.1f} | "
-                f"{cpu.get('share', 0.0):.3f} |"
+                f"| {1e3 * main_cpu / n:.1f} | {1e3 * cpu.get('ahead', 0.0) / n:.1f} "
+                f"| {1e3 * all_cpu / n:.1f} | {cpu.get('share', 0.0):.3f} | {1e3 * wall / n:.1f} "
+                f"| {stolen_percent(ticks, cpu_ticks())} |"
             )
     finally:
         scan_mod.FrameScan._steps, VideoReader.read = steps, read
         prop.share_centre = share
+        ahead_mod.register_to_reference = register
 
 
 def main():

@@ -41,6 +41,28 @@ class TrackMemory:
     def of(cls, corners: np.ndarray) -> TrackMemory:
         return cls(np.zeros(len(corners), bool))
 
+    def copy(self) -> TrackMemory:
+        """An independent copy (a registration run ahead on another thread learns into it)."""
+        return TrackMemory(self.bad.copy(), self.since_full, self.full_inliers, self.usable)
+
+    def same_state(self, other: TrackMemory) -> bool:
+        """Whether other would choose the same corners as this one (usable_corners' cache
+        aside, which only saves work)."""
+        return (
+            self.since_full == other.since_full
+            and self.full_inliers == other.full_inliers
+            and np.array_equal(self.bad, other.bad)
+        )
+
+    def take(self, other: TrackMemory) -> None:
+        """Become other (a copy of this one that learnt from a registration run ahead)."""
+        self.bad[:] = other.bad
+        self.since_full, self.full_inliers, self.usable = (
+            other.since_full,
+            other.full_inliers,
+            other.usable,
+        )
+
     def skip(self) -> np.ndarray | None:
         """(N,) bool of corners to leave out of the next registration, or None (track all:
         a recheck is due)."""

@@ -250,6 +250,7 @@ def register_to_reference(
     mask_frame=None,
     method: str = "auto",
     memory: TrackMemory | None = None,
+    track_only: bool = False,
 ) -> Registration:
     """Homography reference -> frame (full-resolution pixels), starting from the prediction
     H_pred (3, 3).
@@ -266,7 +267,9 @@ def register_to_reference(
     leaves out the corners recent frames' fits put GROSS_RESIDUAL thresholds off (all are
     tracked again when that leaves too few inliers or fails, and every RECHECK_EVERY-th
     time), and the memory learns this registration's. Every result is checked: enough
-    inliers, spread over the image, a plausible homography."""
+    inliers, spread over the image, a plausible homography. track_only: stop where "auto"
+    would turn to matching (the result is then not ok; a registration run ahead on another
+    thread keeps to tracking, which touches no state the images share)."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
@@ -278,6 +281,8 @@ def register_to_reference(
     m_b = reduce_mask(mask_frame, pb_)
     best = Registration(H_pred, 0, np.inf, False, "no features to register")
     methods = ["track", "match"] if method == "auto" else [method]
+    if track_only:
+        methods = [m for m in methods if m == "track"]
     if memory is not None and memory.skip() is not None and "track" in methods:
         methods.insert(0, "track recent")  # first without the corners recently rejected
     warped = None

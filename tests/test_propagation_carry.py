@@ -236,8 +236,9 @@ def test_the_scan_threads_line_grey_changes_no_record(tmp_path, monkeypatch):
     monkeypatch.setattr(propagation_scan, "to_gray", counting("scan", propagation_scan.to_gray))
     monkeypatch.setattr(propagate_frame, "to_gray", counting("pass", propagate_frame.to_gray))
     with_scan = propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path / "a")
-    # the scan runs up to AHEAD + 1 frames ahead: the first refined frames make their own
-    assert made["scan"] >= 3 and made["pass"] <= 2 + propagation_scan.AHEAD
+    # the scan runs up to AHEAD + 1 frames ahead of the frame the pass looks at next (one
+    # after the one it processes: propagation_ahead): the first refined frames make their own
+    assert made["scan"] >= 3 and made["pass"] <= 3 + propagation_scan.AHEAD
 
     real_scan = propagate_mod.FrameScan
 

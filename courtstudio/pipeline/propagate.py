@@ -34,6 +34,7 @@ from courtstudio.pipeline.propagate_frame import (
     Tracker,
     make_ref_state,
 )
+from courtstudio.pipeline.propagation_ahead import Upcoming
 
 __all__ = [
     "FrameCamera",
@@ -111,70 +112,94 @@ def _pass(
             st = tracker.states[rec["reference"]]
             st.last_H, st.last_frame = np.array(rec["H_from_reference"]), lo - 1
     shot_start = lo if lo == 0 else -1  # -1: the shot may have begun before this pass
-    refined = [False]  # the last frame processed was refined on its lines
-    scan = FrameScan(frames, lo, hi, options.detect_graphics, want_line_gray=lambda: refined[0])
-    for sc in scan:  # read, reduced, cut-tested and graphics-scanned ahead, on its own thread
-        i, img, p, cut = sc.index, sc.image, sc.prepared, sc.cut
-        tracker.graphics = sc.graphics
-        if img is not None:
-            tracker.offer_line_gray(img, sc.line_gray)
-        if cut:
-            shot_start = i
-            tracker.reset_motion()
-        elif sc.graphics_changed:
-            for rec in tracker.retry_pending():
-                emit(rec, bool(done.get(rec.frame, {}).get("cut")))
-        if i in done:
-            rec = done[i]
-            if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
-                st = tracker.states[rec["reference"]]
-                st.last_H, st.last_frame = np.array(rec["H_from_reference"]), i
-            continue
-        if i in by_frame:
-            st = tracker.states[i]
-            st.last_H, st.last_frame = np.eye(3), i
-            emit(
-                FrameCamera(
-                    i,
-                    Status.REFERENCE,
-                    st.camera,
-                    st.rms_px,
-                    reference=i,
-                    H=np.eye(3),
-                    points=by_frame[i].points,
-                    evidence=st.evidence,
-                    uncertainty={
-                        "extrapolation_gain": st.gain,
-                        "predicted_px": st.predicted_px,
-                        "predicted_at": st.predicted_at,
-                    },
-                ),
-                cut,
-            )
-            continue
-        if img is None:
-            emit(FrameCamera(i, Status.FLAGGED, reason="the frame cannot be decoded"), cut)
-            continue
+
+    def reference_of(i: int) -> int | None:
+        """The reference frame i takes (the nearest in its shot; None: none in it)."""
         before = [f for f in ref_frames if shot_start <= f <= i]
         after = [f for f in ref_frames if f > i]
         a = before[-1] if before else None
         b = after[0] if after else None
-        if a is None and b is None:  # the view may still be a reference's (after a replay)
-            r = min(ref_frames, key=lambda f: abs(f - i))
+        if a is None and b is None:
+            return None
+        return a if b is None or (a is not None and i - a <= b - i) else b
+
+    def upcoming(sc) -> Upcoming | None:
+        """The next frame, when the pass will register it to a reference in this shot."""
+        if sc is None or sc.cut or sc.image is None or sc.index in done or sc.index in by_frame:
+            return None
+        r = reference_of(sc.index)
+        if r is None:
+            return None
+        return Upcoming(sc.index, sc.mask, sc.prepared, sc.graphics, tracker.states[r])
+
+    refined = [False]  # the last frame processed was refined on its lines
+    scan = FrameScan(frames, lo, hi, options.detect_graphics, want_line_gray=lambda: refined[0])
+    scanned = iter(scan)  # read, reduced, cut-tested and graphics-scanned ahead, on its own
+    nxt = next(scanned, None)  # thread; one frame is looked at ahead (propagation_ahead)
+    try:
+        while nxt is not None:
+            sc, nxt = nxt, next(scanned, None)
+            i, img, p, cut = sc.index, sc.image, sc.prepared, sc.cut
+            tracker.graphics = sc.graphics
+            tracker.upcoming = None
+            if img is not None:
+                tracker.offer_line_gray(img, sc.line_gray)
+            if cut:
+                shot_start = i
+                tracker.reset_motion()
+            elif sc.graphics_changed:
+                for rec in tracker.retry_pending():
+                    emit(rec, bool(done.get(rec.frame, {}).get("cut")))
+            if i in done:
+                rec = done[i]
+                if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
+                    st = tracker.states[rec["reference"]]
+                    st.last_H, st.last_frame = np.array(rec["H_from_reference"]), i
+                continue
+            if i in by_frame:
+                st = tracker.states[i]
+                st.last_H, st.last_frame = np.eye(3), i
+                emit(
+                    FrameCamera(
+                        i,
+                        Status.REFERENCE,
+                        st.camera,
+                        st.rms_px,
+                        reference=i,
+                        H=np.eye(3),
+                        points=by_frame[i].points,
+                        evidence=st.evidence,
+                        uncertainty={
+                            "extrapolation_gain": st.gain,
+                            "predicted_px": st.predicted_px,
+                            "predicted_at": st.predicted_at,
+                        },
+                    ),
+                    cut,
+                )
+                continue
+            if img is None:
+                emit(FrameCamera(i, Status.FLAGGED, reason="the frame cannot be decoded"), cut)
+                continue
+            r = reference_of(i)
+            tracker.upcoming = upcoming(nxt)
+            if r is None:  # the view may still be a reference's (after a replay)
+                r = min(ref_frames, key=lambda f: abs(f - i))
+                rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
+                refined[0] = tracker.took_line_gray(img)
+                if rec.status == Status.FLAGGED:
+                    rec.reason = (
+                        "no reference in this shot"
+                        + (" (starts at a cut)" if cut else "")
+                        + f"; {rec.reason}"
+                    )
+                emit(rec, cut)
+                continue
             rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
             refined[0] = tracker.took_line_gray(img)
-            if rec.status == Status.FLAGGED:
-                rec.reason = (
-                    "no reference in this shot"
-                    + (" (starts at a cut)" if cut else "")
-                    + f"; {rec.reason}"
-                )
             emit(rec, cut)
-            continue
-        r = a if b is None or (a is not None and i - a <= b - i) else b
-        rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
-        refined[0] = tracker.took_line_gray(img)
-        emit(rec, cut)
+    finally:
+        tracker.close()
     return scan.graphics_boxes()
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.line_refinement import painted_ground_lines
+from courtstudio.pipeline.propagation_ahead import Inputs, RegisterAhead, Upcoming
 from courtstudio.pipeline.propagation_backoff import RefinementBackoff
 from courtstudio.pipeline.propagation_carry import (
     CARRY_FRAMES,
@@ -147,6 +148,8 @@ class Tracker:
         self._lined: dict = {}  # {id(RefState): LinedFrame}, its last weak frame refined
         self._gray: tuple | None = None  # (image, its to_gray, used): the current frame's
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
+        self.upcoming: Upcoming | None = None  # the frame the pass processes next (set by it)
+        self.ahead = RegisterAhead()
         if self.options.masks:
             w, h = self.size
             m = np.full((h, w), 255, np.uint8)
@@ -221,6 +224,7 @@ class Tracker:
         self._memories.clear()
         self._backoff.clear()
         self._lined.clear()
+        self.ahead.drop()
 
     # ---------------------------------------------------------------- one frame
     def retry_pending(self):
@@ -237,9 +241,14 @@ class Tracker:
         self, i: int, image: np.ndarray, frame_mask, st: RefState, p: Prepared | None = None
     ) -> FrameCamera:
         p_raw = p if p is not None else prepare(image)
-        screen_raw = self._screen_mask(p_raw)
-        m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
+        ahead = self.ahead.inputs_for(i, st, p_raw, frame_mask, self.graphics)
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
+        if ahead is not None:  # made when this frame's registration started ahead
+            screen_raw, m_raw = ahead.screen_raw, ahead.m_raw
+            ideal[id(st.lens)] = ahead.ideal
+        else:
+            screen_raw = self._screen_mask(p_raw)
+            m_raw = _and(reduce_mask(frame_mask, p_raw), screen_raw)
         best: FrameCamera | None = None
         weak = None  # (record, frame, reference state): registered, but weakly determined
         # references soundly registered that gave the weak record or too few keypoints in
@@ -260,7 +269,11 @@ class Tracker:
             src = target.source(H_pred) if via is None else via.prepared
             m_ref = self._reference_mask(target, src, screen, via is None)
             memory = self._memory(src) if label == "predicted" else None
-            reg = register_to_reference(src, p, H_pred, m_ref, m_frame, meth, memory)
+            reg = None
+            if label == "predicted" and ahead is not None:
+                reg = self.ahead.result(ahead, src, H_pred, memory)
+            if reg is None:
+                reg = register_to_reference(src, p, H_pred, m_ref, m_frame, meth, memory)
             if not reg.ok and via is None and meth == "auto":  # court region too small
                 reg = register_to_reference(
                     src,
@@ -279,6 +292,7 @@ class Tracker:
                 )
             else:
                 H = reg.H if via is None else reg.H @ via.H
+                self._register_next_ahead(i, target, H)
                 rec = self._evaluate(i, image, target, H)
                 rec.registration = {
                     "inliers": reg.inliers,
@@ -309,6 +323,33 @@ class Tracker:
             return best
         self.pending.append((i, image, frame_mask, st, p_raw))
         return best
+
+    def _register_next_ahead(self, i: int, target: RefState, H: np.ndarray) -> None:
+        """Start the next frame's first registration on the worker thread, predicted by H (this
+        frame's, reference -> frame), when that frame is target's: it overlaps this frame's
+        recalibration and verification, and is used only if this frame is kept with H
+        (propagation_ahead)."""
+        up = self.upcoming
+        if up is None or up.index != i + 1 or up.state is not target:
+            return
+        src = target.source(H)
+        memory = self._memory(src)
+        if memory is None:  # no corners to track: the next frame is matched in line
+            return
+        lens, q = target.lens, up.prepared
+        screen_raw = _and(reduce_mask(self.user_mask, q), up.graphics)
+        m_raw = _and(reduce_mask(up.mask, q), screen_raw)
+        ideal = (
+            straightened(q, lens),
+            straightened_mask(screen_raw, lens, q),
+            straightened_mask(m_raw, lens, q),
+        )
+        m_ref = self._reference_mask(target, src, ideal[1], True)
+        self.ahead.start(Inputs(up, screen_raw, m_raw, ideal, src, m_ref, H, memory))
+
+    def close(self) -> None:
+        """End the worker thread of the registrations run ahead."""
+        self.ahead.close()
 
     def _attempts(self, st: RefState, i: int):
         """(label, reference state, prediction, method, via good frame) in the order tried."""
