@@ -69,9 +69,7 @@ class RegisterAhead:
         """Register inputs.upcoming ahead (a job still running is dropped once it ends)."""
         self.drop()
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(
-                1, thread_name_prefix="propagation-register-ahead", initializer=_nice
-            )
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="propagation-register-ahead")
         learner = inputs.memory.copy()
         before = inputs.memory.copy()
         p, _, m_frame = inputs.ideal
@@ -141,10 +139,3 @@ class RegisterAhead:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-
-
-def _nice():
-    import os
-    import threading
-
-    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(os.environ.get("CS_NICE", "0")))
