@@ -352,7 +352,8 @@ def thread_rows(n: int = 300):
     decode thread, the whole
     process during the run (OpenCV's own worker threads included: code that lets OpenCV
     split its calls shows less CPU on its own threads), and the plain decode of the same
-    video. Thread CPU depends far less on other jobs than wall time does; on 2 idle cores
+    video; each video registered in line and with the next frame's registration run ahead
+    (register_ahead). Thread CPU depends far less on other jobs than wall time does; on 2 idle cores
     the wall time is about start-up + n x max(main, registration ahead, process / 2), and the
     CPU the hypervisor gave other guests meanwhile (stolen) slows it further."""
     import courtstudio.pipeline.propagate as prop
@@ -392,12 +393,12 @@ def thread_rows(n: int = 300):
     prop.share_centre = timed_share
     ahead_mod.register_to_reference = timed_register
     print(
-        "\n| video (MJPG .avi, graphics) | frames | plain decode CPU ms/frame | decode thread "
-        "ms/frame | scan thread ms/frame | main thread ms/frame | registration-ahead thread "
-        "ms/frame | process (every thread, OpenCV's too) ms/frame | of which the "
-        "shared-centre pass, s | wall ms/frame | CPU stolen |"
+        "\n| video (MJPG .avi, graphics) | frames | registration | plain decode CPU ms/frame "
+        "| decode thread ms/frame | scan thread ms/frame | main thread ms/frame | "
+        "registration-ahead thread ms/frame | process (every thread, OpenCV's too) ms/frame "
+        "| of which the shared-centre pass, s | wall ms/frame | CPU stolen |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     try:
         for size in ((1280, 720), (1920, 1080)):
             with tempfile.TemporaryDirectory() as d:
@@ -406,22 +407,30 @@ def thread_rows(n: int = 300):
                     video, iter_clip(SPEC, n, size, seed=5, hazards=Hazards(graphics=True))
                 )
                 _, dec_cpu = _decode_seconds(video)
-                cpu.clear()
-                frames = prop.VideoFrames(str(video))
-                ticks = cpu_ticks()
-                t, t_all, t_wall = time.thread_time(), time.process_time(), time.perf_counter()
-                propagate(frames, SPEC, [Reference(0, clicks(cams[0]))], Path(d) / "out")
-                main_cpu = time.thread_time() - t
-                all_cpu = time.process_time() - t_all
-                wall = time.perf_counter() - t_wall
-                frames.close()
-            print(
-                f"| {size[0]}x{size[1]} | {n} | {1e3 * dec_cpu / n:.1f} | "
-                f"{1e3 * cpu.get('decode', 0.0) / n:.1f} | {1e3 * cpu.get('scan', 0.0) / n:.1f} "
-                f"| {1e3 * main_cpu / n:.1f} | {1e3 * cpu.get('ahead', 0.0) / n:.1f} "
-                f"| {1e3 * all_cpu / n:.1f} | {cpu.get('share', 0.0):.3f} | {1e3 * wall / n:.1f} "
-                f"| {stolen_percent(ticks, cpu_ticks())} |"
-            )
+                for ahead in (False, True):
+                    cpu.clear()
+                    frames = prop.VideoFrames(str(video))
+                    ticks = cpu_ticks()
+                    t, t_all, t_wall = time.thread_time(), time.process_time(), time.perf_counter()
+                    propagate(
+                        frames,
+                        SPEC,
+                        [Reference(0, clicks(cams[0]))],
+                        Path(d) / f"out{ahead}",
+                        register_ahead=ahead,
+                    )
+                    main_cpu = time.thread_time() - t
+                    all_cpu = time.process_time() - t_all
+                    wall = time.perf_counter() - t_wall
+                    frames.close()
+                    print(
+                        f"| {size[0]}x{size[1]} | {n} | {'ahead' if ahead else 'in line'} "
+                        f"| {1e3 * dec_cpu / n:.1f} | {1e3 * cpu.get('decode', 0.0) / n:.1f} "
+                        f"| {1e3 * cpu.get('scan', 0.0) / n:.1f} | {1e3 * main_cpu / n:.1f} "
+                        f"| {1e3 * cpu.get('ahead', 0.0) / n:.1f} | {1e3 * all_cpu / n:.1f} "
+                        f"| {cpu.get('share', 0.0):.3f} | {1e3 * wall / n:.1f} "
+                        f"| {stolen_percent(ticks, cpu_ticks())} |"
+                    )
     finally:
         scan_mod.FrameScan._steps, VideoReader.read = steps, read
         prop.share_centre = share

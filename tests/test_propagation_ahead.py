@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from courtstudio.pipeline import propagate_frame
+from courtstudio.pipeline import propagate as propagate_mod
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_ahead import Inputs, RegisterAhead, Upcoming
 from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, make_clip
@@ -36,9 +36,10 @@ def _runs(tmp_path, monkeypatch, clip, refs):
 
     monkeypatch.setattr(RegisterAhead, "result", counted)
     refs = [Reference(r, _clicks(clip.cameras[r])) for r in refs]
-    ahead = propagate(ClipFrames(clip), SPEC, refs, tmp_path / "ahead")
-    monkeypatch.setattr(propagate_frame.Tracker, "_register_next_ahead", lambda *a: None)
-    in_line = propagate(ClipFrames(clip), SPEC, refs, tmp_path / "in_line")
+    ahead = propagate(ClipFrames(clip), SPEC, refs, tmp_path / "ahead", register_ahead=True)
+    n_used = len(used)
+    in_line = propagate(ClipFrames(clip), SPEC, refs, tmp_path / "in_line", register_ahead=False)
+    assert len(used) == n_used  # nothing ran ahead
     return ahead, in_line, used
 
 
@@ -155,3 +156,11 @@ def test_a_memory_copy_learns_apart_and_is_taken_back():
     assert m.same_state(c) and m.bad[2] and m.full_inliers == 80
     c.update(np.array([4]), np.array([False]), False, 70)
     assert not m.bad[4]  # the copy's array is its own
+
+
+def test_a_pass_registers_ahead_by_default_only_with_a_core_per_thread(monkeypatch):
+    """Four CPUs a pass (decoding, the scan, the pass, registration ahead); on 2 CPUs the
+    threads would take turns on the same cores."""
+    for cpus, workers, want in [(2, 1, False), (4, 1, True), (8, 2, True), (8, 3, False)]:
+        monkeypatch.setattr(propagate_mod.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        assert propagate_mod.register_ahead_by_default(workers) is want

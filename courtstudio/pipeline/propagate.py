@@ -20,6 +20,7 @@ done), so an interrupted run resumes where it stopped.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -203,6 +204,22 @@ def _pass(
     return scan.graphics_boxes()
 
 
+REGISTER_AHEAD_CPUS = 4  # a pass's threads: decoding, the scan, the pass, registration ahead
+
+
+def register_ahead_by_default(workers: int = 1) -> bool:
+    """Whether a pass registers its next frames ahead unless told: when each of the workers
+    passes has REGISTER_AHEAD_CPUS CPUs this process may run on. With fewer the threads take
+    turns on the same cores, and on a 2-CPU machine running ahead measured no faster while
+    the two Python threads' hand-offs of the GIL cost 5-7 % more CPU (BENCHMARKS.md "Ninth
+    session")."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return cpus >= REGISTER_AHEAD_CPUS * max(1, workers)
+
+
 def propagate(
     frames: Frames,
     spec: CourtSpec,
@@ -217,6 +234,7 @@ def propagate(
     masks=(),
     detect_graphics: bool = True,
     line_refiner=None,
+    register_ahead: bool | None = None,
 ) -> list[dict]:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
 
@@ -226,8 +244,11 @@ def propagate(
     one; frames_source, picklable and called to open the frames in a worker, is then
     required). A killed run resumes: frames already recorded are not redone. masks: user
     boxes [x0, y0, x1, y1] (full-resolution px) never used for registration.
-    line_refiner: see Options. Returns records; the summary's extras (reference quality,
-    graphics boxes) are in propagate.last_extras."""
+    line_refiner: see Options. register_ahead: start each next frame's registration on a
+    worker thread while this frame is verified (the same records either way; None: where
+    each pass has REGISTER_AHEAD_CPUS CPUs of its own, register_ahead_by_default). Returns
+    records; the summary's extras (reference quality, graphics boxes) are in
+    propagate.last_extras."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "cameras.jsonl"
@@ -237,8 +258,15 @@ def propagate(
     for r in refs:
         if not 0 <= r.frame < n:
             raise ValueError(f"reference frame {r.frame} is outside the clip (0..{n - 1})")
+    if register_ahead is None:
+        register_ahead = register_ahead_by_default(workers)
     options = Options(
-        flag_rms_px, snap, tuple(tuple(m) for m in masks), detect_graphics, line_refiner
+        flag_rms_px,
+        snap,
+        tuple(tuple(m) for m in masks),
+        detect_graphics,
+        line_refiner,
+        register_ahead,
     )
     states = _references(frames, spec, refs, None)
     finished = len(done)

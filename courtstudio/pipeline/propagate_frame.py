@@ -99,13 +99,16 @@ class Options:
     snap transferred line crossings onto painted lines; masks: [x0, y0, x1, y1] full-res
     pixel boxes never used for registration (user masks); detect_graphics: find and mask
     screen-fixed graphics; line_refiner: optional hook (image, camera, spec) -> camera that
-    refines each frame's camera on the painted lines before verification."""
+    refines each frame's camera on the painted lines before verification; register_ahead:
+    start each next frame's registration on a worker thread (propagation_ahead; the same
+    records either way)."""
 
     flag_rms_px: float = 3.0
     snap: bool = False
     masks: tuple = ()
     detect_graphics: bool = True
     line_refiner: Callable | None = None
+    register_ahead: bool = False
 
 
 def _and(*masks):
@@ -330,7 +333,9 @@ class Tracker:
         recalibration and verification, and is used only if this frame is kept with H
         (propagation_ahead)."""
         up = self.upcoming
-        if up is None or up.index != i + 1 or up.state is not target:
+        if not self.options.register_ahead or up is None:
+            return
+        if up.index != i + 1 or up.state is not target:
             return
         src = target.source(H)
         memory = self._memory(src)
