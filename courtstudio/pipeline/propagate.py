@@ -201,6 +201,7 @@ def _pass(
             emit(rec, cut)
     finally:
         tracker.close()
+        scanned.close()  # the scan thread stopped and joined, as a finished loop leaves it
     return scan.graphics_boxes()
 
 
@@ -211,7 +212,7 @@ def register_ahead_by_default(workers: int = 1) -> bool:
     """Whether a pass registers its next frames ahead unless told: when each of the workers
     passes has REGISTER_AHEAD_CPUS CPUs this process may run on. With fewer the threads take
     turns on the same cores, and on a 2-CPU machine running ahead measured no faster while
-    the two Python threads' hand-offs of the GIL cost 5-7 % more CPU (BENCHMARKS.md "Ninth
+    the two Python threads' hand-offs of the GIL cost 5-10 % more CPU (BENCHMARKS.md "Ninth
     session")."""
     try:
         cpus = len(os.sched_getaffinity(0))
