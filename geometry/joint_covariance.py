@@ -82,6 +82,42 @@ def huber_weights(offsets_px: np.ndarray, line_sigma_px: float) -> np.ndarray:
     return w
 
 
+def _one_focal_rows(model: ParamModel, theta, ridges: Ridges, image_size, sigma_px, weights):
+    """line_rows of a one-focal ParamModel, in one compiled pass."""
+    R, dR_dr = cv2.Rodrigues(theta[:3])
+    cx, cy = image_centre_uv(image_size)
+    n = model.n_radial
+    return one_focal_line_rows(
+        R,
+        dR_dr,
+        np.ascontiguousarray(theta[3:6], float),
+        float(theta[6]),
+        float(theta[7]) if n >= 1 else 0.0,
+        float(theta[8]) if n >= 2 else 0.0,
+        n,
+        float(cx),
+        float(cy),
+        np.ascontiguousarray(ridges.points_world, float),
+        np.ascontiguousarray(ridges.uv, float),
+        np.ascontiguousarray(ridges.normals, float),
+        np.ascontiguousarray(weights, float),
+        float(sigma_px),
+    )
+
+
+def line_offsets_px(
+    model: ParamModel, theta: np.ndarray, ridges: Ridges, image_size: tuple[int, int]
+) -> np.ndarray:
+    """(S,) px: each sample's signed offset from its projected line along the line's image
+    normal (line_rows' residuals before scaling), the same bits by either route; a
+    one-focal ParamModel's through the compiled pass (its Jacobian unused), which costs a
+    fifth of cv2.projectPoints's (that builds every camera term's derivatives)."""
+    if type(model) is ParamModel and model.one_focal:
+        return _one_focal_rows(model, theta, ridges, image_size, 1.0, np.ones(len(ridges)))[0]
+    uv = model.project_with_jacobian(theta, ridges.points_world, image_size)[0]
+    return np.sum((uv - ridges.uv) * ridges.normals, axis=1)
+
+
 def line_rows(
     model: ParamModel,
     theta: np.ndarray,
@@ -96,25 +132,7 @@ def line_rows(
     cv2.projectPoints's full Jacobian they cost 13 ms a frame on a basketball pan); other
     models (a held lens) go through their own project_with_jacobian."""
     if type(model) is ParamModel and model.one_focal:
-        R, dR_dr = cv2.Rodrigues(theta[:3])
-        cx, cy = image_centre_uv(image_size)
-        n = model.n_radial
-        return one_focal_line_rows(
-            R,
-            dR_dr,
-            np.ascontiguousarray(theta[3:6], float),
-            float(theta[6]),
-            float(theta[7]) if n >= 1 else 0.0,
-            float(theta[8]) if n >= 2 else 0.0,
-            n,
-            float(cx),
-            float(cy),
-            np.ascontiguousarray(ridges.points_world, float),
-            np.ascontiguousarray(ridges.uv, float),
-            np.ascontiguousarray(ridges.normals, float),
-            np.ascontiguousarray(weights, float),
-            float(line_sigma_px),
-        )
+        return _one_focal_rows(model, theta, ridges, image_size, line_sigma_px, weights)
     uv, J = model.project_with_jacobian(theta, ridges.points_world, image_size)
     nrm = ridges.normals
     r = np.sum((uv - ridges.uv) * nrm, axis=1) / line_sigma_px

@@ -29,6 +29,7 @@ from geometry.joint_covariance import (
     LensPrior,
     click_rows,
     huber_weights,
+    line_offsets_px,
     line_rows,
     line_weights,
 )
@@ -135,8 +136,7 @@ def _fit(model: ParamModel, theta0, ridges: Ridges, X, x, size, click_sigma_px, 
         if not np.isfinite(res.cost):  # a sample or click without an image at the start
             raise ValueError("the line and click residuals are not finite at the start")
         theta = res.theta
-        uv = model.project_with_jacobian(theta, ridges.points_world, size)[0]
-        w = w_line * huber_weights(np.sum((uv - ridges.uv) * ridges.normals, axis=1), LINE_SIGMA_PX)
+        w = w_line * huber_weights(line_offsets_px(model, theta, ridges, size), LINE_SIGMA_PX)
     r, J = parts(theta)
     try:
         cov = np.linalg.inv(J.T @ J)  # residuals are in sigma units

@@ -11,7 +11,7 @@ import pytest
 
 from geometry._projection_kernels import one_focal_line_rows
 from geometry.camera_params import ParamModel
-from geometry.joint_covariance import line_rows
+from geometry.joint_covariance import line_offsets_px, line_rows
 from geometry.line_ridges import Ridges
 
 SIZE = (1280, 720)
@@ -120,6 +120,19 @@ def test_the_kernel_refuses_mismatched_shapes():
         call(points_world=np.zeros((2, 2)))
 
 
+@pytest.mark.parametrize("name", ["simple", "simple_k1", "simple_k1k2"])
+def test_the_line_offsets_are_opencvs_to_the_bit(name):
+    """The robust fit's Huber weights come from these offsets: the compiled pass (its
+    Jacobian unused) gives cv2.projectPoints's bits, points behind the camera included."""
+    rng = np.random.default_rng(10 + ["simple", "simple_k1", "simple_k1k2"].index(name))
+    model = ParamModel(name)
+    for _ in range(40):
+        theta, ridges, _ = _case(rng, model, int(rng.integers(1, 700)), depth_lo=-20.0)
+        uv = model.project_with_jacobian(theta, ridges.points_world, SIZE)[0]
+        want = np.sum((uv - ridges.uv) * ridges.normals, axis=1)
+        assert np.array_equal(line_offsets_px(model, theta, ridges, SIZE), want)
+
+
 def test_a_held_lens_takes_its_own_route():
     """HeldLensModel (a pinhole through a fixed pixel field) is a ParamModel subclass: its rows
     are its own projector's, not the one-focal kernel's (which would drop the field)."""
@@ -138,6 +151,9 @@ def test_a_held_lens_takes_its_own_route():
     assert np.array_equal(r, r0) and np.array_equal(J, J0)
     r_pinhole, _ = line_rows(ParamModel("simple"), theta, ridges, SIZE, 0.7, w)
     assert np.max(np.abs(r - r_pinhole)) > 1.0  # the field moves the rows: the route matters
+    uv = model.project_with_jacobian(theta, ridges.points_world, SIZE)[0]
+    want = np.sum((uv - ridges.uv) * ridges.normals, axis=1)
+    assert np.array_equal(line_offsets_px(model, theta, ridges, SIZE), want)
 
 
 def test_projection_gives_no_image_behind_the_camera_or_past_the_fold():
