@@ -17,3 +17,6 @@ def ridge_centres(
 def smooth_inliers_per_line(
     line: np.ndarray, arc: np.ndarray, off: np.ndarray, tol_px: float
 ) -> np.ndarray: ...
+def profile_maps(
+    uv: np.ndarray, normals: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]: ...

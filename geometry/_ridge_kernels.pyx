@@ -275,3 +275,38 @@ def smooth_inliers_per_line(line, arc, off, double tol_px):
     keep = np.empty(N, np.bool_)
     keep[order] = keep_s_arr
     return keep
+
+
+def profile_maps(const double[:, ::1] uv, const double[:, ::1] normals,
+                 const double[::1] offsets):
+    """(mx, my), each (S, O) float32: the pixels uv + offsets * normals at which the S
+    profiles across the lines are read (cv2.remap's maps). The NumPy formulation's bits:
+    each coordinate uv + (offset * normal) in float64, then rounded to float32 (the build
+    fuses no multiply-add); as two broadcast NumPy expressions and their casts this cost
+    twice the remap itself."""
+    cdef Py_ssize_t S = uv.shape[0], O = offsets.shape[0], i, j
+    if uv.shape[1] != 2 or normals.shape[0] != S or normals.shape[1] != 2:
+        raise ValueError("profile_maps: uv and normals (S, 2)")
+    mx_arr = np.empty((S, O), np.float32)
+    my_arr = np.empty((S, O), np.float32)
+    cdef float[:, ::1] mx = mx_arr
+    cdef float[:, ::1] my = my_arr
+    cdef double x, y, nx, ny
+    cdef float* rx
+    cdef float* ry
+    cdef const double* off
+    if S == 0 or O == 0:
+        return mx_arr, my_arr
+    off = &offsets[0]
+    with nogil:
+        for i in range(S):
+            x = uv[i, 0]
+            y = uv[i, 1]
+            nx = normals[i, 0]
+            ny = normals[i, 1]
+            rx = &mx[i, 0]
+            ry = &my[i, 0]
+            for j in range(O):
+                rx[j] = <float>(x + off[j] * nx)
+                ry[j] = <float>(y + off[j] * ny)
+    return mx_arr, my_arr

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from geometry._projection_kernels import line_sample_geometry
-from geometry._ridge_kernels import ridge_centres, smooth_inliers_per_line
+from geometry._ridge_kernels import profile_maps, ridge_centres, smooth_inliers_per_line
 from geometry.arrays import as_array
 from geometry.camera import Camera
 
@@ -129,9 +129,13 @@ def cached_line_samples(polylines, step_m: float):
 
 
 def _profiles(gray, uv, normals, offsets):
-    """(S, O) grey values at uv + offsets * normals (bilinear)."""
-    mx = (uv[:, :1] + offsets[None, :] * normals[:, :1]).astype(np.float32)
-    my = (uv[:, 1:] + offsets[None, :] * normals[:, 1:]).astype(np.float32)
+    """(S, O) grey values at uv + offsets * normals (bilinear; the maps from
+    geometry._ridge_kernels.profile_maps, the bits of (uv + offsets * normals) as float32)."""
+    mx, my = profile_maps(
+        np.ascontiguousarray(uv, float),
+        np.ascontiguousarray(normals, float),
+        np.ascontiguousarray(offsets, float),
+    )
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 

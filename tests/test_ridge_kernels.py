@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry._ridge_kernels import ridge_centres, smooth_inliers_per_line
+from geometry._ridge_kernels import profile_maps, ridge_centres, smooth_inliers_per_line
 from geometry.line_ridges import (
     AMBIGUOUS_RATIO,
     EDGE_LINE_RATIO,
@@ -149,3 +149,24 @@ def test_smoothing_refuses_mismatched_lengths_and_keeps_nothing_of_nothing():
     )
     with pytest.raises(ValueError, match="line, arc and off"):
         smooth_inliers_per_line(np.zeros(4, np.int64), np.zeros(4), np.zeros(3), 1.5)
+
+
+def test_the_profile_maps_are_the_numpy_ones_to_the_bit():
+    """cv2.remap's maps for the profiles across the lines: (uv + offsets * normals) in
+    float64, rounded to float32, as the NumPy expression gives them (points far outside the
+    image, unnormalised normals, no samples or no offsets included)."""
+    rng = np.random.default_rng(5)
+    for S, O in [(650, 65), (1, 1), (0, 7), (7, 0), (300, 33)]:
+        uv = rng.uniform(-3000, 5000, (S, 2))
+        normals = rng.normal(0, 2, (S, 2))
+        offsets = np.arange(O) * 0.5 - O / 4
+        mx, my = profile_maps(uv, normals, offsets)
+        assert mx.dtype == my.dtype == np.float32 and mx.shape == my.shape == (S, O)
+        assert np.array_equal(
+            mx, (uv[:, :1] + offsets[None, :] * normals[:, :1]).astype(np.float32)
+        )
+        assert np.array_equal(
+            my, (uv[:, 1:] + offsets[None, :] * normals[:, 1:]).astype(np.float32)
+        )
+    with pytest.raises(ValueError, match="uv and normals"):
+        profile_maps(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(4))
