@@ -82,7 +82,14 @@ def huber_weights(offsets_px: np.ndarray, line_sigma_px: float) -> np.ndarray:
     return w
 
 
-def _one_focal_rows(model: ParamModel, theta, ridges: Ridges, image_size, sigma_px, weights):
+def _one_focal_rows(
+    model: ParamModel,
+    theta: np.ndarray,
+    ridges: Ridges,
+    image_size: tuple[int, int],
+    sigma_px: float,
+    weights: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """line_rows of a one-focal ParamModel, in one compiled pass."""
     R, dR_dr = cv2.Rodrigues(theta[:3])
     cx, cy = image_centre_uv(image_size)
@@ -115,7 +122,8 @@ def line_offsets_px(
     if type(model) is ParamModel and model.one_focal:
         return _one_focal_rows(model, theta, ridges, image_size, 1.0, np.ones(len(ridges)))[0]
     uv = model.project_with_jacobian(theta, ridges.points_world, image_size)[0]
-    return np.sum((uv - ridges.uv) * ridges.normals, axis=1)
+    offsets: np.ndarray = np.sum((uv - ridges.uv) * ridges.normals, axis=1)
+    return offsets
 
 
 def line_rows(
