@@ -310,3 +310,38 @@ def profile_maps(const double[:, ::1] uv, const double[:, ::1] normals,
                 rx[j] = <float>(x + off[j] * nx)
                 ry[j] = <float>(y + off[j] * ny)
     return mx_arr, my_arr
+
+
+def profile_maps_f32(const float[:, ::1] uv, const float[:, ::1] normals,
+                     const float[::1] offsets):
+    """profile_maps in float32 arithmetic (geometry.line_support's line evidence): each
+    coordinate uv + (offset * normal), the product and the sum each rounded to float32, as
+    NumPy computes the expression on float32 arrays."""
+    cdef Py_ssize_t S = uv.shape[0], O = offsets.shape[0], i, j
+    if uv.shape[1] != 2 or normals.shape[0] != S or normals.shape[1] != 2:
+        raise ValueError("profile_maps_f32: uv and normals (S, 2)")
+    mx_arr = np.empty((S, O), np.float32)
+    my_arr = np.empty((S, O), np.float32)
+    cdef float[:, ::1] mx = mx_arr
+    cdef float[:, ::1] my = my_arr
+    cdef float x, y, nx, ny, a, b
+    cdef float* rx
+    cdef float* ry
+    cdef const float* off
+    if S == 0 or O == 0:
+        return mx_arr, my_arr
+    off = &offsets[0]
+    with nogil:
+        for i in range(S):
+            x = uv[i, 0]
+            y = uv[i, 1]
+            nx = normals[i, 0]
+            ny = normals[i, 1]
+            rx = &mx[i, 0]
+            ry = &my[i, 0]
+            for j in range(O):
+                a = off[j] * nx
+                b = off[j] * ny
+                rx[j] = x + a
+                ry[j] = y + b
+    return mx_arr, my_arr

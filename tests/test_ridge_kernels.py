@@ -8,7 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry._ridge_kernels import profile_maps, ridge_centres, smooth_inliers_per_line
+from geometry._ridge_kernels import (
+    profile_maps,
+    profile_maps_f32,
+    ridge_centres,
+    smooth_inliers_per_line,
+)
 from geometry.line_ridges import (
     AMBIGUOUS_RATIO,
     EDGE_LINE_RATIO,
@@ -170,3 +175,19 @@ def test_the_profile_maps_are_the_numpy_ones_to_the_bit():
         )
     with pytest.raises(ValueError, match="uv and normals"):
         profile_maps(np.zeros((3, 2)), np.zeros((2, 2)), np.zeros(4))
+
+
+def test_the_float32_profile_maps_are_the_numpy_ones_to_the_bit():
+    """The line evidence's maps: the same expression on float32 arrays, each product and sum
+    rounded to float32 as NumPy rounds them."""
+    rng = np.random.default_rng(6)
+    for S, O in [(900, 33), (1, 1), (0, 7), (7, 0), (120, 65)]:
+        uv = rng.uniform(-3000, 5000, (S, 2)).astype(np.float32)
+        normals = rng.normal(0, 2, (S, 2)).astype(np.float32)
+        k = (np.arange(O) - O // 2).astype(np.float32) * np.float32(0.7)
+        mx, my = profile_maps_f32(uv, normals, k)
+        assert mx.dtype == my.dtype == np.float32 and mx.shape == my.shape == (S, O)
+        assert np.array_equal(mx, uv[:, :1] + k[None, :] * normals[:, :1])
+        assert np.array_equal(my, uv[:, 1:] + k[None, :] * normals[:, 1:])
+    with pytest.raises(ValueError, match="uv and normals"):
+        profile_maps_f32(np.zeros((3, 2), np.float32), np.zeros((3, 1), np.float32), k)
