@@ -20,6 +20,3 @@ def smooth_inliers_per_line(
 def profile_maps(
     uv: np.ndarray, normals: np.ndarray, offsets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]: ...
-def profile_maps_f32(
-    uv: np.ndarray, normals: np.ndarray, offsets: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]: ...

@@ -277,13 +277,19 @@ def smooth_inliers_per_line(line, arc, off, double tol_px):
     return keep
 
 
-def profile_maps(const double[:, ::1] uv, const double[:, ::1] normals,
-                 const double[::1] offsets):
+ctypedef fused real:
+    float
+    double
+
+
+def profile_maps(const real[:, ::1] uv, const real[:, ::1] normals, const real[::1] offsets):
     """(mx, my), each (S, O) float32: the pixels uv + offsets * normals at which the S
-    profiles across the lines are read (cv2.remap's maps). The NumPy formulation's bits:
-    each coordinate uv + (offset * normal) in float64, then rounded to float32 (the build
-    fuses no multiply-add); as two broadcast NumPy expressions and their casts this cost
-    twice the remap itself."""
+    profiles across the lines are read (cv2.remap's maps). The NumPy expression's bits in
+    the arrays' own precision (all three float64, or all three float32): each coordinate
+    uv + (offset * normal), the product and the sum rounded to that precision (the build
+    fuses no multiply-add), then to float32. For line_ridges's float64 search and
+    line_support's float32 evidence; as broadcast NumPy expressions and their casts this
+    cost twice the remap itself."""
     cdef Py_ssize_t S = uv.shape[0], O = offsets.shape[0], i, j
     if uv.shape[1] != 2 or normals.shape[0] != S or normals.shape[1] != 2:
         raise ValueError("profile_maps: uv and normals (S, 2)")
@@ -291,43 +297,10 @@ def profile_maps(const double[:, ::1] uv, const double[:, ::1] normals,
     my_arr = np.empty((S, O), np.float32)
     cdef float[:, ::1] mx = mx_arr
     cdef float[:, ::1] my = my_arr
-    cdef double x, y, nx, ny
+    cdef real x, y, nx, ny, a, b
     cdef float* rx
     cdef float* ry
-    cdef const double* off
-    if S == 0 or O == 0:
-        return mx_arr, my_arr
-    off = &offsets[0]
-    with nogil:
-        for i in range(S):
-            x = uv[i, 0]
-            y = uv[i, 1]
-            nx = normals[i, 0]
-            ny = normals[i, 1]
-            rx = &mx[i, 0]
-            ry = &my[i, 0]
-            for j in range(O):
-                rx[j] = <float>(x + off[j] * nx)
-                ry[j] = <float>(y + off[j] * ny)
-    return mx_arr, my_arr
-
-
-def profile_maps_f32(const float[:, ::1] uv, const float[:, ::1] normals,
-                     const float[::1] offsets):
-    """profile_maps in float32 arithmetic (geometry.line_support's line evidence): each
-    coordinate uv + (offset * normal), the product and the sum each rounded to float32, as
-    NumPy computes the expression on float32 arrays."""
-    cdef Py_ssize_t S = uv.shape[0], O = offsets.shape[0], i, j
-    if uv.shape[1] != 2 or normals.shape[0] != S or normals.shape[1] != 2:
-        raise ValueError("profile_maps_f32: uv and normals (S, 2)")
-    mx_arr = np.empty((S, O), np.float32)
-    my_arr = np.empty((S, O), np.float32)
-    cdef float[:, ::1] mx = mx_arr
-    cdef float[:, ::1] my = my_arr
-    cdef float x, y, nx, ny, a, b
-    cdef float* rx
-    cdef float* ry
-    cdef const float* off
+    cdef const real* off
     if S == 0 or O == 0:
         return mx_arr, my_arr
     off = &offsets[0]
@@ -342,6 +315,6 @@ def profile_maps_f32(const float[:, ::1] uv, const float[:, ::1] normals,
             for j in range(O):
                 a = off[j] * nx
                 b = off[j] * ny
-                rx[j] = x + a
-                ry[j] = y + b
+                rx[j] = <float>(x + a)
+                ry[j] = <float>(y + b)
     return mx_arr, my_arr

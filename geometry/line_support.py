@@ -14,7 +14,7 @@ import functools
 import cv2
 import numpy as np
 
-from geometry._ridge_kernels import profile_maps_f32
+from geometry._ridge_kernels import profile_maps
 from geometry.arrays import median_axis0
 from geometry.camera import Camera
 from geometry.projection import densify_all, project_polylines, projected_runs
@@ -137,12 +137,13 @@ def line_evidence(
         ok = (lo[:, 0] >= 0) & (hi[:, 0] <= w - 1) & (lo[:, 1] >= 0) & (hi[:, 1] <= h - 1)
     if not len(run) or not ok.any():
         return {"samples": 0, "found": 0, "support": float("nan"), "residual_px": float("nan")}
-    p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)  # (N, 2), C-contiguous
+    p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)  # (N, 2) float32: the maps
+    # are this float32 expression's (profile_maps)
     K = len(offs)
     if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
         r = int(reach)
         k = np.arange(-r, r + 1, dtype=np.float32)  # (2 r + 1,) px along the normal
-        prof = _sample_gray(image, *profile_maps_f32(p, nn, k))
+        prof = _sample_gray(image, *profile_maps(p, nn, k))
         c = r - int(search_px)  # column of offset -search_px
         centre = prof[:, c : c + K]
         resp = np.full(centre.shape, -np.inf, np.float32)  # (N, K): the best over the
@@ -155,7 +156,7 @@ def line_evidence(
         k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]).astype(
             np.float32
         )  # ((1 + 2D) K,)
-        vals = _sample_gray(image, *profile_maps_f32(p, nn, k))
+        vals = _sample_gray(image, *profile_maps(p, nn, k))
         centre = vals[:, :K]
         side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
         resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)

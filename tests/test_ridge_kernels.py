@@ -10,7 +10,6 @@ import pytest
 
 from geometry._ridge_kernels import (
     profile_maps,
-    profile_maps_f32,
     ridge_centres,
     smooth_inliers_per_line,
 )
@@ -185,9 +184,9 @@ def test_the_float32_profile_maps_are_the_numpy_ones_to_the_bit():
         uv = rng.uniform(-3000, 5000, (S, 2)).astype(np.float32)
         normals = rng.normal(0, 2, (S, 2)).astype(np.float32)
         k = (np.arange(O) - O // 2).astype(np.float32) * np.float32(0.7)
-        mx, my = profile_maps_f32(uv, normals, k)
+        mx, my = profile_maps(uv, normals, k)
         assert mx.dtype == my.dtype == np.float32 and mx.shape == my.shape == (S, O)
         assert np.array_equal(mx, uv[:, :1] + k[None, :] * normals[:, :1])
         assert np.array_equal(my, uv[:, 1:] + k[None, :] * normals[:, 1:])
     with pytest.raises(ValueError, match="uv and normals"):
-        profile_maps_f32(np.zeros((3, 2), np.float32), np.zeros((3, 1), np.float32), k)
+        profile_maps(np.zeros((3, 2), np.float32), np.zeros((3, 1), np.float32), k)
