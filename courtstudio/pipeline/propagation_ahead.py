@@ -109,16 +109,17 @@ class RegisterAhead:
         reference image, prediction and corner memory, unchanged since it started), with the
         memory brought to where that registration left it; else None (made in line)."""
         job, self._job = self._job, None
-        if job is None or job[0] is not inputs:
+        if job is None:
             return None
         _, before, learner, fut = job
         if not (
-            src is inputs.src
+            job[0] is inputs
+            and src is inputs.src
             and memory is inputs.memory
             and memory.same_state(before)
             and np.array_equal(H_pred, inputs.H_pred)
         ):
-            fut.cancel() or fut.exception()  # dropped once it ends
+            _end(fut)
             return None
         if fut.exception() is not None:  # made again in line, where it raises
             return None
@@ -131,11 +132,17 @@ class RegisterAhead:
     def drop(self) -> None:
         """Forget the job (waiting for it to end, so one worker is never behind)."""
         job, self._job = self._job, None
-        if job is not None and not job[3].cancel():
-            job[3].exception()
+        if job is not None:
+            _end(job[3])
 
     def close(self) -> None:
         self.drop()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _end(fut: Future) -> None:
+    """A dropped job cancelled, or waited for until it ends (its result unread)."""
+    if not fut.cancel():
+        fut.exception()
