@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run reconstruct lint test test-fast bench bundle specs clean
+.PHONY: setup run reconstruct lint test test-fast bench bundle specs clean lock
 
 setup: $(STAMP)
 
@@ -16,12 +16,22 @@ setup: $(STAMP)
 # CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
 TORCH := torch==2.13.0
 
-$(STAMP): pyproject.toml Makefile
+# Every other package at the version the suite and the benches last ran with (constraints.txt:
+# bench records depend on OpenCV's release; `make lock` rewrites it from the installed set).
+$(STAMP): pyproject.toml Makefile constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
+
+# After a deliberate upgrade (pip install -U ... in .venv, then the suite and the benches rerun):
+# the installed versions become the constraints (the header comment kept; torch stays the
+# Makefile's pin).
+lock: setup
+	{ sed -n '/^#/p;/^#/!q' constraints.txt; $(BIN)/pip freeze --exclude-editable \
+	  | grep -v -e '^torch==' -e '^#'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 run: setup
 	$(BIN)/courtstudio gui --sample

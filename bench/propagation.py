@@ -35,6 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from machine import environment_line  # noqa: E402
+
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
 from courtstudio.pipeline.calibration import calibrate_court  # noqa: E402
@@ -283,7 +285,8 @@ def speed_rows(lengths=(150, 300, 600)):
 
     print(
         f"\nload average at start (1, 5, 15 min): "
-        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
+        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs\n"
+        f"{environment_line()}"
     )
     print(
         "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "

@@ -46,6 +46,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from machine import environment_line  # noqa: E402
+
 from court_specs import load_spec  # noqa: E402
 from courtstudio.pipeline.propagate import Reference, VideoFrames, VideoSource, propagate  # noqa: E402
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
@@ -423,6 +425,7 @@ def main(argv=None) -> int:
         print("\nReferences the calibration refused (not run):")
         print("\n".join(f"- {line}" for line in refused))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
+    print(environment_line())
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

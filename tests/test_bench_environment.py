@@ -1,0 +1,88 @@
+"""The benches' environment check (bench/machine.py, constraints.txt) and the real-clip run
+comparison (bench/real_clips_compare.py): what tells two bench tables apart."""
+
+import json
+import sys
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import machine  # noqa: E402
+import real_clips_compare  # noqa: E402
+
+
+def test_locked_versions_reads_pins_and_skips_the_rest(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text(
+        "# a comment\n\nopencv-python-headless==5.1.0.95\nPySide6_Essentials==6.11.3  # x\n"
+        "torch>=2\n-e /somewhere\nzope.interface==7.1 ; python_version>'3'\n"
+    )
+    assert machine.locked_versions(f) == {
+        "opencv-python-headless": "5.1.0.95",
+        "pyside6-essentials": "6.11.3",
+        "zope-interface": "7.1",
+    }
+    assert machine.locked_versions(tmp_path / "missing.txt") == {}
+
+
+def test_unlocked_packages_names_each_installed_package_at_another_version(tmp_path):
+    numpy_version = metadata.version("numpy")
+    f = tmp_path / "c.txt"
+    f.write_text(f"numpy=={numpy_version}\nno-such-package-here==1.0\n")
+    assert machine.unlocked_packages(f) == []  # a package not installed is not listed
+    f.write_text("numpy==0.0.1\n")
+    assert machine.unlocked_packages(f) == [f"numpy installed {numpy_version}, locked 0.0.1"]
+
+
+def test_the_suite_runs_on_the_locked_versions():
+    """`make setup` installs constraints.txt; CI runs on what the benches were measured on."""
+    locked = machine.locked_versions()
+    assert {"numpy", "opencv-python-headless", "scipy"} <= set(locked)
+    assert machine.unlocked_packages() == []
+    line = machine.environment_line()
+    assert "OpenCV" in line and "constraints.txt's" in line
+
+
+def _run(base: Path, clip: str, ref: int, records: list[dict]) -> None:
+    d = base / clip / f"ref{ref}"
+    d.mkdir(parents=True)
+    (d / "cameras.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _records(n: int, rms: float = 0.5) -> list[dict]:
+    return [
+        {"frame": i, "status": "ok", "rms_px": rms + i * 1e-3, "reference": 0} for i in range(n)
+    ]
+
+
+def test_compare_identical_runs_pass_and_a_changed_field_fails(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _run(a, "clip", 0, _records(5))
+    _run(b, "clip", 0, _records(5))
+    assert real_clips_compare.main([str(a), str(b)]) == 0
+    assert "1 of 1 runs identical (5 records" in capsys.readouterr().out
+
+    c = tmp_path / "c"
+    recs = _records(5)
+    recs[3]["rms_px"] += 1e-12  # one bit is a difference
+    _run(c, "clip", 0, recs)
+    assert real_clips_compare.main([str(a), str(c)]) == 1
+    out = capsys.readouterr().out
+    assert "clip/ref0: 1 records differ, first frame 3: ['rms_px']" in out
+
+
+def test_compare_fails_on_missing_frames_and_missing_runs(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _run(a, "clip", 0, _records(5))
+    _run(a, "clip", 7, _records(2))
+    _run(b, "clip", 0, _records(4))
+    assert real_clips_compare.main([str(a), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert "clip/ref7: only in" in out
+    assert "frames differ: 1 only in A [4]" in out
+    # --clip restricts both sides; nothing to compare is a failure, not a pass
+    assert real_clips_compare.main([str(a), str(b), "--clip", "other"]) == 1
+    assert "no run to compare" in capsys.readouterr().out
+    _run(b, "clip", 7, _records(2))
+    assert real_clips_compare.main([str(a), str(b), "--clip", "clip"]) == 1  # ref0 differs
