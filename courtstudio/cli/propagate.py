@@ -28,6 +28,7 @@ def cmd_batch_propagate(args) -> int:
         Reference,
         VideoFrames,
         VideoSource,
+        iter_records,
         propagate,
         propagate_project,
         summary,
@@ -99,7 +100,7 @@ def cmd_batch_propagate(args) -> int:
                     "project, annotate a frame's court keypoints)"
                 )
             out = Path(args.out)
-            records = propagate(
+            propagate(
                 frames,
                 spec,
                 refs,
@@ -110,8 +111,9 @@ def cmd_batch_propagate(args) -> int:
                 frames_source=VideoSource(str(src)),
                 snap=args.snap,
                 masks=masks,
+                keep_records=False,  # an hour of records is a gigabyte as dicts
             )
-            rep = summary(records)
+            rep = summary(iter_records(out / "cameras.jsonl"))
             write_json_atomic(out / "summary.json", rep)
     finally:
         if bar is not None:

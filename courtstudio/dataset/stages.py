@@ -205,15 +205,21 @@ def working_project(out_root: Path, clip: Clip):
 # ---------------------------------------------------------------------------- propagate
 def _propagate(clip: Clip, work: Path, out_root: Path, qa: QAOptions, params: dict) -> dict:
     from court_specs import load_spec
-    from courtstudio.pipeline.propagate import ProjectFrames, project_references, propagate, summary
+    from courtstudio.pipeline.propagate import (
+        ProjectFrames,
+        iter_records,
+        project_references,
+        propagate,
+        summary,
+    )
     from safe_io.atomic import write_json_atomic
 
     project = working_project(out_root, clip)
     refs = project_references(project)
     if not refs:
         raise ValueError(f"{clip.id}: no frame with at least 4 clicked court keypoints")
-    records = propagate(ProjectFrames(project), load_spec(clip.sport), refs, work)
-    rep = summary(records)
+    propagate(ProjectFrames(project), load_spec(clip.sport), refs, work, keep_records=False)
+    rep = summary(iter_records(work / "cameras.jsonl"))
     write_json_atomic(work / "summary.json", rep)
     return dict(rep["counts"])
 

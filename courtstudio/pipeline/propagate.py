@@ -63,6 +63,7 @@ from courtstudio.pipeline.propagation_records import (  # noqa: F401
     MAX_JSONL_BYTES,
     STATUSES,
     check_record,
+    iter_records,
     read_done,
     write_jsonl_atomic,
 )
@@ -74,6 +75,8 @@ from courtstudio.pipeline.propagation_shots import (  # noqa: F401
     share_centre,
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
+from courtstudio.pipeline.propagation_store import LightView, RecordWriter, open_index
+from safe_io.atomic import atomic_path
 
 FLAG_RMS_PX = 3.0
 
@@ -236,7 +239,8 @@ def propagate(
     detect_graphics: bool = True,
     line_refiner=None,
     register_ahead: bool | None = None,
-) -> list[dict]:
+    keep_records: bool = True,
+) -> list[dict] | None:
     """Calibrate every frame of the clip; returns the cameras.jsonl records (frame order).
 
     One decode pass (the cut scan folded in); every record is appended to
@@ -248,12 +252,13 @@ def propagate(
     line_refiner: see Options. register_ahead: start each next frame's registration on a
     worker thread while this frame is verified (the same records either way; None: where
     each pass has REGISTER_AHEAD_CPUS CPUs of its own, register_ahead_by_default). Returns
-    records; the summary's extras (reference quality, graphics boxes) are in
-    propagate.last_extras."""
+    records, or None with keep_records=False (read OUT/cameras.jsonl with iter_records: an
+    hour-long clip's records as dicts would take a gigabyte; the run itself keeps them in
+    the file, propagation_store); the summary's extras (reference quality, graphics boxes)
+    are in propagate.last_extras."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "cameras.jsonl"
-    done = read_done(path)
     n = frames.count
     refs = sorted(references, key=lambda r: r.frame)
     for r in refs:
@@ -270,9 +275,11 @@ def propagate(
         register_ahead,
     )
     states = _references(frames, spec, refs, None)
+    # the records stay in the file; the index knows where (propagation_store)
+    done = open_index(path, n, MAX_JSONL_BYTES)
     finished = len(done)
     graphics: list = []
-    with open(path, "a") as fh:
+    with RecordWriter(done) as writer:
 
         def emit(rec: FrameCamera, cut: bool = False):
             nonlocal finished
@@ -281,11 +288,9 @@ def propagate(
                 d = rec.to_json()
             else:
                 d = rec
-            fh.write(json.dumps(d) + "\n")
-            fh.flush()
             if d["frame"] not in done:
                 finished += 1
-            done[d["frame"]] = d
+            writer.append(d)
             if progress:
                 progress(min(finished, n), n)
 
@@ -293,9 +298,9 @@ def propagate(
         if workers > 1 and frames_source is not None and len(ranges) > 1:
             graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit)
         else:
-            graphics = _pass(frames, spec, refs, 0, n, dict(done), emit, options, states)
-        shots = _shots(done, n)
-        for lo, hi, in_shot in _misassigned(done, shots, refs):
+            graphics = _pass(frames, spec, refs, 0, n, done.copy(), emit, options, states)
+        shots = _shots(LightView(done), n)
+        for lo, hi, in_shot in _misassigned(LightView(done), shots, refs):
             if not in_shot:
                 for i in range(lo, hi):
                     emit(
@@ -303,33 +308,48 @@ def propagate(
                             i,
                             Status.FLAGGED,
                             reason="no reference in this shot",
-                            cut=bool(done[i].get("cut")),
+                            cut=bool(done.light(i).get("cut")),
                         )
                     )
                 continue
-            redo = {k: v for k, v in done.items() if not lo <= k < hi}
             _pass(
                 frames,
                 spec,
                 in_shot,
                 lo,
                 hi,
-                redo,
+                done.without(lo, hi),
                 emit,
                 options,
                 {r.frame: states[r.frame] for r in in_shot},
             )
-    records = [done[i] for i in sorted(done)]
-    if shared_centre:
-        for s0, s1 in _shots(done, n):
-            share_centre(records[s0:s1], spec, frames.size, flag_rms_px)
-    flag_isolated_refinements(records)
-    write_jsonl_atomic(path, records)  # one record per frame, in frame order
+    records = _finish_shots(done, n, spec, frames.size, flag_rms_px, shared_centre, keep_records)
     propagate.last_extras = {
         "reference_quality": [states[r.frame].quality() for r in refs],
         "graphics_boxes": graphics,
         "masks": [list(m) for m in masks],
     }
+    return records
+
+
+def _finish_shots(done, n, spec, size, flag_rms_px, shared_centre, keep_records):
+    """The run's last steps, one shot at a time (its records read back from the file): the
+    shared centre (step 8), isolated refinements flagged, and cameras.jsonl rewritten
+    atomically with one record per frame in frame order. Returns every record (frame order)
+    when keep_records, else None (memory: one shot's records)."""
+    records: list[dict] | None = [] if keep_records else None
+    try:
+        with atomic_path(done.path) as tmp, open(tmp, "wb") as out:
+            for s0, s1 in _shots(LightView(done), n):
+                shot = [done[i] for i in range(s0, s1) if i in done]
+                if shared_centre:
+                    share_centre(shot, spec, size, flag_rms_px)
+                flag_isolated_refinements(shot)
+                out.write("".join(json.dumps(r) + "\n" for r in shot).encode("utf-8"))
+                if records is not None:
+                    records.extend(shot)
+    finally:
+        done.close()
     return records
 
 
@@ -379,7 +399,7 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list
     q = ctx.Queue()
     procs = []
     for lo, hi in ranges:
-        sub = {k: v for k, v in done.items() if lo - 1 <= k < hi}
+        sub = done.within(lo - 1, hi)
         procs.append(
             ctx.Process(
                 target=_worker,
@@ -416,21 +436,22 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list
     return boxes
 
 
-def summary(records: list[dict]) -> dict:
-    """Counts, cuts, flagged frames with reasons; the last run's reference quality (each
-    reference's own residual and line evidence: a bad reference is reported here once) and
-    the screen-fixed graphics it masked."""
+def summary(records) -> dict:
+    """Counts, cuts, flagged frames with reasons of records (any iterable of cameras.jsonl
+    dicts, read once: a list, or iter_records of a run's file); the last run's reference
+    quality (each reference's own residual and line evidence: a bad reference is reported
+    here once) and the screen-fixed graphics it masked."""
     counts: dict[str, int] = {}
+    flagged, cuts, frames = [], [], 0
     for r in records:
+        frames += 1
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    flagged = [
-        {"frame": r["frame"], "reason": r.get("reason", "")}
-        for r in records
-        if r["status"] == Status.FLAGGED
-    ]
-    cuts = [r["frame"] for r in records if r.get("cut")]
+        if r["status"] == Status.FLAGGED:
+            flagged.append({"frame": r["frame"], "reason": r.get("reason", "")})
+        if r.get("cut"):
+            cuts.append(r["frame"])
     return {
-        "frames": len(records),
+        "frames": frames,
         "counts": counts,
         "cuts": cuts,
         "flagged": flagged,

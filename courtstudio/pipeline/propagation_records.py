@@ -62,17 +62,35 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
     """Valid records of a cameras.jsonl by frame (a partial last line from a kill, and any
     line that is not a valid record, is skipped and, when ``problems`` is given, described
     there as 'line N: why'). The file must be a regular file of at most MAX_JSONL_BYTES."""
-    from courtstudio.io.points_file import InputError
-    from safe_io.validation import parse_json_text, read_file_bytes
-
     done = {}
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return done
-    text = read_file_bytes(path, MAX_JSONL_BYTES, InputError, "cameras.jsonl file").decode(
-        "utf-8", "replace"
-    )
-    for n, line in enumerate(text.splitlines(), 1):
+    for d, _, _ in valid_lines(path, read_jsonl_bytes(path), problems):
+        done[d["frame"]] = d
+    return done
+
+
+def read_jsonl_bytes(path: Path, max_bytes: int = MAX_JSONL_BYTES) -> bytes:
+    """The bytes of a cameras.jsonl (a regular file of at most max_bytes; InputError)."""
+    from courtstudio.io.points_file import InputError
+    from safe_io.validation import read_file_bytes
+
+    return read_file_bytes(path, max_bytes, InputError, "cameras.jsonl file")
+
+
+def valid_lines(path: Path, data: bytes, problems: list | None = None):
+    """(record, byte offset, byte length without the newline) of each valid record line of
+    a cameras.jsonl's bytes, in file order; the others (not JSON, not a valid record: every
+    record is checked as untrusted input, check_record) are skipped and, when ``problems`` is
+    given, described there as '<path>: line N: why'."""
+    from courtstudio.io.points_file import InputError
+    from safe_io.validation import parse_json_text
+
+    pos = 0
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        start, pos = pos, pos + len(raw) + 1
+        line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue
         try:
@@ -86,8 +104,17 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
             if problems is not None:
                 problems.append(f"{path}: line {n}: {why}")
             continue
-        done[d["frame"]] = d
-    return done
+        yield d, start, len(raw)
+
+
+def iter_records(path: Path):
+    """The records of a cameras.jsonl a run of this process has just written (propagate
+    with keep_records=False), one dict at a time in file order: memory of one record. Not for
+    files handed over (read_done checks every record)."""
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
 
 
 def write_jsonl_atomic(path: Path, records: list[dict]) -> None:
