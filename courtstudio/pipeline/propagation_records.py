@@ -87,9 +87,11 @@ def valid_lines(path: Path, data: bytes, problems: list | None = None):
     from courtstudio.io.points_file import InputError
     from safe_io.validation import parse_json_text
 
-    pos = 0
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        start, pos = pos, pos + len(raw) + 1
+    start, n = 0, 0
+    while start <= len(data):  # one line at a time: no list of a million lines
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        raw, n, line_start, start = data[start:end], n + 1, start, end + 1
         line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue
@@ -104,7 +106,7 @@ def valid_lines(path: Path, data: bytes, problems: list | None = None):
             if problems is not None:
                 problems.append(f"{path}: line {n}: {why}")
             continue
-        yield d, start, len(raw)
+        yield d, line_start, len(raw)
 
 
 def iter_records(path: Path):
