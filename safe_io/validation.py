@@ -77,6 +77,36 @@ def check_regular_file(path, error: type[Exception] = ValueError, what: str = "f
     return st.st_size
 
 
+def _open_regular(path: Path, error: type[Exception], what: str) -> int:
+    """A read-only descriptor of a regular file (opened non-blocking and re-checked with
+    fstat: no race with a swapped-in FIFO); raise ``error`` naming the file otherwise."""
+    check_regular_file(path, error, what)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise error(f"{path}: not a regular file, expected a {what}")
+    return fd
+
+
+def _chunks(fd: int, path: Path, max_bytes: int, error: type[Exception], what: str):
+    """The file's bytes in chunks of at most 1 MiB; ``error`` once more than max_bytes."""
+    left = max_bytes + 1
+    while left > 0:
+        try:
+            b = os.read(fd, min(left, 1 << 20))
+        except OSError as exc:
+            raise error(f"{path}: cannot read ({exc.strerror})") from None
+        if not b:
+            return
+        left -= len(b)
+        if left <= 0:
+            raise error(f"{path}: larger than the {_size_text(max_bytes)} limit for a {what}")
+        yield b
+
+
 def read_file_bytes(
     path, max_bytes: int, error: type[Exception] = ValueError, what: str = "file"
 ) -> bytes:
@@ -84,30 +114,34 @@ def read_file_bytes(
     otherwise. Opens non-blocking and re-checks with fstat (no race with a swapped-in FIFO),
     then reads at most ``max_bytes + 1`` bytes."""
     path = Path(path)
-    check_regular_file(path, error, what)
+    fd = _open_regular(path, error, what)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise error(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise error(f"{path}: not a regular file, expected a {what}")
-        chunks, left = [], max_bytes + 1
-        while left > 0:
-            try:
-                b = os.read(fd, min(left, 1 << 20))
-            except OSError as exc:
-                raise error(f"{path}: cannot read ({exc.strerror})") from None
-            if not b:
-                break
-            chunks.append(b)
-            left -= len(b)
+        return b"".join(_chunks(fd, path, max_bytes, error, what))
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > max_bytes:
-        raise error(f"{path}: larger than the {_size_text(max_bytes)} limit for a {what}")
-    return data
+
+
+def iter_file_lines(path, max_bytes: int, error: type[Exception] = ValueError, what: str = "file"):
+    """The lines of a regular file of at most ``max_bytes``, one bytes object at a time
+    (each with its b"\\n", the last one perhaps without): what read_file_bytes checks, with
+    memory of a line and a chunk instead of the whole file. ``error`` (naming the file) is
+    raised when the limit is passed, perhaps after some lines were yielded."""
+    path = Path(path)
+    fd = _open_regular(path, error, what)
+    try:
+        pieces: list[bytes] = []  # of a line that spans chunks (joined once: linear)
+        for chunk in _chunks(fd, path, max_bytes, error, what):
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                pieces.append(chunk[start : end + 1])
+                yield b"".join(pieces)
+                pieces, start = [], end + 1
+            if start < len(chunk):
+                pieces.append(chunk[start:])
+        if pieces:
+            yield b"".join(pieces)
+    finally:
+        os.close(fd)
 
 
 def _size_text(n: int) -> str:

@@ -7,7 +7,13 @@ import threading
 
 import pytest
 
-from safe_io.validation import MAX_JSON_DEPTH, check_finite_array, read_file_bytes, read_json_file
+from safe_io.validation import (
+    MAX_JSON_DEPTH,
+    check_finite_array,
+    iter_file_lines,
+    read_file_bytes,
+    read_json_file,
+)
 
 
 class Bad(ValueError):
@@ -99,6 +105,24 @@ def test_read_file_bytes_limit(tmp_path):
     assert read_file_bytes(p, 10, Bad) == b"x" * 10
     with pytest.raises(Bad, match="larger than"):
         read_file_bytes(p, 9, Bad)
+
+
+def test_iter_file_lines_streams_what_read_file_bytes_reads(tmp_path):
+    p = tmp_path / "l.jsonl"
+    long = b"y" * (3 << 20)  # a line over three of the reader's 1 MiB chunks
+    data = b"a\n\n" + long + b"\nlast without newline"
+    p.write_bytes(data)
+    lines = list(iter_file_lines(p, len(data), Bad))
+    assert lines == [b"a\n", b"\n", long + b"\n", b"last without newline"]
+    assert b"".join(lines) == read_file_bytes(p, len(data), Bad)
+    with pytest.raises(Bad, match="larger than"):
+        list(iter_file_lines(p, len(data) - 1, Bad))
+    p.write_bytes(b"")
+    assert list(iter_file_lines(p, 10, Bad)) == []
+    with pytest.raises(Bad, match="no such|not"):
+        list(iter_file_lines(tmp_path / "missing", 10, Bad))
+    with pytest.raises(Bad):
+        list(iter_file_lines(tmp_path, 10, Bad))  # a folder is not a regular file
 
 
 def test_check_finite_array():

@@ -66,32 +66,33 @@ def read_done(path: Path, problems: list | None = None) -> dict[int, dict]:
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return done
-    for d, _, _ in valid_lines(path, read_jsonl_bytes(path), problems):
+    for d, _, _ in valid_lines(path, iter_jsonl_lines(path), problems):
         done[d["frame"]] = d
     return done
 
 
-def read_jsonl_bytes(path: Path, max_bytes: int = MAX_JSONL_BYTES) -> bytes:
-    """The bytes of a cameras.jsonl (a regular file of at most max_bytes; InputError)."""
+def iter_jsonl_lines(path: Path, max_bytes: int = MAX_JSONL_BYTES):
+    """The lines of a cameras.jsonl (a regular file of at most max_bytes; InputError), one
+    bytes object at a time."""
     from courtstudio.io.points_file import InputError
-    from safe_io.validation import read_file_bytes
+    from safe_io.validation import iter_file_lines
 
-    return read_file_bytes(path, max_bytes, InputError, "cameras.jsonl file")
+    return iter_file_lines(path, max_bytes, InputError, "cameras.jsonl file")
 
 
-def valid_lines(path: Path, data: bytes, problems: list | None = None):
+def valid_lines(path: Path, lines, problems: list | None = None):
     """(record, byte offset, byte length without the newline) of each valid record line of
-    a cameras.jsonl's bytes, in file order; the others (not JSON, not a valid record: every
-    record is checked as untrusted input, check_record) are skipped and, when ``problems`` is
-    given, described there as '<path>: line N: why'."""
+    a cameras.jsonl, in file order, from its lines (an iterable of bytes, each with its
+    newline but perhaps the last: iter_jsonl_lines); the others (not JSON, not a valid
+    record: every record is checked as untrusted input, check_record) are skipped and, when
+    ``problems`` is given, described there as '<path>: line N: why'."""
     from courtstudio.io.points_file import InputError
     from safe_io.validation import parse_json_text
 
-    start, n = 0, 0
-    while start <= len(data):  # one line at a time: no list of a million lines
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        raw, n, line_start, start = data[start:end], n + 1, start, end + 1
+    pos = 0
+    for n, raw in enumerate(lines, 1):
+        line_start, pos = pos, pos + len(raw)
+        raw = raw[:-1] if raw.endswith(b"\n") else raw
         line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue

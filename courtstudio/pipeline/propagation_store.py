@@ -151,15 +151,21 @@ def open_index(path: Path, n: int, max_bytes: int, problems: list | None = None)
     """The index of an existing cameras.jsonl (every line checked as untrusted input, as
     propagation_records.read_done does; invalid lines skipped and, with ``problems``, listed);
     an empty one when there is no file. Ends a last line cut by a kill."""
-    from courtstudio.pipeline.propagation_records import read_jsonl_bytes, valid_lines
+    from courtstudio.pipeline.propagation_records import iter_jsonl_lines, valid_lines
 
     index = RecordIndex(path, n)
     if not path.exists() and not path.is_symlink():
         return index
-    data = read_jsonl_bytes(path, max_bytes)
-    for d, start, length in valid_lines(path, data, problems):
+    last = [b"\n"]  # the file's last line (an empty file needs no newline)
+
+    def lines():
+        for raw in iter_jsonl_lines(path, max_bytes):
+            last[0] = raw
+            yield raw
+
+    for d, start, length in valid_lines(path, lines(), problems):
         index.note(d, start, length)
-    if data and not data.endswith(b"\n"):
+    if not last[0].endswith(b"\n"):
         with open(path, "ab") as fh:
             fh.write(b"\n")
     return index
