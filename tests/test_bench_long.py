@@ -49,3 +49,18 @@ def test_check_records_passes_a_clean_file_and_names_each_fault(tmp_path):
     f.write_text("\n".join(lines + ["{not json", "[]"]) + "\n")
     problems, _ = pl.check_records(f, 5, cams)
     assert len(problems) == 1 and problems[0].startswith("2 invalid lines")
+
+
+def test_line_counter_counts_what_is_added_and_a_replaced_file_afresh(tmp_path):
+    f = tmp_path / "cameras.jsonl"
+    count = pl.LineCounter(f)
+    assert count() == 0  # no file yet
+    f.write_text("a\nb\n")
+    assert count() == 2
+    with open(f, "a") as fh:
+        fh.write("c\nd")  # the last line not ended yet
+    assert count() == 3
+    new = tmp_path / "new"
+    new.write_text("x\n")
+    new.replace(f)  # an atomic rewrite: another file under the same name
+    assert count() == 1

@@ -22,6 +22,7 @@ run) flags nothing more.
 from __future__ import annotations
 
 from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
+from courtstudio.pipeline.propagation_shots import _shots
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 
 ISOLATION_SPAN = 6  # frames either side
@@ -37,11 +38,8 @@ def flag_isolated_refinements(records: list[dict]) -> list[int]:
     by_frame = {r["frame"]: r for r in records}
     if not by_frame:
         return []
-    lo, hi = min(by_frame), max(by_frame) + 1
-    cuts = [i for i in range(lo + 1, hi) if by_frame.get(i, {}).get("cut")]
-    bounds = [lo, *cuts, hi]
     found = []
-    for s0, s1 in zip(bounds[:-1], bounds[1:]):
+    for s0, s1 in _shots(by_frame, max(by_frame) + 1, min(by_frame)):
         for f in range(s0, s1):
             r = by_frame[f]
             if r["status"] != Status.OK or r.get("refined") != "lines":

@@ -16,9 +16,11 @@ from geometry.held_lens import field_dist
 from geometry.pixel_lens import PixelLens
 
 
-def _shots(records: dict, n: int) -> list[tuple[int, int]]:
-    cuts = [i for i in range(1, n) if records.get(i, {}).get("cut")]
-    bounds = [0] + cuts + [n]
+def _shots(records: dict, n: int, lo: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of the shots of frames lo..n-1: a record's ``cut`` starts one (records:
+    frame -> record, or anything with .get)."""
+    cuts = [i for i in range(lo + 1, n) if records.get(i, {}).get("cut")]
+    bounds = [lo] + cuts + [n]
     return list(zip(bounds[:-1], bounds[1:]))
 
 

@@ -156,18 +156,14 @@ def open_index(path: Path, n: int, max_bytes: int, problems: list | None = None)
     index = RecordIndex(path, n)
     if not path.exists() and not path.is_symlink():
         return index
-    last = [b"\n"]  # the file's last line (an empty file needs no newline)
-
-    def lines():
-        for raw in iter_jsonl_lines(path, max_bytes):
-            last[0] = raw
-            yield raw
-
-    for d, start, length in valid_lines(path, lines(), problems):
+    for d, start, length in valid_lines(path, iter_jsonl_lines(path, max_bytes), problems):
         index.note(d, start, length)
-    if not last[0].endswith(b"\n"):
-        with open(path, "ab") as fh:
-            fh.write(b"\n")
+    with open(path, "r+b") as fh:  # a regular file: iter_jsonl_lines checked it
+        size = fh.seek(0, 2)
+        if size:
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
     return index
 
 
