@@ -114,14 +114,11 @@ def solve_fixed_centre_many(
         g = np.einsum("fik,fi->fk", J, r[idx])
         D = np.maximum(np.einsum("fkk->fk", JtJ), 1e-12)
         A = JtJ + (lam[idx, None] * D)[:, :, None] * np.eye(4)[None]
-        try:
-            step = -np.linalg.solve(A, g[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            step = np.zeros_like(g)
-            lam[idx] *= 10
+        step, singular = _solve_each(A, g)
         cand = theta[idx] + step
         r_c = residuals_sub(cand, Xc[idx], cuv, d[idx], x[idx], sw[idx])
         cost_c = np.einsum("fi,fi->f", r_c, r_c)
+        cost_c[singular] = np.inf  # no step: more damping, as for an uphill one
         better = np.isfinite(cost_c) & (cost_c <= cost[idx])
         rel = (cost[idx] - cost_c) / np.maximum(cost[idx], 1e-30)
         ok = idx[better]
@@ -134,6 +131,23 @@ def solve_fixed_centre_many(
         active[bad[lam[bad] >= 1e8]] = False  # no downhill step at any damping: a minimum
     n = np.maximum(w.sum(axis=1), 1.0)
     return theta, np.sqrt(cost / n)
+
+
+def _solve_each(A: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Steps -A^-1 g (F', 4) of F' damped normal equations A (F', 4, 4), g (F', 4), and which
+    were singular (F',) bool (their step 0). One singular frame leaves the others' steps as
+    they are: every frame's iterations are its own, whatever else is in the batch."""
+    singular = np.zeros(len(A), bool)
+    try:
+        return -np.linalg.solve(A, g[..., None])[..., 0], singular
+    except np.linalg.LinAlgError:
+        step = np.zeros_like(g)
+        for k in range(len(A)):
+            try:
+                step[k] = -np.linalg.solve(A[k], g[k])
+            except np.linalg.LinAlgError:
+                singular[k] = True
+        return step, singular
 
 
 def residuals_sub(

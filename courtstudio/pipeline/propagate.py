@@ -56,8 +56,8 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     project_masks,
     save_project_masks,
 )
+from courtstudio.pipeline.propagation_finish import finish_shots
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
-from courtstudio.pipeline.propagation_isolated import flag_isolated_refinements
 from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
 from courtstudio.pipeline.propagation_records import (  # noqa: F401
     MAX_JSONL_BYTES,
@@ -76,7 +76,6 @@ from courtstudio.pipeline.propagation_shots import (  # noqa: F401
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.pipeline.propagation_store import LightView, RecordWriter, open_index
-from safe_io.atomic import atomic_path
 
 FLAG_RMS_PX = 3.0
 
@@ -323,33 +322,12 @@ def propagate(
                 options,
                 {r.frame: states[r.frame] for r in in_shot},
             )
-    records = _finish_shots(done, n, spec, frames.size, flag_rms_px, shared_centre, keep_records)
+    records = finish_shots(done, n, spec, frames.size, flag_rms_px, shared_centre, keep_records)
     propagate.last_extras = {
         "reference_quality": [states[r.frame].quality() for r in refs],
         "graphics_boxes": graphics,
         "masks": [list(m) for m in masks],
     }
-    return records
-
-
-def _finish_shots(done, n, spec, size, flag_rms_px, shared_centre, keep_records):
-    """The run's last steps, one shot at a time (its records read back from the file): the
-    shared centre (step 8), isolated refinements flagged, and cameras.jsonl rewritten
-    atomically with one record per frame in frame order. Returns every record (frame order)
-    when keep_records, else None (memory: one shot's records)."""
-    records: list[dict] | None = [] if keep_records else None
-    try:
-        with atomic_path(done.path) as tmp, open(tmp, "wb") as out:
-            for s0, s1 in _shots(LightView(done), n):
-                shot = [done[i] for i in range(s0, s1) if i in done]
-                if shared_centre:
-                    share_centre(shot, spec, size, flag_rms_px)
-                flag_isolated_refinements(shot)
-                out.write("".join(json.dumps(r) + "\n" for r in shot).encode("utf-8"))
-                if records is not None:
-                    records.extend(shot)
-    finally:
-        done.close()
     return records
 
 

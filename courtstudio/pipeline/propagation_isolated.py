@@ -21,6 +21,8 @@ run) flags nothing more.
 
 from __future__ import annotations
 
+from typing import Iterable, Iterator
+
 from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
 from courtstudio.pipeline.propagation_shots import _shots
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
@@ -31,16 +33,21 @@ ISOLATED_MAX_OK = 1  # at most this many of its neighbours left ok: isolated
 ISOLATED = "refined on its lines where its neighbours could not be"
 
 
-def flag_isolated_refinements(records: list[dict]) -> list[int]:
+def flag_isolated_refinements(records: list[dict], judge: range | None = None) -> list[int]:
     """Flag (in place) the isolated line refinements of one run's records (cameras.jsonl
     dicts of consecutive frames lo..hi-1 in frame order, a whole clip or one shot; a record's
-    ``cut`` starts a shot); returns the frames flagged."""
+    ``cut`` starts a shot); returns the frames flagged. With ``judge``, only the frames in
+    that range are judged, the rest being their neighbours (records ISOLATION_SPAN frames
+    either side of it, or to the shot's ends, make the same verdicts as the whole shot: see
+    flag_isolated_in_chunks)."""
     by_frame = {r["frame"]: r for r in records}
     if not by_frame:
         return []
     found = []
     for s0, s1 in _shots(by_frame, max(by_frame) + 1, min(by_frame)):
         for f in range(s0, s1):
+            if judge is not None and f not in judge:
+                continue
             r = by_frame[f]
             if r["status"] != Status.OK or r.get("refined") != "lines":
                 continue  # (one flagged by an earlier application is no longer ok)
@@ -58,6 +65,38 @@ def flag_isolated_refinements(records: list[dict]) -> list[int]:
             f"nearest frames of its reference flagged for weak geometry)"
         )
     return [r["frame"] for r, _ in found]
+
+
+def flag_isolated_in_chunks(chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+    """flag_isolated_refinements over one shot's records read in chunks (consecutive lists in
+    frame order): yields each chunk once its frames are judged, which is once the
+    ISOLATION_SPAN records after it are known (or the shot has ended). The same verdicts as
+    over the whole shot: a frame is judged on the records ISOLATION_SPAN either side, and a
+    neighbour flagged by this rule counts as it did before (_left_ok). Memory: the chunks
+    that hold the next ISOLATION_SPAN records."""
+    before: list[dict] = []  # the last ISOLATION_SPAN records already yielded
+    waiting: list[list[dict]] = []  # chunks read but not judged yet
+    for chunk in chunks:
+        waiting.append(chunk)
+        while len(waiting) > 1 and sum(map(len, waiting[1:])) >= ISOLATION_SPAN:
+            before = yield from _release(before, waiting)
+    while waiting:
+        before = yield from _release(before, waiting)
+
+
+def _release(before: list[dict], waiting: list[list[dict]]):
+    """Judge and yield waiting[0] (popped); returns the new ``before``."""
+    chunk = waiting.pop(0)
+    after = [r for c in waiting for r in c][:ISOLATION_SPAN]
+    _judge(before, chunk, after)
+    yield chunk
+    return (before + chunk)[-ISOLATION_SPAN:]
+
+
+def _judge(before: list[dict], chunk: list[dict], after: list[dict]) -> None:
+    if chunk:
+        frames = range(chunk[0]["frame"], chunk[-1]["frame"] + 1)
+        flag_isolated_refinements(before + chunk + after, judge=frames)
 
 
 def _isolated(near: list[dict]) -> bool:

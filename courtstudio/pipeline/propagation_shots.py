@@ -4,6 +4,9 @@ frames registered to a reference outside their shot, and one shared camera centr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
 import cv2
 import numpy as np
 
@@ -63,31 +66,108 @@ CENTRE_MISFIT_PX_1080 = 3.2
 OFF_CENTRE = "keypoints do not fit the shot's camera centre"
 
 
+SHARE_CHUNK = 2048
+# Frames refitted in one batch. A shot of any length is refitted chunk after chunk, so the last
+# step's memory is bounded by this (an hour of one shot held 1.1 GB as a whole, BENCHMARKS.md
+# tenth session); every frame's arithmetic is its own (the batch solve's frames are
+# independent and padded to the shot's widest), so any chunking gives the same bits.
+
+
 def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
     """One camera centre for a shot (the median of its frames' free solutions); each frame is
     refitted for rotation and focal length with it, and keeps its free pose where the shared
-    centre fits more than SHARED_TOL_PX worse (the camera moved). In place. All frames are
-    refitted in one vectorised solve (geometry.fixed_centre_batch); a frame it leaves without
-    a valid camera is solved alone (geometry.fixed_centre). Frames flagged for weak geometry
-    alone are refitted too (the shared centre removes three of the parameters their few
-    keypoints fail to determine) but stay flagged and do not move the centre. A frame whose
-    camera was refined on its painted lines (``refined``: "lines") counts towards the centre
-    but keeps its camera: refitted to its keypoints alone it would lose what its lines
-    pinned (a real NBA frame refined to 1.7 px went back to 8.6 px)."""
+    centre fits more than SHARED_TOL_PX worse (the camera moved). In place, on one shot's
+    records (consecutive frames in frame order) held in memory; share_centre_chunks is the
+    same step over a shot read chunk by chunk. All frames are refitted in vectorised solves
+    (geometry.fixed_centre_batch); a frame it leaves without a valid camera is solved alone
+    (geometry.fixed_centre). Frames flagged for weak geometry alone are refitted too (the
+    shared centre removes three of the parameters their few keypoints fail to determine) but
+    stay flagged and do not move the centre. A frame whose camera was refined on its painted
+    lines (``refined``: "lines") counts towards the centre but keeps its camera: refitted to
+    its keypoints alone it would lose what its lines pinned (a real NBA frame refined to
+    1.7 px went back to 8.6 px)."""
+    by_frame = {r["frame"]: r for r in records}
+    for _ in share_centre_chunks(lambda: [records], by_frame.get, spec, size, flag_rms_px):
+        pass
+
+
+def share_centre_chunks(
+    chunks: Callable[[], Iterable[list[dict]]],
+    record_at: Callable[[int], dict | None],
+    spec: CourtSpec,
+    size,
+    flag_rms_px: float,
+) -> Iterator[list[dict]]:
+    """share_centre over one shot read in chunks: ``chunks()`` yields its records (in frame
+    order, consecutive lists) and is called twice (the centre, then the refit);
+    ``record_at(frame)`` is a frame's record, or None outside the shot, called once for each
+    frame some record names as its reference. Yields each chunk refitted (the records
+    ``chunks()`` gave, except that a referenced frame's record is the one ``record_at`` gave,
+    refitted before the rest: its static frames copy its final camera and the off-centre test
+    reads its final residual). Unchanged when fewer than two frames are trusted."""
+    centre = ShotCentre.of(chunks())
+    if centre is None:
+        yield from chunks()
+        return
+    refs = {f: r for f in sorted(centre.referenced) if (r := record_at(f)) is not None}
+    centre.refit([r for r in refs.values() if _solved(r)], spec, size, flag_rms_px)
+    for chunk in chunks():
+        chunk = [refs.get(r["frame"], r) for r in chunk]
+        solved = [r for r in chunk if _solved(r)]
+        centre.refit([r for r in solved if r["frame"] not in refs], spec, size, flag_rms_px)
+        _flag_off_centre(solved, refs, size)
+        for r in chunk:  # static frames show their reference's final camera
+            ref = refs.get(r.get("reference"))
+            if r["status"] == Status.STATIC and ref is not None and "K" in ref:
+                r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
+        yield chunk
+
+
+@dataclass(frozen=True)
+class ShotCentre:
+    """A shot's shared camera centre C (3,) metres, world frame; the padding width of its
+    batch solves n_max (the most keypoints of any frame refitted: one width for the whole
+    shot keeps each frame's arithmetic the same in any chunking); and the frames its records
+    name as their reference."""
+
+    C: np.ndarray
+    n_max: int
+    referenced: frozenset
+
+    @classmethod
+    def of(cls, chunks: Iterable[list[dict]]) -> ShotCentre | None:
+        """From a shot's records (chunks in frame order); None when fewer than two frames
+        are trusted. Memory: 24 bytes a trusted frame."""
+        centres, n_max, referenced = [], 0, set()
+        for chunk in chunks:
+            referenced.update(r["reference"] for r in chunk if r.get("reference") is not None)
+            solved = [r for r in chunk if _solved(r)]
+            n_max = max([n_max] + [len(r["points"]) for r in solved])
+            trusted = [r for r in solved if _trusted(r)]
+            if trusted:  # the centres -R^T t, per axis, of the trusted frames; a weak-geometry
+                # frame (flagged, its registration sound) is refitted about them but does not
+                # move them
+                Rs = np.array([r["R"] for r in trusted], float)
+                ts = np.array([r["t"] for r in trusted], float)
+                centres.append(-np.einsum("fji,fj->fi", Rs, ts))
+        if sum(map(len, centres)) < 2:
+            return None
+        return cls(median_axis0(np.concatenate(centres)), n_max, frozenset(referenced))
+
+    def refit(self, solved: list[dict], spec: CourtSpec, size, flag_rms_px: float) -> None:
+        """Refit (in place) records of this shot about C, at most SHARE_CHUNK in a batch."""
+        for k in range(0, len(solved), SHARE_CHUNK):
+            _refit_batch(solved[k : k + SHARE_CHUNK], spec, size, flag_rms_px, self)
+
+
+def _refit_batch(solved: list[dict], spec: CourtSpec, size, flag_rms_px, centre) -> None:
     from geometry.fixed_centre_batch import rodrigues_many, solve_fixed_centre_many
 
-    solved = [r for r in records if r.get("points") and (_trusted(r) or _weak(r))]
-    if sum(_trusted(r) for r in solved) < 2:
+    if not solved:
         return
-    F = len(solved)
+    F, n_max, C = len(solved), centre.n_max, centre.C
     Rs = np.array([r["R"] for r in solved], float)
-    ts = np.array([r["t"] for r in solved], float)
     Ks = np.array([r["K"] for r in solved], float)
-    # the centres -R^T t, per axis, of the trusted frames; a weak-geometry frame (flagged,
-    # its registration sound) is refitted about them but does not move them
-    trusted = np.array([_trusted(r) for r in solved])
-    C = median_axis0(-np.einsum("fji,fj->fi", Rs[trusted], ts[trusted]))
-    n_max = max(len(r["points"]) for r in solved)
     X, uv, weight = np.zeros((F, n_max, 3)), np.zeros((F, n_max, 2)), np.zeros((F, n_max))
     dist = np.zeros((F, 5))
     # a held lens is a pixel field (geometry.held_lens): its frames are refitted as pinholes
@@ -143,12 +223,6 @@ def share_centre(records: list[dict], spec: CourtSpec, size, flag_rms_px: float)
             )
         else:
             r["centre"] = "free"
-    by_frame = {r["frame"]: r for r in records}
-    _flag_off_centre(solved, by_frame, size)
-    for r in records:  # static frames show their reference's final camera
-        ref = by_frame.get(r.get("reference"))
-        if r["status"] == Status.STATIC and ref is not None and "K" in ref:
-            r.update({k: ref[k] for k in ("K", "R", "t", "dist") if k in ref})
 
 
 def _flag_off_centre(solved: list[dict], by_frame: dict, size) -> None:
@@ -168,6 +242,11 @@ def _flag_off_centre(solved: list[dict], by_frame: dict, size) -> None:
                 f"{OFF_CENTRE} ({beyond:.1f} px beyond its reference's residual, "
                 f"limit {limit:.1f}): a registration that is no pan, tilt or zoom"
             )
+
+
+def _solved(r: dict) -> bool:
+    """A record the shared centre refits: keypoints, and trusted or weak."""
+    return bool(r.get("points")) and (_trusted(r) or _weak(r))
 
 
 def _trusted(r: dict) -> bool:
