@@ -71,10 +71,24 @@ class ExportDialogs:
         class Cancelled(Exception):
             pass
 
+        label = "Propagating court keypoints..."
+
         def progress(done, n):
+            if dlg.labelText() != label:
+                dlg.setLabelText(label)
             dlg.setValue(done)
             if dlg.wasCanceled() or (cancel_after is not None and done >= cancel_after):
                 raise Cancelled()
+
+        def resuming(passed, of):  # a resumed run reads past the frames it has already done
+            dlg.setLabelText(
+                f"Resuming: reading past the frames already done ({passed} of {of})..."
+            )
+            dlg.setValue(of)
+            if dlg.wasCanceled():
+                raise Cancelled()
+
+        progress.resuming = resuming  # type: ignore[attr-defined]
 
         records = []
         try:

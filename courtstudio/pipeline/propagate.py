@@ -58,7 +58,12 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
 )
 from courtstudio.pipeline.propagation_finish import finish_shots
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
-from courtstudio.pipeline.propagation_progress import ProgressBar, print_progress  # noqa: F401
+from courtstudio.pipeline.propagation_progress import (  # noqa: F401
+    RESUME_EVERY,
+    ProgressBar,
+    ResumeProgress,
+    print_progress,
+)
 from courtstudio.pipeline.propagation_records import (  # noqa: F401
     MAX_JSONL_BYTES,
     STATUSES,
@@ -101,11 +106,13 @@ def _pass(
     emit,
     options: Options,
     states=None,
+    passed: Callable[[int], None] | None = None,
 ) -> list:
     """One decode pass over frames lo..hi - 1 (in order): the cut scan, and every frame not
     in done registered, recalibrated and verified; each record goes to emit as soon as it is
-    made. A frame takes the nearest reference in its shot as far as the pass knows it (a cut
-    found later is repaired by propagate). Returns the screen-fixed graphics boxes found."""
+    made, and each frame in done to ``passed`` (its index) as the pass reads past it. A frame
+    takes the nearest reference in its shot as far as the pass knows it (a cut found later is
+    repaired by propagate). Returns the screen-fixed graphics boxes found."""
     tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None), options)
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
@@ -158,6 +165,8 @@ def _pass(
                 if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
                     st = tracker.states[rec["reference"]]
                     st.last_H, st.last_frame = np.array(rec["H_from_reference"]), i
+                if passed is not None:
+                    passed(i)
                 continue
             if i in by_frame:
                 st = tracker.states[i]
@@ -278,6 +287,7 @@ def propagate(
     done = open_index(path, n, MAX_JSONL_BYTES)
     finished = len(done)
     graphics: list = []
+    resumed = ResumeProgress(progress, finished, n)
     with RecordWriter(done) as writer:
 
         def emit(rec: FrameCamera, cut: bool = False):
@@ -295,9 +305,11 @@ def propagate(
 
         ranges = _ranges(refs, n, workers)
         if workers > 1 and frames_source is not None and len(ranges) > 1:
-            graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit)
+            graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed)
         else:
-            graphics = _pass(frames, spec, refs, 0, n, done.copy(), emit, options, states)
+            graphics = _pass(
+                frames, spec, refs, 0, n, done.copy(), emit, options, states, resumed.passed
+            )
         shots = _shots(LightView(done), n)
         for lo, hi, in_shot in _misassigned(LightView(done), shots, refs):
             if not in_shot:
@@ -347,11 +359,19 @@ def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]
 
 
 def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None:
-    """A worker process: one pass over lo..hi - 1, every record sent to the parent at once."""
+    """A worker process: one pass over lo..hi - 1, every record sent to the parent at once
+    (and, every RESUME_EVERY frames, how many frames already done it has read past)."""
     try:
         from court_specs import load_spec
 
         frames = frames_source()
+        count = [0]
+
+        def passed(_i: int) -> None:
+            count[0] += 1
+            if count[0] % RESUME_EVERY == 0:
+                queue.put(("passed", RESUME_EVERY))
+
         boxes = _pass(
             frames,
             load_spec(spec_ref),
@@ -363,13 +383,14 @@ def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None
                 ("record", rec.to_json() | ({"cut": True} if cut or rec.cut else {}))
             ),
             options,
+            passed=passed,
         )
         queue.put(("done", boxes))
     except Exception as exc:  # reported to the parent, which raises it
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list:
+def _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed) -> list:
     import multiprocessing as mp
     import queue as queue_mod
 
@@ -399,6 +420,8 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit) -> list
                 continue
             if kind == "record":
                 emit(payload)
+            elif kind == "passed":
+                resumed.passed_many(payload)
             elif kind == "done":
                 boxes += payload
                 running -= 1
