@@ -56,6 +56,7 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     project_masks,
     save_project_masks,
 )
+from courtstudio.pipeline.propagation_checkpoint import STATE_NAME, StateError, load_scan_state
 from courtstudio.pipeline.propagation_finish import finish_shots
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
 from courtstudio.pipeline.propagation_progress import (  # noqa: F401
@@ -107,12 +108,16 @@ def _pass(
     options: Options,
     states=None,
     passed: Callable[[int], None] | None = None,
+    scan_state: dict | None = None,
 ) -> list:
     """One decode pass over frames lo..hi - 1 (in order): the cut scan, and every frame not
     in done registered, recalibrated and verified; each record goes to emit as soon as it is
     made, and each frame in done to ``passed`` (its index) as the pass reads past it. A frame
     takes the nearest reference in its shot as far as the pass knows it (a cut found later is
-    repaired by propagate). Returns the screen-fixed graphics boxes found."""
+    repaired by propagate). scan_state: {"path": where the scan saves its state (None: not
+    saved), "resume": (a saved ScanState, cut flag of a frame before it) or None, "report":
+    a dict the scan fills (propagation_checkpoint)}. Returns the screen-fixed graphics boxes
+    found."""
     tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None), options)
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
@@ -143,7 +148,17 @@ def _pass(
         return Upcoming(sc.index, sc.mask, sc.prepared, sc.graphics, tracker.states[r])
 
     refined = [False]  # the last frame processed was refined on its lines
-    scan = FrameScan(frames, lo, hi, options.detect_graphics, want_line_gray=lambda: refined[0])
+    ss = scan_state or {}
+    scan = FrameScan(
+        frames,
+        lo,
+        hi,
+        options.detect_graphics,
+        want_line_gray=lambda: refined[0],
+        checkpoint=ss.get("path"),
+        resume=ss.get("resume"),
+    )
+    scan.report = ss.get("report", scan.report)
     scanned = iter(scan)  # read, reduced, cut-tested and graphics-scanned ahead, on its own
     nxt = next(scanned, None)  # thread; one frame is looked at ahead (propagation_ahead)
     try:
@@ -288,6 +303,7 @@ def propagate(
     finished = len(done)
     graphics: list = []
     resumed = ResumeProgress(progress, finished, n)
+    scan_report: dict = {}  # what became of a saved scan state (propagation_checkpoint)
     with RecordWriter(done) as writer:
 
         def emit(rec: FrameCamera, cut: bool = False):
@@ -307,8 +323,19 @@ def propagate(
         if workers > 1 and frames_source is not None and len(ranges) > 1:
             graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed)
         else:
+            saved = _saved_scan_state(out_dir / STATE_NAME, done, n, options, scan_report)
             graphics = _pass(
-                frames, spec, refs, 0, n, done.copy(), emit, options, states, resumed.passed
+                frames,
+                spec,
+                refs,
+                0,
+                n,
+                done.copy(),
+                emit,
+                options,
+                states,
+                resumed.passed,
+                {"path": out_dir / STATE_NAME, "resume": saved, "report": scan_report},
             )
         shots = _shots(LightView(done), n)
         for lo, hi, in_shot in _misassigned(LightView(done), shots, refs):
@@ -335,7 +362,9 @@ def propagate(
                 {r.frame: states[r.frame] for r in in_shot},
             )
     records = finish_shots(done, n, spec, frames.size, flag_rms_px, shared_centre, keep_records)
+    (out_dir / STATE_NAME).unlink(missing_ok=True)  # every frame done: nothing to resume
     propagate.last_extras = {
+        **({"scan_state": scan_report} if scan_report else {}),
         "reference_quality": [states[r.frame].quality() for r in refs],
         "graphics_boxes": graphics,
         "masks": [list(m) for m in masks],
@@ -344,6 +373,28 @@ def propagate(
 
 
 propagate.last_extras = {}
+
+
+def _saved_scan_state(path: Path, done, n: int, options: Options, report: dict):
+    """(the scan state saved at path, the cut flag of a frame before it) when a resumed run
+    can start its scan from it: every frame before the saved one has a record. None when
+    there is none or it is unusable (the reason in report["state_unused"])."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        state = load_scan_state(path, n, options.detect_graphics)
+    except StateError as exc:
+        report["state_unused"] = str(exc)
+        return None
+    have = done.frames()
+    gaps = np.flatnonzero(have != np.arange(len(have)))
+    first_missing = int(gaps[0]) if len(gaps) else len(have)
+    if state.frame > first_missing:
+        report["state_unused"] = (
+            f"saved before frame {state.frame}, but frame {first_missing} has no record"
+        )
+        return None
+    return state, lambda i: bool(done.light(i).get("cut"))
 
 
 def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]]:

@@ -16,11 +16,17 @@ import threading
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterator
 
 import cv2
 import numpy as np
 
+from courtstudio.pipeline.propagation_checkpoint import (
+    CHECKPOINT_EVERY,
+    ScanState,
+    save_scan_state,
+)
 from courtstudio.pipeline.propagation_frames import _read, frame_mask
 from geometry.line_ridges import to_gray
 from geometry.plane_motion import Prepared, cut_features, is_cut_features, prepare_frame, same_view
@@ -51,7 +57,8 @@ def opencv_threads(n: int):
 
 @dataclass
 class Scanned:
-    """One frame as the scan leaves it: image (h, w[, 3]) uint8 or None (undecodable); mask:
+    """One frame as the scan leaves it: image (h, w[, 3]) uint8 or None (undecodable, or not
+    read: a frame already done that a resumed scan passes with its record's cut flag); mask:
     the frame's own uint8 mask (0 = ignore, full resolution) or None; prepared: its reduced
     copy (None with no image); cut: a shot cut before it; graphics: the detector's uint8
     reduced mask after this frame (0 over graphics) or None; graphics_changed: that mask
@@ -86,8 +93,13 @@ class FrameScan:
         detect_graphics: bool,
         threaded: bool = True,
         want_line_gray: Callable[[], bool] | None = None,
+        checkpoint: Path | None = None,
+        resume: tuple[ScanState, Callable[[int], bool]] | None = None,
     ):
         self.frames, self.lo, self.hi = frames, lo, hi
+        self.checkpoint = checkpoint  # where to save the state every CHECKPOINT_EVERY frames
+        self.resume = resume  # a saved state, and the cut flag of each frame before it
+        self.report: dict = {}  # what became of the saved state: "resumed_at" or "state_unused"
         self.want_line_gray = want_line_gray
         self.detect_graphics = detect_graphics
         self.threaded = threaded
@@ -100,12 +112,18 @@ class FrameScan:
     # ------------------------------------------------------------ the steps, in order
     def _steps(self) -> Iterator[Scanned]:
         prev_sig = prev_p = None
-        if self.lo > 0:
+        start = self.lo
+        resumed = self._resumed()
+        if resumed is not None:  # frames before it: their records' cut flags, nothing read
+            start, prev_p, prev_sig = resumed
+            for i in range(self.lo, start):
+                yield Scanned(i, None, None, None, bool(self.resume[1](i)), None, False)
+        elif self.lo > 0:
             img = _read(self.frames, self.lo - 1)
             if img is not None:
                 prev_p, s = prepare_frame(img)
                 prev_sig = cut_features(s)
-        for i in range(self.lo, self.hi):
+        for i in range(start, self.hi):
             img = _read(self.frames, i)
             p, sig = (None, None) if img is None else prepare_frame(img)
             sig = None if sig is None else cut_features(sig)
@@ -121,9 +139,76 @@ class FrameScan:
                 changed = self._observe(prev_p, p)
             prev_p = p
             graphics = self.detector.mask() if self.detector is not None else None
+            if self.checkpoint is not None and p is not None and (i + 1) % CHECKPOINT_EVERY == 0:
+                self._save(i + 1, p)
             want = img is not None and self.want_line_gray is not None and self.want_line_gray()
             line_gray = to_gray(img) if want else None
             yield Scanned(i, img, frame_mask(self.frames, i), p, cut, graphics, changed, line_gray)
+
+    # ------------------------------------------------------------ saved state
+    def _save(self, k: int, p: Prepared) -> None:
+        """Save the state before frame k (p: frame k-1's); a failed save stops the saving."""
+        d = self.detector
+        history = np.stack(list(self.history)) if self.history else np.zeros((0, *p.gray.shape))
+        state = ScanState(
+            k,
+            self.frames.count,
+            self.detect_graphics,
+            p.gray,
+            history.astype(np.uint8, copy=False),
+            self.observed,
+            self.unchanged,
+            self.frame_scale,
+            None
+            if d is None
+            else {
+                "votes": d.votes,
+                "textured": d.textured,
+                "pairs": d.pairs,
+                "mask": d._mask,
+                "dirty": d._dirty,
+            },
+        )
+        try:
+            save_scan_state(self.checkpoint, state)
+        except OSError as exc:
+            self.report["state_not_saved"] = f"{self.checkpoint}: {exc}"
+            self.checkpoint = None
+
+    def _resumed(self) -> tuple[int, Prepared, object] | None:
+        """(k, frame k-1 prepared, its cut features) with the saved state restored, when the
+        saved frame k-1 is the one the video gives there; else None (the reason in report)."""
+        if self.resume is None:
+            return None
+        state = self.resume[0]
+        k = state.frame
+        if not self.lo < k < self.hi:
+            self.report["state_unused"] = f"saved before frame {k}, outside this pass"
+            return None
+        if len(state.history) > GRAPHICS_LAG + 1:
+            self.report["state_unused"] = "more recent frames than the detector keeps"
+            return None
+        img = _read(self.frames, k - 1)
+        p, s = (None, None) if img is None else prepare_frame(img)
+        if p is None or not np.array_equal(p.gray, state.prev_gray):
+            self.report["state_unused"] = (
+                f"frame {k - 1} as read now is not the frame it was saved after (a seek that "
+                "landed elsewhere, or another video)"
+            )
+            return None
+        self.history.clear()
+        self.history.extend(g.copy() for g in state.history)
+        self.observed, self.unchanged = state.observed, state.unchanged
+        self.frame_scale = state.frame_scale
+        if state.detector is not None:
+            d = ScreenFixedDetector(p.gray.shape[:2])
+            saved = state.detector
+            d.votes, d.textured = saved["votes"].copy(), saved["textured"].copy()
+            d.pairs, d._dirty = saved["pairs"], saved["dirty"]
+            d._mask = None if saved["mask"] is None else saved["mask"].copy()
+            self.detector = d
+        self.report["resumed_at"] = k
+        return k, p, cut_features(s)
 
     def _observe(self, prev: Prepared | None, p: Prepared) -> bool:
         """Feed a consecutive pair (same shot) to the detector; True when its mask changed."""
