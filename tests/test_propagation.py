@@ -172,7 +172,17 @@ def test_project_propagation_in_the_app(tmp_path, qtbot):
     for n, uv in clicks(spec, clip.cameras[0]).items():
         win.doc.set_keypoint(fid0, n, uv)
     assert win.propagate_dialog(cancel_after=5) == []  # cancelled part-way
-    recs = win.propagate_dialog()
+    from PySide6.QtWidgets import QProgressDialog
+
+    labels = []
+    real_set_label = QProgressDialog.setLabelText
+    QProgressDialog.setLabelText = lambda self, t: labels.append(t) or real_set_label(self, t)
+    try:
+        recs = win.propagate_dialog()  # resumed: the dialog says so, then propagates
+    finally:
+        QProgressDialog.setLabelText = real_set_label
+    assert labels[0].startswith("Resuming: reading past the frames already done (5 of 5)")
+    assert labels[-1] == "Propagating court keypoints..."
     assert len(recs) == 24 and all(r["status"] in ("reference", "ok", "static") for r in recs)
     assert all(st["court"] for st in win.timeline.statuses)
     win.go_to(20)
