@@ -4,10 +4,11 @@ A progress callback is called ``progress(done, total)``: frames with a record, o
 A resumed run first reads past the frames it has already done before it makes its first new
 record: the frames since its scan's state was last saved (propagation_checkpoint), or, with no
 usable saved state, every one of them (the cut test and the graphics detector must see them:
-about 2.4 ms a 720p frame, two minutes at the middle of an hour). A callback with a ``resuming(passed, of)`` method is
-told how far that has gone (frames already done read past, of those the run started with);
-a plain one is called again with the same ``(done, total)`` every RESUME_EVERY frames of it,
-so that a dialog's cancel button and event loop keep working (ResumeProgress).
+about 2.4 ms a 720p frame, two minutes at the middle of an hour). A callback with a
+``resuming(passed, of)`` method is told how far that has gone (frames already done read past,
+of those the run started with); a plain one is called again with the same ``(done, total)``
+every RESUME_EVERY frames of it, so that a dialog's cancel button and event loop keep working
+(ResumeProgress).
 """
 
 from __future__ import annotations
