@@ -11,7 +11,7 @@ import pytest
 from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.pipeline import propagate as propagate_mod
-from courtstudio.pipeline import propagation_scan
+from courtstudio.pipeline import propagation_checkpoint, propagation_scan
 from courtstudio.pipeline.propagate import Reference, VideoFrames, propagate
 from courtstudio.pipeline.propagation_checkpoint import (
     STATE_NAME,
@@ -68,7 +68,7 @@ def test_a_resumed_run_starts_from_the_saved_state_and_makes_the_same_records(
     clip, tmp_path, monkeypatch, source
 ):
     spec, c, refs = clip
-    monkeypatch.setattr(propagation_scan, "CHECKPOINT_EVERY", EVERY)
+    monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
     if source == "video":
         write_video(tmp_path / "clip.avi", c.frames)
 
@@ -104,7 +104,7 @@ def test_a_resumed_run_starts_from_the_saved_state_and_makes_the_same_records(
 
 def test_a_state_that_does_not_fit_the_video_is_not_used(clip, tmp_path, monkeypatch):
     spec, c, refs = clip
-    monkeypatch.setattr(propagation_scan, "CHECKPOINT_EVERY", EVERY)
+    monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
     out = tmp_path / "a"
     _killed_run(ClipFrames(c), spec, refs, out)
     killed = (out / "cameras.jsonl").read_bytes()
@@ -125,7 +125,7 @@ def test_a_state_that_does_not_fit_the_video_is_not_used(clip, tmp_path, monkeyp
 
 def test_a_saved_state_is_checked_as_untrusted_input(clip, tmp_path, monkeypatch):
     spec, c, refs = clip
-    monkeypatch.setattr(propagation_scan, "CHECKPOINT_EVERY", EVERY)
+    monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
     out = tmp_path / "a"
     _killed_run(ClipFrames(c), spec, refs, out)
     path = out / STATE_NAME
@@ -160,7 +160,7 @@ def test_a_state_saved_past_the_first_frame_without_a_record_waits(clip, tmp_pat
     """A kill can leave a state saved a few frames ahead of the records (the scan runs ahead
     of the pass): it is not used."""
     spec, c, refs = clip
-    monkeypatch.setattr(propagation_scan, "CHECKPOINT_EVERY", EVERY)
+    monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
     out = tmp_path / "a"
     _killed_run(ClipFrames(c), spec, refs, out)
     lines = (out / "cameras.jsonl").read_text().splitlines()
@@ -171,3 +171,46 @@ def test_a_state_saved_past_the_first_frame_without_a_record_waits(clip, tmp_pat
         f"saved before frame {EVERY}, but frame 6 has no record"
     )
     assert got == _resumed_without_state(ClipFrames(c), spec, refs, killed, tmp_path / "b")
+
+
+def test_a_worker_starts_its_range_from_the_state_saved_for_it(clip, tmp_path, monkeypatch):
+    """With --workers 2 each range's scan saves and resumes its own state; here the first
+    range (frames 0-29) starts from the state a single pass saved before frame 20, the
+    second reads its frames: the same records as a resume without the state."""
+    from courtstudio.pipeline.propagate import VideoSource
+
+    spec, c, _ = clip
+    monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
+    video = tmp_path / "clip.avi"
+    write_video(video, c.frames)
+    refs = [
+        Reference(
+            f, {n: tuple(c.cameras[f].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
+        )
+        for f in (0, 59)
+    ]
+    a = tmp_path / "a"
+    _killed_run(VideoFrames(video), spec, refs, a)
+    killed = (a / "cameras.jsonl").read_bytes()
+
+    def resume(out):
+        propagate(
+            VideoFrames(video),
+            spec,
+            refs,
+            out,
+            workers=2,
+            frames_source=VideoSource(str(video)),
+            keep_records=False,
+        )
+        return (out / "cameras.jsonl").read_text(), dict(propagate_mod.propagate.last_extras)
+
+    got, extras = resume(a)
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "cameras.jsonl").write_bytes(killed)
+    expected, extras_b = resume(b)
+    assert got == expected
+    assert extras["scan_state"] == {"frames 0-29": {"resumed_at": EVERY}}
+    assert "scan_state" not in extras_b
+    assert not list(a.glob("scan_state*"))

@@ -48,6 +48,7 @@ __all__ = [
     "share_centre",
     "summary",
 ]
+from courtstudio.pipeline import propagation_checkpoint
 from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     ProjectFrames,
     ProjectSource,
@@ -56,7 +57,13 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     project_masks,
     save_project_masks,
 )
-from courtstudio.pipeline.propagation_checkpoint import STATE_NAME, StateError, load_scan_state
+from courtstudio.pipeline.propagation_checkpoint import (
+    STATE_NAME,
+    StateError,
+    load_scan_state,
+    remove_scan_states,
+    state_name,
+)
 from courtstudio.pipeline.propagation_finish import finish_shots
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
 from courtstudio.pipeline.propagation_progress import (  # noqa: F401
@@ -157,6 +164,7 @@ def _pass(
         want_line_gray=lambda: refined[0],
         checkpoint=ss.get("path"),
         resume=ss.get("resume"),
+        checkpoint_every=ss.get("every", propagation_checkpoint.CHECKPOINT_EVERY),
     )
     scan.report = ss.get("report", scan.report)
     scanned = iter(scan)  # read, reduced, cut-tested and graphics-scanned ahead, on its own
@@ -321,9 +329,11 @@ def propagate(
 
         ranges = _ranges(refs, n, workers)
         if workers > 1 and frames_source is not None and len(ranges) > 1:
-            graphics = _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed)
+            graphics = _run_workers(
+                frames_source, spec, refs, ranges, done, options, emit, resumed, scan_report
+            )
         else:
-            saved = _saved_scan_state(out_dir / STATE_NAME, done, n, options, scan_report)
+            saved = _usable_scan_state(out_dir / STATE_NAME, done, 0, n, options, scan_report)
             graphics = _pass(
                 frames,
                 spec,
@@ -335,7 +345,12 @@ def propagate(
                 options,
                 states,
                 resumed.passed,
-                {"path": out_dir / STATE_NAME, "resume": saved, "report": scan_report},
+                {
+                    "path": out_dir / STATE_NAME,
+                    "resume": None if saved is None else (saved, _cut_of(done)),
+                    "report": scan_report,
+                    "every": propagation_checkpoint.CHECKPOINT_EVERY,
+                },
             )
         shots = _shots(LightView(done), n)
         for lo, hi, in_shot in _misassigned(LightView(done), shots, refs):
@@ -362,7 +377,7 @@ def propagate(
                 {r.frame: states[r.frame] for r in in_shot},
             )
     records = finish_shots(done, n, spec, frames.size, flag_rms_px, shared_centre, keep_records)
-    (out_dir / STATE_NAME).unlink(missing_ok=True)  # every frame done: nothing to resume
+    remove_scan_states(out_dir)  # every frame done: nothing to resume
     propagate.last_extras = {
         **({"scan_state": scan_report} if scan_report else {}),
         "reference_quality": [states[r.frame].quality() for r in refs],
@@ -375,26 +390,32 @@ def propagate(
 propagate.last_extras = {}
 
 
-def _saved_scan_state(path: Path, done, n: int, options: Options, report: dict):
-    """(the scan state saved at path, the cut flag of a frame before it) when a resumed run
-    can start its scan from it: every frame before the saved one has a record. None when
+def _usable_scan_state(path: Path, done, lo: int, hi: int, options: Options, report: dict):
+    """The scan state saved at path when the pass over frames lo..hi-1 of a resumed run can
+    start its scan from it: every frame from lo to the saved one has a record. None when
     there is none or it is unusable (the reason in report["state_unused"])."""
     if not path.exists() and not path.is_symlink():
         return None
     try:
-        state = load_scan_state(path, n, options.detect_graphics)
+        state = load_scan_state(path, done.n, options.detect_graphics)
     except StateError as exc:
         report["state_unused"] = str(exc)
         return None
-    have = done.frames()
-    gaps = np.flatnonzero(have != np.arange(len(have)))
-    first_missing = int(gaps[0]) if len(gaps) else len(have)
-    if state.frame > first_missing:
+    missing = np.flatnonzero(done.offset[lo:hi] < 0)
+    first_missing = lo + (int(missing[0]) if len(missing) else hi - lo)
+    if not lo < state.frame <= first_missing:
         report["state_unused"] = (
             f"saved before frame {state.frame}, but frame {first_missing} has no record"
+            if state.frame > first_missing
+            else f"saved before frame {state.frame}, outside frames {lo}-{hi - 1}"
         )
         return None
-    return state, lambda i: bool(done.light(i).get("cut"))
+    return state
+
+
+def _cut_of(done):
+    """The cut flag of a frame from its record (frames a resumed scan passes over)."""
+    return lambda i: bool(done.light(i).get("cut"))
 
 
 def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]]:
@@ -409,14 +430,17 @@ def _ranges(refs: list[Reference], n: int, workers: int) -> list[tuple[int, int]
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None:
+def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue, scan) -> None:
     """A worker process: one pass over lo..hi - 1, every record sent to the parent at once
-    (and, every RESUME_EVERY frames, how many frames already done it has read past)."""
+    (and, every RESUME_EVERY frames, how many frames already done it has read past). scan:
+    (where its scan saves its state, every how many frames, a saved ScanState to start from
+    or None); what became of it is sent back."""
     try:
         from court_specs import load_spec
 
         frames = frames_source()
         count = [0]
+        report: dict = {}
 
         def passed(_i: int) -> None:
             count[0] += 1
@@ -435,25 +459,53 @@ def _worker(frames_source, spec_ref, refs, lo, hi, done, options, queue) -> None
             ),
             options,
             passed=passed,
+            scan_state={
+                "path": scan[0],
+                "every": scan[1],
+                "resume": None if scan[2] is None else (scan[2], _cut_of(done)),
+                "report": report,
+            },
         )
+        queue.put(("scan_state", (lo, hi, report)))
         queue.put(("done", boxes))
     except Exception as exc:  # reported to the parent, which raises it
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed) -> list:
+def _run_workers(
+    frames_source, spec, refs, ranges, done, options, emit, resumed, scan_report
+) -> list:
+    """The worker processes' passes, one per range; each saves its own scan state
+    (propagation_checkpoint.state_name) and a resumed one starts from it; scan_report gets
+    what became of each range's, by range."""
     import multiprocessing as mp
     import queue as queue_mod
 
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     procs = []
+    out_dir = Path(done.path).parent
+    every = propagation_checkpoint.CHECKPOINT_EVERY
+    reports: dict = {}
     for lo, hi in ranges:
         sub = done.within(lo - 1, hi)
+        path = out_dir / state_name(lo)
+        report = reports.setdefault((lo, hi), {})
+        saved = _usable_scan_state(path, done, lo, hi, options, report)
         procs.append(
             ctx.Process(
                 target=_worker,
-                args=(frames_source, spec.source or spec.id, refs, lo, hi, sub, options, q),
+                args=(
+                    frames_source,
+                    spec.source or spec.id,
+                    refs,
+                    lo,
+                    hi,
+                    sub,
+                    options,
+                    q,
+                    (path, every, saved),
+                ),
                 daemon=True,
             )
         )
@@ -473,6 +525,8 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed
                 emit(payload)
             elif kind == "passed":
                 resumed.passed_many(payload)
+            elif kind == "scan_state":
+                reports[payload[:2]].update(payload[2])
             elif kind == "done":
                 boxes += payload
                 running -= 1
@@ -483,6 +537,9 @@ def _run_workers(frames_source, spec, refs, ranges, done, options, emit, resumed
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
+    for (lo, hi), report in reports.items():
+        if report:
+            scan_report[f"frames {lo}-{hi - 1}"] = report
     if error:
         raise RuntimeError(f"propagation worker failed: {error}")
     return boxes

@@ -5,13 +5,13 @@ A resumed run's scan must reach frame k in the state an unbroken run had there: 
 compares each frame with the one before, and the screen-fixed graphics detector has voted on
 every pair so far. Without a saved state that means decoding frames 0..k-1 again: 2.4 ms a
 720p frame, two minutes at the middle of an hour. The scan (propagation_scan.FrameScan) saves
-its state every CHECKPOINT_EVERY frames of a run's single pass: the detector's votes, its
-mask as it stands, the recent reduced frames it compares, its counters, and frame k-1's
-reduced gray. A resumed run whose frames 0..k-1 all have a record seeks to frame k-1, decodes
-it, and goes on from the saved state only when that frame's reduced gray is the saved one
-bit for bit (a seek that lands elsewhere, another video, or a changed file leaves the state
-unused, and the scan reads from frame 0 as before). The cut flags of frames 0..k-1 come from
-their records.
+its state every CHECKPOINT_EVERY frames of a run's single pass, or of each worker's range
+(state_name): the detector's votes, its mask as it stands, the recent reduced frames it
+compares, its counters, and frame k-1's reduced gray. A resumed run whose frames 0..k-1 (of
+its pass) all have a record seeks to frame k-1, decodes it, and goes on from the saved state
+only when that frame's reduced gray is the saved one bit for bit (a seek that lands
+elsewhere, another video, or a changed file leaves the state unused, and the scan reads from
+the pass's first frame as before). The cut flags of frames before k come from their records.
 
 The file is untrusted input like every other in the output folder: a regular file of at most
 MAX_STATE_BYTES, loaded without pickles, every array checked for dtype, shape and range; a
@@ -32,7 +32,20 @@ from safe_io.validation import read_file_bytes
 
 CHECKPOINT_EVERY = 3000  # frames between two saves (at 720p about 4 MB, a few ms, each)
 MAX_STATE_BYTES = 64 << 20  # a 1080p-wide reduced frame is 640 px wide: a state is ~4 MB
-STATE_NAME = "scan_state.npz"
+STATE_NAME = "scan_state.npz"  # a single pass's, or the first worker's
+
+
+def state_name(lo: int) -> str:
+    """The file name of the state of a pass that starts at frame lo (a worker's range)."""
+    return STATE_NAME if lo == 0 else f"scan_state_from_{lo}.npz"
+
+
+def remove_scan_states(out_dir: Path) -> None:
+    """Remove every saved scan state of a run's output folder (the run has finished)."""
+    for p in Path(out_dir).glob("scan_state*.npz"):
+        p.unlink(missing_ok=True)
+
+
 VERSION = 1
 
 

@@ -95,9 +95,11 @@ class FrameScan:
         want_line_gray: Callable[[], bool] | None = None,
         checkpoint: Path | None = None,
         resume: tuple[ScanState, Callable[[int], bool]] | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ):
         self.frames, self.lo, self.hi = frames, lo, hi
-        self.checkpoint = checkpoint  # where to save the state every CHECKPOINT_EVERY frames
+        self.checkpoint = checkpoint  # where to save the state every checkpoint_every frames
+        self.every = max(1, int(checkpoint_every))
         self.resume = resume  # a saved state, and the cut flag of each frame before it
         self.report: dict = {}  # what became of the saved state: "resumed_at" or "state_unused"
         self.want_line_gray = want_line_gray
@@ -139,7 +141,7 @@ class FrameScan:
                 changed = self._observe(prev_p, p)
             prev_p = p
             graphics = self.detector.mask() if self.detector is not None else None
-            if self.checkpoint is not None and p is not None and (i + 1) % CHECKPOINT_EVERY == 0:
+            if self.checkpoint is not None and p is not None and (i + 1) % self.every == 0:
                 self._save(i + 1, p)
             want = img is not None and self.want_line_gray is not None and self.want_line_gray()
             line_gray = to_gray(img) if want else None
