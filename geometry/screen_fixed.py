@@ -54,6 +54,27 @@ class ScreenFixedDetector:
         self._mask = None
         self._dirty = False
 
+    def state(self) -> dict:
+        """What the detector has accumulated: {"votes", "textured": (h', w') float32,
+        "pairs": int, "mask": its mask as it stands, (h', w') uint8 or None, "dirty": bool}
+        (the arrays are the detector's own: copy them to keep them)."""
+        return {
+            "votes": self.votes,
+            "textured": self.textured,
+            "pairs": self.pairs,
+            "mask": self._mask,
+            "dirty": self._dirty,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> ScreenFixedDetector:
+        """A detector that goes on as the one whose state() this is (arrays copied)."""
+        d = cls(state["votes"].shape)
+        d.votes, d.textured = state["votes"].copy(), state["textured"].copy()
+        d.pairs, d._dirty = int(state["pairs"]), bool(state["dirty"])
+        d._mask = None if state["mask"] is None else state["mask"].copy()
+        return d
+
     def update(self, prev_gray: np.ndarray, cur_gray: np.ndarray) -> None:
         """prev_gray, cur_gray: (h', w') uint8 reduced frames of one shot, a few frames apart. The
         pair counts when the textured pixels changed in most textured parts of the image (the

@@ -214,3 +214,27 @@ def test_a_worker_starts_its_range_from_the_state_saved_for_it(clip, tmp_path, m
     assert extras["scan_state"] == {"frames 0-29": {"resumed_at": EVERY}}
     assert "scan_state" not in extras_b
     assert not list(a.glob("scan_state*"))
+
+
+def test_a_detector_rebuilt_from_its_state_goes_on_as_the_original(clip):
+    """geometry.screen_fixed: ScreenFixedDetector.from_state(d.state()) votes and masks as d
+    from then on (its cached mask and dirty flag included: mask() recomputes only every 5th
+    pair), and holds copies, not the original's arrays."""
+    import cv2
+
+    from geometry.screen_fixed import ScreenFixedDetector
+
+    _, c, _ = clip
+    grays = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in c.frames[:40]]
+    d = ScreenFixedDetector(grays[0].shape)
+    for a, b in zip(grays[:14], grays[8:22]):
+        d.update(a, b)
+        d.mask()
+    e = ScreenFixedDetector.from_state(d.state())
+    assert e.votes is not d.votes and d.pairs >= 5
+    for a, b in zip(grays[14:30], grays[22:38]):
+        d.update(a, b)
+        e.update(a, b)
+        md, me = d.mask(), e.mask()
+        assert (md is None and me is None) or np.array_equal(md, me)
+    assert np.array_equal(d.votes, e.votes) and d.pairs == e.pairs and d.mask() is not None

@@ -161,15 +161,7 @@ class FrameScan:
             self.observed,
             self.unchanged,
             self.frame_scale,
-            None
-            if d is None
-            else {
-                "votes": d.votes,
-                "textured": d.textured,
-                "pairs": d.pairs,
-                "mask": d._mask,
-                "dirty": d._dirty,
-            },
+            None if d is None else d.state(),
         )
         try:
             save_scan_state(self.checkpoint, state)
@@ -203,12 +195,7 @@ class FrameScan:
         self.observed, self.unchanged = state.observed, state.unchanged
         self.frame_scale = state.frame_scale
         if state.detector is not None:
-            d = ScreenFixedDetector(p.gray.shape[:2])
-            saved = state.detector
-            d.votes, d.textured = saved["votes"].copy(), saved["textured"].copy()
-            d.pairs, d._dirty = saved["pairs"], saved["dirty"]
-            d._mask = None if saved["mask"] is None else saved["mask"].copy()
-            self.detector = d
+            self.detector = ScreenFixedDetector.from_state(state.detector)
         self.report["resumed_at"] = k
         return k, p, cut_features(s)
 
