@@ -239,3 +239,58 @@ def test_a_failed_append_is_followed_by_a_whole_rewrite(project, monkeypatch):
     assert rec["annotations"][b]["flags"] == ["review"]
     assert rec["annotations"][a]["points"]["far_left_corner"] == [5.0, 6.0]
     auto.close()
+
+
+def test_a_kill_while_the_journal_is_created_leaves_none_or_a_readable_one(project, monkeypatch):
+    """After a save the next edit starts a new journal. It is created whole with its header
+    (atomically): killed before the rename there is no journal (and the next start cleans
+    the temporary file), after it a readable one. Created with a bare open and a separate
+    header write, a kill between the two left an empty file that the next start could not
+    read (the kill harness, bench/kill_durability.py, caught it under load)."""
+    import safe_io.atomic as atomic_mod
+
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    a, b = project.frames[0].id, project.frames[1].id
+    doc.set_keypoint(a, "far_left_corner", (10.0, 20.0))
+    doc.save()
+    assert not autosave_path(project).exists()
+    real_replace = atomic_mod.os.replace
+
+    class Killed(BaseException):
+        pass
+
+    def killed(src, dst):
+        if str(dst) == str(autosave_path(project)):
+            raise Killed()
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic_mod.os, "replace", killed)
+    with pytest.raises(Killed):
+        doc.set_keypoint(b, "far_left_corner", (11.0, 21.0))
+    monkeypatch.setattr(atomic_mod.os, "replace", real_replace)
+    assert not autosave_path(project).exists() and pending_recovery(project) is None
+    doc2 = AnnotationDocument(load_project(project.root))
+    auto2 = Autosave(doc2)  # cleans the killed writer's temporary file
+    assert [p.name for p in autosave_path(project).parent.iterdir()] == []
+    doc2.save()
+    doc2.set_keypoint(b, "far_left_corner", (12.0, 22.0))  # the new journal by appending
+    rec = read_journal(autosave_path(project))
+    assert rec["annotations"][b]["points"]["far_left_corner"] == [12.0, 22.0]
+    auto2.close()
+    auto.close()
+
+
+def test_an_empty_journal_gets_its_header_before_the_next_record(project):
+    """An empty journal where a new one would start (a kill right after an earlier version
+    created it) is given its header before the next record is appended, so it reads back."""
+    doc = AnnotationDocument(project)
+    auto = Autosave(doc)
+    a, b = project.frames[0].id, project.frames[1].id
+    doc.set_keypoint(a, "far_left_corner", (10.0, 20.0))
+    doc.save()  # the journal removed; the next edit appends to a new one
+    autosave_path(project).write_bytes(b"")
+    doc.set_keypoint(b, "far_left_corner", (11.0, 21.0))
+    rec = read_journal(autosave_path(project))
+    assert rec["annotations"][b]["points"]["far_left_corner"] == [11.0, 21.0]
+    auto.close()
