@@ -76,6 +76,7 @@ class ExportDialogs:
         def progress(done, n):
             if dlg.labelText() != label:
                 dlg.setLabelText(label)
+                dlg.setRange(0, n)
             dlg.setValue(done)
             if dlg.wasCanceled() or (cancel_after is not None and done >= cancel_after):
                 raise Cancelled()
@@ -84,7 +85,8 @@ class ExportDialogs:
             dlg.setLabelText(
                 f"Resuming: reading past the frames already done ({passed} of {of})..."
             )
-            dlg.setValue(of)
+            dlg.setRange(0, of + 1)  # the bar shows this; never full (a full one closes)
+            dlg.setValue(passed)
             if dlg.wasCanceled():
                 raise Cancelled()
 
