@@ -58,7 +58,6 @@ from courtstudio.pipeline.propagate_sources import (  # noqa: F401
     save_project_masks,
 )
 from courtstudio.pipeline.propagation_checkpoint import (
-    STATE_NAME,
     StateError,
     load_scan_state,
     remove_scan_states,
@@ -333,7 +332,8 @@ def propagate(
                 frames_source, spec, refs, ranges, done, options, emit, resumed, scan_report
             )
         else:
-            saved = _usable_scan_state(out_dir / STATE_NAME, done, 0, n, options, scan_report)
+            state_path = out_dir / state_name(0)
+            saved = _usable_scan_state(state_path, done, 0, n, options, scan_report)
             graphics = _pass(
                 frames,
                 spec,
@@ -346,10 +346,9 @@ def propagate(
                 states,
                 resumed.passed,
                 {
-                    "path": out_dir / STATE_NAME,
+                    "path": state_path,
                     "resume": None if saved is None else (saved, _cut_of(done)),
                     "report": scan_report,
-                    "every": propagation_checkpoint.CHECKPOINT_EVERY,
                 },
             )
         shots = _shots(LightView(done), n)

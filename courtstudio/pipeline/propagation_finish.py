@@ -43,14 +43,15 @@ def finish_shots(
 def _finished_shot(done, s0, s1, spec, size, flag_rms_px, shared_centre) -> Iterator[list[dict]]:
     """The records of frames s0..s1-1 after the last steps, chunk by chunk."""
     bounds = range(s0, s1, SHARE_CHUNK)
-    if len(bounds) <= 1:  # one chunk: read once, kept for both passes of the centre
-        whole = _read(done, s0, s1)
+    if len(bounds) <= 1:  # one chunk: read once, kept for both passes of the centre and
+        whole = _read(done, s0, s1)  # for the referenced frames' records
         chunks = lambda: iter([whole])  # noqa: E731
+        record_at = {r["frame"]: r for r in whole}.get
     else:
         chunks = lambda: (_read(done, a, min(a + SHARE_CHUNK, s1)) for a in bounds)  # noqa: E731
 
-    def record_at(frame: int) -> dict | None:
-        return done[frame] if s0 <= frame < s1 and frame in done else None
+        def record_at(frame: int) -> dict | None:
+            return done[frame] if s0 <= frame < s1 and frame in done else None
 
     steps = (
         share_centre_chunks(chunks, record_at, spec, size, flag_rms_px)
