@@ -31,6 +31,7 @@ MIN_INLIERS = 40
 RANSAC_PX = 2.0  # full-resolution pixels
 GROSS_RESIDUAL = 3.0  # RANSAC thresholds off the fit: a track a TrackMemory leaves out next time
 MIN_SPREAD = 0.04  # inlier convex hull / image area
+STILL_PX = 1.5  # full-resolution px: a pair that moved less is screen-still (drop_still)
 MAX_SCALE_CHANGE = 16.0  # image area ratio a homography may imply (4x zoom either way)
 MAX_CONDITION = 1e6
 WORK_WIDTH = 640  # registration runs on images scaled to at most this width
@@ -251,6 +252,7 @@ def register_to_reference(
     method: str = "auto",
     memory: TrackMemory | None = None,
     track_only: bool = False,
+    drop_still: bool = False,
 ) -> Registration:
     """Homography reference -> frame (full-resolution pixels), starting from the prediction
     H_pred (3, 3).
@@ -269,7 +271,11 @@ def register_to_reference(
     time), and the memory learns this registration's. Every result is checked: enough
     inliers, spread over the image, a plausible homography. track_only: stop where "auto"
     would turn to matching (the result is then not ok; a registration run ahead on another
-    thread keeps to tracking, which touches no state the images share)."""
+    thread keeps to tracking, which touches no state the images share). drop_still: leave
+    out the pairs that did not move in the image (within STILL_PX of where the reference shows
+    them): a registration of a moving camera locked onto screen-fixed graphics that the
+    detector has not masked yet, retried without them (a camera that stands still is
+    registered without it: its pairs are all still)."""
     H_pred = as_array("H_pred", H_pred, (3, 3))
     pa_ = reference if isinstance(reference, Prepared) else prepare(reference)
     pb_ = frame if isinstance(frame, Prepared) else prepare(frame)
@@ -299,11 +305,16 @@ def register_to_reference(
             if meth == "track recent":
                 keep = ~memory.skip() if keep is None else keep & ~memory.skip()
             tracked = track(warped, pb_.gray, c, keep, m_b)
+            if tracked is not None and drop_still:
+                tracked = _moving(tracked, H_pred, S, pb_.scale)
             pairs = None if tracked is None else tracked[:2]
         else:  # features of each image kept with it, matched where Hs says they overlap
             ha, wa = pa_.gray.shape[:2]
             n_ref = REFERENCE_FEATURES * max(1, round(ha * wa / float(h * w)))
             pairs = match(pa_.orb(m_a, n_ref), pb_.orb(m_b), Hs, (ha, wa), (h, w), m_a)
+            if pairs is not None and drop_still:
+                moving = _moving(pairs, H_pred, S, pb_.scale)
+                pairs = None if moving is None else moving[:2]
         label = "track" if meth == "track recent" else meth
         reg, fair = _finish(pairs, Hs, Sa, S, pb_, H_pred, label)
         if meth == "track recent" and not (reg.ok and memory.enough(reg.inliers)):
@@ -311,7 +322,9 @@ def register_to_reference(
         if reg.ok and memory is not None and meth.startswith("track"):
             memory.update(tracked[2], fair, meth == "track", reg.inliers)
         if reg.ok and meth == "match" and pa_.corners is not None and len(pa_.corners):
-            fine = register_to_reference(pa_, pb_, reg.H, mask_reference, mask_frame, "track")
+            fine = register_to_reference(
+                pa_, pb_, reg.H, mask_reference, mask_frame, "track", drop_still=drop_still
+            )
             if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
                 return Registration(
                     fine.H, fine.inliers, fine.rms_px, True, "", fine.spread, "match+track"
@@ -321,6 +334,20 @@ def register_to_reference(
         if reg.inliers >= best.inliers:
             best = reg
     return best
+
+
+def _moving(pairs: tuple, H_pred: np.ndarray, S: np.ndarray, scale: float) -> tuple | None:
+    """The pairs (pa, pb[, extra]) (M, 2) each, frame-reduced px, pa the reference's points
+    mapped by the prediction) that moved in the image: pb farther than STILL_PX (full
+    resolution) from where the reference shows the point (pa mapped back by the prediction,
+    S H_pred^-1 S^-1); None when fewer than 8 are left."""
+    pa, pb = pairs[0], pairs[1]
+    back = S @ np.linalg.inv(H_pred) @ np.linalg.inv(S)
+    raw = cv2.perspectiveTransform(pa.reshape(1, -1, 2).astype(np.float64), back)[0]
+    moved = np.sum((raw - pb) ** 2, axis=1) > (STILL_PX * scale) ** 2
+    if moved.sum() < 8:
+        return None
+    return tuple(a[moved] for a in pairs)
 
 
 def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str):

@@ -36,6 +36,8 @@ from courtstudio.pipeline.propagation_carry import (
 )
 from courtstudio.pipeline.propagation_court import ground_lines
 from courtstudio.pipeline.propagation_flags import (
+    LINES_OFF,
+    RESIDUAL,
     WEAK_GEOMETRY,
     frame_problem,
     plane_keypoints,
@@ -258,6 +260,7 @@ class Tracker:
         # view: another attempt on them would bring the same keypoints back
         settled: list[RefState] = []
         away = None  # (record, reference state): registered soundly, too few keypoints in view
+        suspects: list = []  # the attempts whose camera the frame's own lines or residual refused
         for label, target, H_pred, meth, via in self._attempts(st, i):
             if any(target is t for t in settled):
                 continue  # only another reference can help
@@ -297,13 +300,9 @@ class Tracker:
                 H = reg.H if via is None else reg.H @ via.H
                 self._register_next_ahead(i, target, H)
                 rec = self._evaluate(i, image, target, H)
-                rec.registration = {
-                    "inliers": reg.inliers,
-                    "rms_px": _num(reg.rms_px),
-                    "spread": round(reg.spread, 4),
-                    "method": reg.method,
-                    "attempt": label,
-                }
+                rec.registration = _registration_field(reg, label)
+                if rec.reason.startswith((LINES_OFF, RESIDUAL)):  # locked onto graphics?
+                    suspects.append((label, target, H_pred, meth, via, src, p, m_ref, m_frame))
             if rec.status != Status.FLAGGED:
                 self._remember(i, p, rec, target)
                 return rec
@@ -316,6 +315,9 @@ class Tracker:
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
+        moving = self._moving_pairs_only(i, image, suspects)
+        if moving is not None:
+            return moving
         if weak is not None:  # its registration is sound: the next frames are predicted by it
             self._remember(i, weak[1], weak[0], weak[2])
             return weak[0]
@@ -326,6 +328,36 @@ class Tracker:
             return best
         self.pending.append((i, image, frame_mask, st, p_raw))
         return best
+
+    def _moving_pairs_only(self, i: int, image, suspects: list) -> FrameCamera | None:
+        """The last resort of a frame whose cameras its own evidence refused (court lines that
+        do not match, a keypoint residual): each such attempt registered again without the
+        pairs that did not move in the image (plane_motion's drop_still). A fast pan before the
+        graphics detector has learnt the screen-fixed graphics (the first frames of a shot)
+        is registered on the logo, score bug and ticker, which stay put while the court moves:
+        a near-identity homography whose inliers span the image's corners. The first record
+        that passes is kept, else None; it predicts the next frames but is not one of the good
+        frames other frames are retried from (a last resort, often on fewer inliers: on the
+        synthetic clay court with graphics, retries through such frames chained into a frame
+        6.9 px off at its worst keypoint)."""
+        for label, target, H_pred, meth, via, src, p, m_ref, m_frame in suspects:
+            moving = register_to_reference(src, p, H_pred, m_ref, m_frame, meth, drop_still=True)
+            if not moving.ok:
+                continue
+            # predicted by it, every pair registers the frame again (the graphics' pairs are
+            # then outliers): as precise as a frame registered from a sound prediction
+            again = register_to_reference(src, p, moving.H, m_ref, m_frame, meth)
+            tries = [(again, "registered again"), (moving, "")] if again.ok else [(moving, "")]
+            for reg, how in tries:
+                H = reg.H if via is None else reg.H @ via.H
+                self._register_next_ahead(i, target, H)
+                rec = self._evaluate(i, image, target, H)
+                if rec.status != Status.FLAGGED:
+                    how = f"{label}, moving pairs" + (f", {how}" if how else "")
+                    rec.registration = _registration_field(reg, how)
+                    self._predict_from(i, rec.H, target)  # not a good frame to retry from
+                    return rec
+        return None
 
     def _register_next_ahead(self, i: int, target: RefState, H: np.ndarray) -> None:
         """Start the next frame's first registration on the worker thread, predicted by H (this
@@ -604,3 +636,15 @@ class Tracker:
             predicted_at=at,
             weak_px=st.weak_px,
         )
+
+
+def _registration_field(reg, attempt: str) -> dict:
+    """A record's ``registration``: the registration's inliers, RMS (px), inlier spread
+    (fraction of the image), method, and the attempt that gave it."""
+    return {
+        "inliers": reg.inliers,
+        "rms_px": _num(reg.rms_px),
+        "spread": round(reg.spread, 4),
+        "method": reg.method,
+        "attempt": attempt,
+    }

@@ -34,6 +34,8 @@ import numpy as np
 from court_specs import CourtSpec
 
 WEAK_GEOMETRY = "weak geometry"  # how weak_geometry's reasons begin
+RESIDUAL = "residual"  # how the keypoint residual test's reasons begin
+LINES_OFF = "court lines do not match the image"  # ... and the line support test's
 
 
 def plane_keypoints(spec: CourtSpec) -> np.ndarray:
@@ -70,7 +72,7 @@ def frame_problem(
     issue's "off" distance, 10 px at 1080p, scaled by the image height)."""
     excess = rms_px - ref_rms_px
     if excess > flag_px:
-        return f"residual {rms_px:.1f} px ({excess:.1f} px above the reference's)"
+        return f"{RESIDUAL} {rms_px:.1f} px ({excess:.1f} px above the reference's)"
     ref_support = ref_evidence["support"]
     if (
         ref_evidence["samples"] >= min_line_samples
@@ -80,10 +82,7 @@ def frame_problem(
         if evidence["samples"] < min_line_samples:
             return "court lines out of view"
         if evidence["support"] < support_ratio * ref_support:
-            return (
-                f"court lines do not match the image (support {evidence['support']:.2f}, "
-                f"reference {ref_support:.2f})"
-            )
+            return f"{LINES_OFF} (support {evidence['support']:.2f}, reference {ref_support:.2f})"
     return weak_geometry(predicted_px, weak_px, predicted_at)
 
 
