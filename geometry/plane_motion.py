@@ -44,7 +44,9 @@ class Registration:
     """H (3, 3) maps reference pixels to frame pixels (full resolution); inliers: RANSAC
     inlier count; rms_px: inlier reprojection RMS (full-resolution px); spread: the inliers'
     convex hull area / image area; ok: H passed every check; reason: why not ("" when ok);
-    method: "track" (KLT from the prediction) or "match" (ORB features)."""
+    method: "track" (KLT from the prediction) or "match" (ORB features); still: the inliers
+    that did not move in the image (within STILL_PX of where the reference shows them: on a
+    moving camera, screen-fixed graphics the fit followed)."""
 
     H: np.ndarray
     inliers: int
@@ -53,6 +55,7 @@ class Registration:
     reason: str = ""
     spread: float = 0.0
     method: str = ""
+    still: int = 0
 
 
 @dataclass(frozen=True)
@@ -327,7 +330,14 @@ def register_to_reference(
             )
             if fine.ok and fine.inliers >= reg.inliers:  # matched, then tracked precisely
                 return Registration(
-                    fine.H, fine.inliers, fine.rms_px, True, "", fine.spread, "match+track"
+                    fine.H,
+                    fine.inliers,
+                    fine.rms_px,
+                    True,
+                    "",
+                    fine.spread,
+                    "match+track",
+                    fine.still,
                 )
         if reg.ok:
             return reg
@@ -336,15 +346,20 @@ def register_to_reference(
     return best
 
 
-def _moving(pairs: tuple, H_pred: np.ndarray, S: np.ndarray, scale: float) -> tuple | None:
-    """The pairs (pa, pb[, extra]) (M, 2) each, frame-reduced px, pa the reference's points
-    mapped by the prediction) that moved in the image: pb farther than STILL_PX (full
+def _moved(pa: np.ndarray, pb: np.ndarray, H_pred: np.ndarray, S: np.ndarray, scale: float):
+    """(M,) bool: the pairs (pa the reference's points mapped by the prediction, pb the
+    frame's; (M, 2) frame-reduced px) that moved in the image: pb farther than STILL_PX (full
     resolution) from where the reference shows the point (pa mapped back by the prediction,
-    S H_pred^-1 S^-1); None when fewer than 8 are left."""
-    pa, pb = pairs[0], pairs[1]
+    S H_pred^-1 S^-1)."""
     back = S @ np.linalg.inv(H_pred) @ np.linalg.inv(S)
     raw = cv2.perspectiveTransform(pa.reshape(1, -1, 2).astype(np.float64), back)[0]
-    moved = np.sum((raw - pb) ** 2, axis=1) > (STILL_PX * scale) ** 2
+    return np.sum((raw - pb) ** 2, axis=1) > (STILL_PX * scale) ** 2
+
+
+def _moving(pairs: tuple, H_pred: np.ndarray, S: np.ndarray, scale: float) -> tuple | None:
+    """The pairs (pa, pb[, extra]) that moved in the image (_moved); None when fewer than 8
+    are left."""
+    moved = _moved(pairs[0], pairs[1], H_pred, S, scale)
     if moved.sum() < 8:
         return None
     return tuple(a[moved] for a in pairs)
@@ -373,7 +388,8 @@ def _finish(pairs, Hs, Sa, S, pb_: Prepared, H_pred, meth: str):
         reason = f"{n} inliers"
     if not reason and spread < MIN_SPREAD:
         reason = f"inliers bunched in {100 * spread:.1f} % of the image"
-    reg = Registration(H if not reason else H_pred, n, rms, not reason, reason, spread, meth)
+    still = int(np.sum(inl & ~_moved(pa, pb, H_pred, S, pb_.scale)))
+    reg = Registration(H if not reason else H_pred, n, rms, not reason, reason, spread, meth, still)
     return reg, err2 <= (GROSS_RESIDUAL * RANSAC_PX * pb_.scale) ** 2
 
 

@@ -301,7 +301,8 @@ class Tracker:
                 self._register_next_ahead(i, target, H)
                 rec = self._evaluate(i, image, target, H)
                 rec.registration = _registration_field(reg, label)
-                if rec.reason.startswith((LINES_OFF, RESIDUAL)):  # locked onto graphics?
+                if rec.reason.startswith((LINES_OFF, RESIDUAL)) and 2 * reg.still >= reg.inliers:
+                    # refused, and most of its inliers did not move: locked onto graphics?
                     suspects.append((label, target, H_pred, meth, via, src, p, m_ref, m_frame))
             if rec.status != Status.FLAGGED:
                 self._remember(i, p, rec, target)
@@ -331,8 +332,9 @@ class Tracker:
 
     def _moving_pairs_only(self, i: int, image, suspects: list) -> FrameCamera | None:
         """The last resort of a frame whose cameras its own evidence refused (court lines that
-        do not match, a keypoint residual): each such attempt registered again without the
-        pairs that did not move in the image (plane_motion's drop_still). A fast pan before the
+        do not match, a keypoint residual): each such attempt whose registration had at least
+        half its inliers still in the image (Registration.still) registered again without the
+        pairs that did not move (plane_motion's drop_still). A fast pan before the
         graphics detector has learnt the screen-fixed graphics (the first frames of a shot)
         is registered on the logo, score bug and ticker, which stay put while the court moves:
         a near-identity homography whose inliers span the image's corners. The first record
