@@ -10,7 +10,8 @@ import pytest
 from court_specs import load_spec
 from courtstudio.synth.synthetic_clip import make_clip
 from geometry.orb_features import Features, detect, match
-from geometry.plane_motion import prepare, register_to_reference, transfer_points
+from geometry.plane_motion import prepare, register_to_reference
+from tests.homography_checks import homography_error_px
 
 SIZE = (640, 360)
 
@@ -18,17 +19,6 @@ SIZE = (640, 360)
 @pytest.fixture(scope="module")
 def clip():
     return make_clip(load_spec("tennis"), 12, SIZE, seed=4, pan_deg=6.0)
-
-
-def _error_px(H_est, H_true, size=SIZE) -> float:
-    """The largest distance between where H_est and H_true put a grid of reference pixels
-    that H_true maps into the frame (the part of the reference the frame shows)."""
-    w, h = size
-    g = np.stack(np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 19)), -1)
-    uv = g.reshape(-1, 2)
-    true = transfer_points(H_true, uv)
-    seen = (true[:, 0] >= 0) & (true[:, 0] <= w - 1) & (true[:, 1] >= 0) & (true[:, 1] <= h - 1)
-    return float(np.max(np.linalg.norm(transfer_points(H_est, uv[seen]) - true[seen], axis=1)))
 
 
 def _rotate_zoom_pan(deg: float, zoom: float, pan_px: tuple, size=SIZE) -> np.ndarray:
@@ -105,12 +95,13 @@ def test_motion_beyond_klt_is_registered_by_matching(clip, deg, zoom, pan):
     frame, frame_mask = _moved(ref, H_true)
     a = prepare(ref, corners=True)
     tracked = register_to_reference(a, prepare(frame), np.eye(3), None, frame_mask, "track")
-    assert not tracked.ok or _error_px(tracked.H, H_true) > 5.0  # beyond KLT's reach
+    # beyond KLT's reach
+    assert not tracked.ok or homography_error_px(tracked.H, H_true, SIZE) > 5.0
     reg = register_to_reference(a, prepare(frame), np.eye(3), None, frame_mask)
     assert reg.ok, reg.reason
     assert reg.method in ("match", "match+track")
     # matched alone (its inliers outnumber the tracked corners): RANSAC's 2 px at half scale
-    assert _error_px(reg.H, H_true) < (0.25 if reg.method == "match+track" else 1.5)
+    assert homography_error_px(reg.H, H_true, SIZE) < (0.25 if reg.method == "match+track" else 1.5)
 
 
 def test_a_wrong_prediction_is_corrected_by_matching(clip):
@@ -123,7 +114,7 @@ def test_a_wrong_prediction_is_corrected_by_matching(clip):
     a = prepare(ref, corners=True)
     reg = register_to_reference(a, prepare(frame), H_pred, None, frame_mask, "match")
     assert reg.ok, reg.reason
-    assert _error_px(reg.H, H_true) < (0.25 if reg.method == "match+track" else 1.5)
+    assert homography_error_px(reg.H, H_true, SIZE) < (0.25 if reg.method == "match+track" else 1.5)
 
 
 def test_match_takes_only_the_part_the_prediction_says_both_images_share(clip):

@@ -16,21 +16,11 @@ from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_status import WITH_CAMERA
 from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, make_clip
 from geometry.camera import Camera
-from geometry.plane_motion import STILL_PX, prepare, register_to_reference, transfer_points
+from geometry.plane_motion import STILL_PX, prepare, register_to_reference
+from tests.homography_checks import homography_error_px
 
 SIZE = (640, 360)
 SPEC = load_spec("tennis")
-
-
-def _max_error_px(H_est, H_true, size=SIZE) -> float:
-    """The largest distance between where H_est and H_true put a grid of reference pixels
-    that H_true maps into the frame."""
-    w, h = size
-    g = np.stack(np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 19)), -1)
-    uv = g.reshape(-1, 2)
-    true = transfer_points(H_true, uv)
-    seen = (true[:, 0] >= 0) & (true[:, 0] <= w - 1) & (true[:, 1] >= 0) & (true[:, 1] <= h - 1)
-    return float(np.max(np.linalg.norm(transfer_points(H_est, uv[seen]) - true[seen], axis=1)))
 
 
 def _graphics(img: np.ndarray) -> np.ndarray:
@@ -62,7 +52,7 @@ def test_tracking_from_no_prediction_locks_onto_the_graphics(pair):
     """The failure itself: without drop_still the tracks that survive are the graphics'."""
     ref, frame, H = pair
     reg = register_to_reference(prepare(ref, corners=True), prepare(frame), np.eye(3))
-    locked = not reg.ok or _max_error_px(reg.H, H) > 5.0
+    locked = not reg.ok or homography_error_px(reg.H, H, SIZE) > 5.0
     assert locked, "the case no longer shows the failure: the test would prove nothing"
     if reg.ok:  # the signature the pass's last resort reads: most inliers stayed put
         assert 2 * reg.still >= reg.inliers, (reg.still, reg.inliers)
@@ -77,7 +67,7 @@ def test_dropping_still_pairs_registers_the_court(pair):
         prepare(ref, corners=True), prepare(frame), np.eye(3), drop_still=True
     )
     assert reg.ok, reg.reason
-    assert _max_error_px(reg.H, H) < 3.0
+    assert homography_error_px(reg.H, H, SIZE) < 3.0
     assert reg.still == 0  # every still pair was left out
 
 
