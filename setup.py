@@ -1,4 +1,5 @@
-"""The compiled part of CourtStudio: the painted-line search's and line fit's inner loops (Cython).
+"""The compiled part of CourtStudio: the inner loops of the painted-line search, the line fit
+and the robust homography fit (Cython).
 
 Everything else about the package is in pyproject.toml; setuptools reads this file only for
 the extension module, which `pip install .` (and `pip install -e .`) builds with the C
@@ -17,7 +18,7 @@ setup(
     ext_modules=cythonize(
         [
             Extension(f"geometry.{name}", [f"geometry/{name}.pyx"], extra_compile_args=FLAGS)
-            for name in ("_ridge_kernels", "_projection_kernels")
+            for name in ("_ridge_kernels", "_projection_kernels", "_homography_kernels")
         ],
         compiler_directives={"language_level": 3},
     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from geometry._homography_kernels import robust_homography
 from geometry.arrays import as_array
 from geometry.corner_tracking import TrackMemory, track, usable_corners
 from geometry.orb_features import (
@@ -193,29 +194,43 @@ def reduce_mask(mask, p: Prepared):
 def homography_problem(H, image_size) -> str:
     """Why the homography H (3, 3), mapping an image of image_size (w, h) into one of the same
     size, cannot be a camera's pan/tilt/zoom ("" when it can): not finite, singular or badly
-    conditioned, mirroring or folding the image, or implying more than MAX_SCALE_CHANGE."""
+    conditioned, mirroring or folding the image, or implying more than MAX_SCALE_CHANGE.
+    (Checked on every registration: the image corners' part is plain float arithmetic, a
+    fifth of the NumPy calls it replaced.)"""
     H = np.asarray(H, float)
-    if H.shape != (3, 3) or not np.all(np.isfinite(H)) or abs(H[2, 2]) < 1e-12:
+    if H.shape != (3, 3) or not np.isfinite(H).all() or abs(H[2, 2]) < 1e-12:
         return "not a finite homography"
     w, h = image_size
-    T = np.array([[w, 0, 0], [0, h, 0], [0, 0, 1.0]])  # unit square -> pixels
-    Hn = _from_unit_square(w, h) @ (H / H[2, 2]) @ T
+    Hh = H / H[2, 2]
+    Hn = _from_unit_square(w, h) @ Hh @ _to_unit_square_inverse(w, h)
     sv = np.linalg.svd(Hn, compute_uv=False)
     if sv[-1] < 1e-12 or sv[0] / sv[-1] > MAX_CONDITION:
         return f"singular homography (condition {sv[0] / max(sv[-1], 1e-300):.1e})"
-    c = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], float)
-    m = c @ (H / H[2, 2]).T
-    if np.any(m[:, 2] <= 1e-9):
-        return "the image corners map behind the camera"
-    q = m[:, :2] / m[:, 2:]
-    e = [q[(k + 1) % 4] - q[k] for k in range(4)]
-    cross = [e[k][0] * e[(k + 1) % 4][1] - e[k][1] * e[(k + 1) % 4][0] for k in range(4)]
-    if not all(x > 0 for x in cross):
-        return "the homography folds or mirrors the image"
-    area = abs(cv2.contourArea(q.astype(np.float32))) / float(w * h)
+    (a, b, c), (d, e, f), (g, k, _) = Hh.tolist()
+    q = []
+    for x, y in ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)):  # the image corners, mapped
+        z = g * x + k * y + 1.0
+        if z <= 1e-9:
+            return "the image corners map behind the camera"
+        q.append(((a * x + b * y + c) / z, (d * x + e * y + f) / z))
+    area2 = 0.0
+    for i in range(4):
+        (x0, y0), (x1, y1), (x2, y2) = q[i], q[(i + 1) % 4], q[(i + 2) % 4]
+        if (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1) <= 0:
+            return "the homography folds or mirrors the image"
+        area2 += x0 * y1 - x1 * y0
+    area = abs(0.5 * area2) / float(w * h)
     if not 1 / MAX_SCALE_CHANGE <= area <= MAX_SCALE_CHANGE:
         return f"implausible zoom (image area ratio {area:.3g})"
     return ""
+
+
+@functools.lru_cache(maxsize=16)
+def _to_unit_square_inverse(w: int, h: int) -> np.ndarray:
+    """diag(w, h, 1) (unit square -> image pixels), once per image size: read-only."""
+    out = np.array([[w, 0, 0], [0, h, 0], [0, 0, 1.0]])
+    out.flags.writeable = False
+    return out
 
 
 def _spread(pts: np.ndarray, size) -> float:
@@ -226,23 +241,21 @@ def _spread(pts: np.ndarray, size) -> float:
 
 
 def _fit(pa: np.ndarray, pb: np.ndarray, ransac_px: float):
-    """(H, inlier bool (N,)) or None: RANSAC, then least squares on the inliers. USAC_DEFAULT
-    for tracks too: USAC_FAST (0.1 ms against 0.57 for 300 tracks) moved a held-out frame of
-    the real badminton clip 0.7 -> 1.1 px, classic RANSAC (0.23 ms) raised the synthetic hard
-    court's p90 0.42 -> 0.69 px (BENCHMARKS.md "Propagation speed, second pass")."""
+    """(H, inlier bool (N,)) or None: the pairs (pa -> pb, (N, 2) px) within ransac_px of the
+    best homography RANSAC with local optimisation finds, and H the least squares of the
+    forward error on them (geometry._homography_kernels, compiled: 0.18 ms for 150 tracks
+    where cv2's USAC_DEFAULT and its least-squares refit took 1.05; the refit agrees with
+    cv2.findHomography's to 1e-5 px). USAC_FAST (0.1 ms) had moved a held-out frame of the
+    real badminton clip 0.7 -> 1.1 px and classic RANSAC raised the synthetic hard court's p90
+    0.42 -> 0.69 px (BENCHMARKS.md "Propagation speed, second pass"): both stop at a minimal
+    sample's inliers, which the local optimisation here does not."""
     if len(pa) < 8:
         return None
-    H, inl = cv2.findHomography(
-        pa, pb, cv2.USAC_DEFAULT, ransac_px, maxIters=2000, confidence=0.999
+    H, inl = robust_homography(
+        np.ascontiguousarray(pa, np.float64), np.ascontiguousarray(pb, np.float64), ransac_px
     )
-    if H is None or inl is None:
-        return None
-    inl = inl.ravel().astype(bool)
-    if inl.sum() < 8:  # zero or too few inliers: nothing to trust
-        return None
-    H2, _ = cv2.findHomography(pa[inl], pb[inl], 0)
-    if H2 is not None and np.all(np.isfinite(H2)):
-        H = H2
+    if H is None or inl.sum() < 8 or not np.all(np.isfinite(H)):
+        return None  # zero or too few inliers: nothing to trust
     return H, inl
 
 
