@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from machine import environment_line  # noqa: E402
+from machine import environment_line, pace_line  # noqa: E402
 
 from court_specs import load_spec  # noqa: E402
 from court_specs.model import PAPER_SIX  # noqa: E402
@@ -290,7 +290,7 @@ def speed_rows(lengths=(150, 300, 600)):
     print(
         f"\nload average at start (1, 5, 15 min): "
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs\n"
-        f"{environment_line()}"
+        f"{environment_line()}\n{pace_line()}"
     )
     print(
         "\n| video (MJPG .avi, graphics) | frames | decode only s | batch-propagate s | ratio "
@@ -399,6 +399,7 @@ def thread_rows(n: int = 300):
     scan_mod.FrameScan._steps, VideoReader.read = timed_steps, timed_read
     prop.share_centre = timed_share
     ahead_mod.register_to_reference = timed_register
+    print(f"\n{environment_line()}\n{pace_line()}")
     print(
         "\n| video (MJPG .avi, graphics) | frames | registration | plain decode CPU ms/frame "
         "| decode thread ms/frame | scan thread ms/frame | main thread ms/frame | "

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from machine import environment_line  # noqa: E402
+from machine import environment_line, pace_line  # noqa: E402
 from propagation import SPEC, P, _decode_seconds, clicks  # noqa: E402
 
 from courtstudio.pipeline.propagation_records import read_done  # noqa: E402
@@ -183,6 +183,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     n, size = args.frames, tuple(args.size)
     print(environment_line())
+    print(pace_line())
     with tempfile.TemporaryDirectory() as tmp:
         d = args.keep or Path(tmp)
         d.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from machine import environment_line  # noqa: E402
+from machine import environment_line, pace_line  # noqa: E402
 from propagation import _decode_seconds, cpu_ticks, stolen_percent, timed_cli  # noqa: E402
 from real_clips import MIN_REFERENCE_POINTS, load_annotations  # noqa: E402
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     clips = json.loads(args.manifest.read_text())["clips"]
     print(
         f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} "
-        f"on {os.cpu_count()} CPUs\n{environment_line()}\n"
+        f"on {os.cpu_count()} CPUs\n{environment_line()}\n{pace_line()}\n"
     )
     print(
         "| clip | size | frames | reference | decode s | batch-propagate s | wall ratio "

@@ -86,3 +86,11 @@ def test_compare_fails_on_missing_frames_and_missing_runs(tmp_path, capsys):
     assert "no run to compare" in capsys.readouterr().out
     _run(b, "clip", 7, _records(2))
     assert real_clips_compare.main([str(a), str(b), "--clip", "clip"]) == 1  # ref0 differs
+
+
+def test_machine_pace_times_both_workloads_and_the_line_reports_them(monkeypatch):
+    small_us, decode_ms = machine.machine_pace(units=50, frames=2, repeats=1)
+    assert 0 < small_us < 1e5 and 0 < decode_ms < 1e4  # finite, positive, per unit
+    monkeypatch.setattr(machine, "machine_pace", lambda: (20.0, 4.0))
+    line = machine.pace_line()
+    assert "20.0 µs a unit" in line and "4.00 ms" in line and "ratio 5.0" in line
