@@ -99,12 +99,20 @@ def read_image(path, error: type[Exception] = ValueError, what: str = "image") -
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
-def probe_video(path, error: type[Exception] = ValueError):
-    """An opened ``cv2.VideoCapture`` and (frame_count, fps, (w, h)) from the container
-    header, checked before any frame is decoded. Raises ``error`` naming the file."""
+def open_video(path, decoder_threads: int | None = None) -> cv2.VideoCapture:
+    """``cv2.VideoCapture`` of path (not checked); decoder_threads: FFmpeg's decoding threads
+    (None: its own choice; the same pixels either way)."""
+    params = [] if decoder_threads is None else [cv2.CAP_PROP_N_THREADS, int(decoder_threads)]
+    return cv2.VideoCapture(str(path), cv2.CAP_ANY, params)
+
+
+def probe_video(path, error: type[Exception] = ValueError, decoder_threads: int | None = None):
+    """An opened ``cv2.VideoCapture`` (open_video) and (frame_count, fps, (w, h)) from the
+    container header, checked before any frame is decoded. Raises ``error`` naming the
+    file."""
     path = Path(path)
     check_regular_file(path, error, "video")
-    cap = cv2.VideoCapture(str(path))
+    cap = open_video(path, decoder_threads)
     if not cap.isOpened():
         cap.release()
         raise error(f"{path}: cannot open as a video")

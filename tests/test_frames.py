@@ -75,8 +75,8 @@ def test_a_truncated_video_is_an_error_not_a_wrong_frame(clip, monkeypatch):
     real_capture = cv2.VideoCapture
 
     class _Short:  # a reopened capture that ends after 5 frames
-        def __init__(self, path):
-            self.cap, self.n = real_capture(path), 0
+        def __init__(self, *args):  # (path[, api, params]), as cv2's
+            self.cap, self.n = real_capture(*args), 0
 
         def grab(self):
             self.n += 1

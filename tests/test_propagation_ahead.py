@@ -9,6 +9,7 @@ import pytest
 
 from court_specs import load_spec
 from courtstudio.pipeline import propagate as propagate_mod
+from courtstudio.pipeline import propagation_cpus as cpus_mod
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_ahead import Inputs, RegisterAhead, Upcoming
 from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, make_clip
@@ -162,5 +163,7 @@ def test_a_pass_registers_ahead_by_default_only_with_a_core_per_thread(monkeypat
     """Four CPUs a pass (decoding, the scan, the pass, registration ahead); on 2 CPUs the
     threads would take turns on the same cores."""
     for cpus, workers, want in [(2, 1, False), (4, 1, True), (8, 2, True), (8, 3, False)]:
-        monkeypatch.setattr(propagate_mod.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        monkeypatch.setattr(cpus_mod.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
         assert propagate_mod.register_ahead_by_default(workers) is want
+        # where the pass's threads take turns on the cores, FFmpeg decodes on one thread
+        assert cpus_mod.decoder_threads(workers) == (None if want else 1)

@@ -474,3 +474,38 @@ def test_frame_scan_hands_errors_to_the_pass_and_stops_its_thread():
         if sc.index == 12:
             break
     assert not any(t.name == "propagation-scan" and t.is_alive() for t in threading.enumerate())
+
+
+def test_a_pass_decodes_on_the_threads_the_machine_leaves_it(tmp_path, monkeypatch):
+    """FFmpeg's decoder threads follow propagation_cpus.decoder_threads (one on 2 CPUs, its own
+    choice with a core for each of the pass's threads), in every reopened capture too, and
+    one thread decodes the same pixels as FFmpeg's default (an MPEG-4 clip, which FFmpeg
+    decodes on a thread per CPU)."""
+    import os
+
+    from courtstudio.io.frames import VideoReader
+    from courtstudio.pipeline.propagate_sources import VideoFrames, VideoSource
+
+    path = tmp_path / "noise.mp4"
+    rng = np.random.default_rng(3)
+    wr = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 25.0, (320, 240))
+    for _ in range(12):
+        wr.write(rng.integers(0, 255, (240, 320, 3), np.uint8))
+    wr.release()
+    default = VideoReader(path)
+    truth = [default.read(i) for i in range(12)]
+    one = VideoReader(path, decoder_threads=1)
+    assert one._cap.get(cv2.CAP_PROP_N_THREADS) == 1
+    assert all(np.array_equal(one.read(i), truth[i]) for i in range(12))
+    one._read_up_to(5)  # a reopened capture keeps the setting
+    assert one._cap.get(cv2.CAP_PROP_N_THREADS) == 1
+    assert np.array_equal(one.read(5), truth[5])
+    for r in (default, one):
+        r.close()
+    for cpus, workers, want in [(2, 1, 1), (4, 1, None), (4, 2, 1)]:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        for vf in (VideoFrames(path, workers=workers), VideoSource(str(path), workers)()):
+            assert vf.reader.decoder_threads == want
+            if want == 1:
+                assert vf.reader._cap.get(cv2.CAP_PROP_N_THREADS) == 1
+            vf.close()

@@ -53,7 +53,7 @@ def cmd_batch_propagate(args) -> int:
     elif src.is_file():
         if not args.out:
             raise CliError("--out is required for a video")
-        frames = VideoFrames(src)
+        frames = VideoFrames(src, workers=max(1, args.workers))
         size = frames.size
     else:
         raise CliError(f"{src}: no such video or project")
@@ -108,7 +108,7 @@ def cmd_batch_propagate(args) -> int:
                 flag_rms_px=args.flag_px,
                 progress=bar,
                 workers=max(1, args.workers),
-                frames_source=VideoSource(str(src)),
+                frames_source=VideoSource(str(src), max(1, args.workers)),
                 snap=args.snap,
                 masks=masks,
                 keep_records=False,  # an hour of records is a gigabyte as dicts

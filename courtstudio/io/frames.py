@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from courtstudio.io.project import FrameRef, Project, ProjectError
-from safe_io.images import max_pixels, probe_video, read_image
+from safe_io.images import max_pixels, open_video, probe_video, read_image
 
 CACHE_FRAMES = 16
 
@@ -23,12 +23,17 @@ CACHE_FRAMES = 16
 class VideoReader:
     """Random access to one video's frames (BGR uint8 arrays)."""
 
-    def __init__(self, path):
+    def __init__(self, path, decoder_threads: int | None = None):
         """Probes the container (size, frame count) before decoding anything; raises
         ProjectError for a file that is not a regular file, not a video, or whose frames are
-        over the pixel limit (safe_io.images)."""
+        over the pixel limit (safe_io.images). decoder_threads: FFmpeg's (None: its own
+        choice, a thread per CPU; a propagation pass that decodes on a thread of its own
+        asks for one: courtstudio.pipeline.propagation_cpus)."""
         self.path = Path(path)
-        self._cap, (self.frame_count, self.fps, self.size) = probe_video(self.path, ProjectError)
+        self.decoder_threads = decoder_threads
+        self._cap, (self.frame_count, self.fps, self.size) = probe_video(
+            self.path, ProjectError, decoder_threads
+        )
         self._next = 0
         # the first frame a read in decoding order failed on (from frame 0, or on from a
         # seek): a container's frame count can promise more than its stream holds. Past it,
@@ -84,7 +89,7 @@ class VideoReader:
         """Reopen the video and decode frames 0..index-1, so the next read is frame ``index``
         (slow, but right where the container's seek is not)."""
         self._cap.release()
-        self._cap = cv2.VideoCapture(str(self.path))
+        self._cap = open_video(self.path, self.decoder_threads)
         for i in range(index):
             try:
                 ok = self._cap.grab()

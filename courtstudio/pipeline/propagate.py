@@ -20,7 +20,6 @@ done), so an interrupted run resumes where it stopped.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -62,6 +61,10 @@ from courtstudio.pipeline.propagation_checkpoint import (
     load_scan_state,
     remove_scan_states,
     state_name,
+)
+from courtstudio.pipeline.propagation_cpus import (  # noqa: F401
+    REGISTER_AHEAD_CPUS,
+    register_ahead_by_default,
 )
 from courtstudio.pipeline.propagation_finish import finish_shots
 from courtstudio.pipeline.propagation_frames import Frames, _read, frame_mask  # noqa: F401
@@ -236,22 +239,6 @@ def _pass(
         tracker.close()
         scanned.close()  # the scan thread stopped and joined, as a finished loop leaves it
     return scan.graphics_boxes()
-
-
-REGISTER_AHEAD_CPUS = 4  # a pass's threads: decoding, the scan, the pass, registration ahead
-
-
-def register_ahead_by_default(workers: int = 1) -> bool:
-    """Whether a pass registers its next frames ahead unless told: when each of the workers
-    passes has REGISTER_AHEAD_CPUS CPUs this process may run on. With fewer the threads take
-    turns on the same cores, and on a 2-CPU machine running ahead measured no faster while
-    the two Python threads' hand-offs of the GIL cost 5-10 % more CPU (BENCHMARKS.md "Ninth
-    session")."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = os.cpu_count() or 1
-    return cpus >= REGISTER_AHEAD_CPUS * max(1, workers)
 
 
 def propagate(

@@ -11,24 +11,29 @@ import numpy as np
 
 @dataclass(frozen=True)
 class VideoSource:
-    """A picklable way to open a video's frames in another process."""
+    """A picklable way to open a video's frames in another process (one of workers passes:
+    the decoder's threads follow, propagation_cpus.decoder_threads)."""
 
     path: str
+    workers: int = 1
 
     def __call__(self) -> "VideoFrames":
-        return VideoFrames(self.path)
+        return VideoFrames(self.path, workers=self.workers)
 
 
 class VideoFrames:
     """Frames of a video file, decoded in order with a small cache (propagation reads each
     frame a few times, mostly in sequence). While frames are read in order, a background
     thread decodes the next ones (at most ``ahead`` frames held), so decoding overlaps the
-    caller's work; a read out of order stops it and seeks."""
+    caller's work; a read out of order stops it and seeks. workers: the passes running at
+    once on this machine (one per process), which set FFmpeg's decoder threads
+    (propagation_cpus.decoder_threads: one where the passes' own threads fill the CPUs)."""
 
-    def __init__(self, path, cache: int = 4, ahead: int = 4):
+    def __init__(self, path, cache: int = 4, ahead: int = 4, workers: int = 1):
         from courtstudio.io.frames import VideoReader
+        from courtstudio.pipeline.propagation_cpus import decoder_threads
 
-        self.reader = VideoReader(path)
+        self.reader = VideoReader(path, decoder_threads(workers))
         self.count = self.reader.frame_count
         self.size = self.reader.size
         self._cache: dict[int, np.ndarray] = {}
