@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from geometry.arrays import unique_sorted
 from geometry.camera import Camera
 from geometry.camera_params import ParamModel
 from geometry.chi2 import chi2_isf
@@ -179,7 +180,7 @@ def _support(gray, camera, polylines, step_m, samples=None) -> tuple[float, floa
 
 def _directions_ok(polylines, line_idx) -> bool:
     """At least MIN_LINES lines found, not all parallel."""
-    used = np.unique(line_idx)
+    used = unique_sorted(line_idx)
     if len(used) < MIN_LINES:
         return False
     dirs = []
@@ -273,7 +274,7 @@ def refine_camera_on_lines(
             click0,
             click0,
             0 if rid is None else len(rid),
-            0 if rid is None else len(np.unique(rid.line)),
+            0 if rid is None else len(unique_sorted(rid.line)),
             _per_line(rid, camera, names) if rid is not None else {},
         )
 
@@ -295,7 +296,7 @@ def refine_camera_on_lines(
             n_found = 0 if rid is None else len(rid)
             return fail(
                 f"too little line support: {n_found} line samples found on "
-                f"{0 if rid is None else len(np.unique(rid.line))} lines (need "
+                f"{0 if rid is None else len(unique_sorted(rid.line))} lines (need "
                 f"{MIN_SAMPLES} on {MIN_LINES} non-parallel lines)",
                 rid,
             )
@@ -330,7 +331,7 @@ def refine_camera_on_lines(
         click_rms_before_px=click0,
         click_rms_after_px=click1,
         samples=len(rid),
-        lines_used=len(np.unique(rid.line)),
+        lines_used=len(unique_sorted(rid.line)),
         per_line=_per_line(rid, new, names),
         theta=theta,
         covariance=cov,

@@ -25,7 +25,7 @@ import numpy as np
 
 from geometry._projection_kernels import line_sample_geometry
 from geometry._ridge_kernels import profile_maps, ridge_centres, smooth_inliers_per_line
-from geometry.arrays import as_array
+from geometry.arrays import as_array, unique_sorted
 from geometry.camera import Camera
 
 MIN_CONTRAST = 10.0  # grey levels the ridge must stand above both sides
@@ -91,7 +91,7 @@ def line_samples(polylines, step_m: float):
         return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, int), np.zeros(0)
     # arc length at each segment's start: its polyline's lengths before it, summed in order
     s0 = np.zeros(len(n))
-    for k in np.unique(line):
+    for k in unique_sorted(line):
         at = np.flatnonzero(line == k)
         s0[at[1:]] = np.cumsum(n[at[:-1]])
     m = np.maximum(1, np.floor(n / step_m).astype(int))

@@ -70,3 +70,40 @@ def test_propagation_imports_no_scipy():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_a_video_pass_loads_only_what_it_uses(tmp_path):
+    """`batch-propagate VIDEO` on 2 CPUs (no registration ahead) imports neither the project
+    modules, nor numpy.ma (NumPy 2.4's np.unique and np.median load it: 15-17 ms), nor
+    concurrent.futures (registration ahead's pool: 8-9 ms), nor jsonschema or SciPy
+    (docs/propagation.md "Speed", start-up)."""
+    import json
+
+    from court_specs import load_spec
+    from courtstudio.synth.synthetic_clip import make_clip, write_video
+    from court_specs.model import PAPER_SIX
+
+    spec = load_spec("tennis")
+    clip = make_clip(spec, 12, (640, 360), seed=4)
+    video = tmp_path / "clip.avi"
+    write_video(video, clip.frames)
+    cam = clip.cameras[0]
+    pts = {n: [float(c) for c in cam.project(spec.keypoints[n][None])[0]] for n in PAPER_SIX}
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps({"image_size": [640, 360], "points": pts}))
+    out = tmp_path / "out"
+    unwanted = ("courtstudio.io.project", "numpy.ma", "concurrent.futures", "jsonschema", "scipy")
+    code = (
+        "import os, sys\n"
+        "os.sched_getaffinity = lambda pid: {0, 1}\n"
+        "from courtstudio.cli import main\n"
+        f"code = main(['batch-propagate', {str(video)!r}, '--sport', 'tennis', '--reference',"
+        f" '0:{ref}', '--out', {str(out)!r}, '--quiet'])\n"
+        f"print('LOADED:', *sorted(m for m in {unwanted!r} if m in sys.modules))\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "cameras.jsonl").read_text().count("\n") == 12
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("LOADED:")]
+    assert line.split()[1:] == []

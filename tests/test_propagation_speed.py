@@ -509,3 +509,14 @@ def test_a_pass_decodes_on_the_threads_the_machine_leaves_it(tmp_path, monkeypat
             if want == 1:
                 assert vf.reader._cap.get(cv2.CAP_PROP_N_THREADS) == 1
             vf.close()
+
+
+def test_unique_sorted_is_numpys_unique():
+    from geometry.arrays import unique_sorted
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = int(rng.integers(0, 40))
+        a = rng.integers(-5, 6, n) if rng.random() < 0.5 else np.round(rng.normal(size=n), 1)
+        got, want = unique_sorted(a), np.unique(a)
+        assert got.dtype == want.dtype and np.array_equal(got, want)

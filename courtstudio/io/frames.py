@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from courtstudio.io.project import FrameRef, Project, ProjectError
+from courtstudio.io.project_format import ProjectError
 from safe_io.images import max_pixels, open_video, probe_video, read_image
+
+if TYPE_CHECKING:  # a video's reader needs no project (8-9 ms of imports a batch-propagate run)
+    from courtstudio.io.project import FrameRef, Project
 
 CACHE_FRAMES = 16
 

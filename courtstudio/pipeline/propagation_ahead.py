@@ -19,13 +19,16 @@ the images share): a registration that would need matching is made in line.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from geometry.corner_tracking import TrackMemory
 from geometry.plane_motion import Prepared, Registration, register_to_reference
+
+if TYPE_CHECKING:  # concurrent.futures costs 8-9 ms of start-up: loaded when a pass runs ahead
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 
 @dataclass
@@ -69,6 +72,8 @@ class RegisterAhead:
         """Register inputs.upcoming ahead (a job still running is dropped once it ends)."""
         self.drop()
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="propagation-register-ahead")
         learner = inputs.memory.copy()
         before = inputs.memory.copy()
