@@ -1,4 +1,4 @@
-"""Types of the compiled line-fit rows (geometry/_projection_kernels.pyx)."""
+"""Types of the compiled line-fit and keypoint rows (geometry/_projection_kernels.pyx)."""
 
 import numpy as np
 
@@ -17,6 +17,18 @@ def one_focal_line_rows(
     normals: np.ndarray,
     weights: np.ndarray,
     sigma_px: float,
+) -> tuple[np.ndarray, np.ndarray]: ...
+def one_focal_point_rows(
+    R: np.ndarray,
+    dR_dr: np.ndarray,
+    t: np.ndarray,
+    f: float,
+    k1: float,
+    k2: float,
+    n_radial: int,
+    cx: float,
+    cy: float,
+    points_world: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def project_points(
     R: np.ndarray,

@@ -19,6 +19,64 @@ import numpy as np
 from libc.math cimport fabs, hypot, isfinite, sqrt, INFINITY, NAN
 
 
+cdef struct PointTerms:
+    # one world point under a one-focal camera: normalised x, y, r^2, r^4, the radial factor,
+    # the distorted xd, yd, d(factor)/d(r^2), and d(x, y)/d(rx, ry, rz, tx, ty, tz)
+    double x, y, r2, r4, cdist, xd, yd, dc
+    double dx[6]
+    double dy[6]
+
+
+cdef inline void _point_terms(const double[:, ::1] R, const double[:, ::1] dR_dr,
+                              const double[::1] t, double k1, double k2, double px_,
+                              double py_, double pz_, PointTerms* p) noexcept nogil:
+    """OpenCV's projectPoints chain for one point (module docstring), without f and the
+    principal point."""
+    cdef double X, Y, Z, iz
+    cdef double dXr[3]
+    cdef double dYr[3]
+    cdef double dZr[3]
+    cdef int k
+    X = R[0, 0] * px_ + R[0, 1] * py_ + R[0, 2] * pz_ + t[0]
+    Y = R[1, 0] * px_ + R[1, 1] * py_ + R[1, 2] * pz_ + t[1]
+    Z = R[2, 0] * px_ + R[2, 1] * py_ + R[2, 2] * pz_ + t[2]
+    iz = 1.0 / Z if Z != 0.0 else 1.0
+    p.x = X * iz
+    p.y = Y * iz
+    p.r2 = p.x * p.x + p.y * p.y
+    p.r4 = p.r2 * p.r2
+    p.cdist = 1.0 + k1 * p.r2 + k2 * p.r4
+    p.xd = p.x * p.cdist
+    p.yd = p.y * p.cdist
+    for k in range(3):
+        dXr[k] = dR_dr[k, 0] * px_ + dR_dr[k, 1] * py_ + dR_dr[k, 2] * pz_
+        dYr[k] = dR_dr[k, 3] * px_ + dR_dr[k, 4] * py_ + dR_dr[k, 5] * pz_
+        dZr[k] = dR_dr[k, 6] * px_ + dR_dr[k, 7] * py_ + dR_dr[k, 8] * pz_
+    p.dc = k1 + 2.0 * k2 * p.r2  # d cdist / d r2
+    for k in range(6):
+        if k < 3:  # rotation: X moves by dR/dr_k P
+            p.dx[k] = iz * (dXr[k] - p.x * dZr[k])
+            p.dy[k] = iz * (dYr[k] - p.y * dZr[k])
+        elif k == 3:  # translation along the camera's x, y, z
+            p.dx[k] = iz
+            p.dy[k] = 0.0
+        elif k == 4:
+            p.dx[k] = 0.0
+            p.dy[k] = iz
+        else:
+            p.dx[k] = -p.x * iz
+            p.dy[k] = -p.y * iz
+
+
+cdef int _check_camera(const double[:, ::1] R, const double[:, ::1] dR_dr, const double[::1] t,
+                       int n_radial, const double[:, ::1] points_world, str name) except -1:
+    if R.shape[0] != 3 or R.shape[1] != 3 or dR_dr.shape[0] != 3 or dR_dr.shape[1] != 9:
+        raise ValueError(f"{name}: R (3, 3) and dR_dr (3, 9)")
+    if t.shape[0] != 3 or points_world.shape[1] != 3 or not 0 <= n_radial <= 2:
+        raise ValueError(f"{name}: t (3,), points_world (S, 3), n_radial 0-2")
+    return 0
+
+
 def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
                         const double[::1] t, double f, double k1, double k2, int n_radial,
                         double cx, double cy, const double[:, ::1] points_world,
@@ -35,10 +93,7 @@ def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
     unit image normals; weights: (S,)."""
     cdef Py_ssize_t S = points_world.shape[0], i
     cdef int P = 7 + n_radial, k
-    if R.shape[0] != 3 or R.shape[1] != 3 or dR_dr.shape[0] != 3 or dR_dr.shape[1] != 9:
-        raise ValueError("one_focal_line_rows: R (3, 3) and dR_dr (3, 9)")
-    if t.shape[0] != 3 or points_world.shape[1] != 3 or not 0 <= n_radial <= 2:
-        raise ValueError("one_focal_line_rows: t (3,), points_world (S, 3), n_radial 0-2")
+    _check_camera(R, dR_dr, t, n_radial, points_world, "one_focal_line_rows")
     if (uv_target.shape[0] != S or uv_target.shape[1] != 2 or normals.shape[0] != S
             or normals.shape[1] != 2 or weights.shape[0] != S):
         raise ValueError("one_focal_line_rows: uv_target, normals (S, 2) and weights (S,)")
@@ -46,61 +101,66 @@ def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
     J_arr = np.empty((S, P))
     cdef double[::1] r = r_arr
     cdef double[:, ::1] J = J_arr
-    cdef double X, Y, Z, iz, x, y, r2, r4, cdist, xd, yd, u, v, nx, ny, s
-    cdef double dXr[3]
-    cdef double dYr[3]
-    cdef double dZr[3]
-    cdef double dx, dy, dr2, dc, du, dv, px_, py_, pz_
+    cdef PointTerms p
+    cdef double u, v, nx, ny, s, dr2, du, dv
     with nogil:
         for i in range(S):
-            px_ = points_world[i, 0]
-            py_ = points_world[i, 1]
-            pz_ = points_world[i, 2]
-            X = R[0, 0] * px_ + R[0, 1] * py_ + R[0, 2] * pz_ + t[0]
-            Y = R[1, 0] * px_ + R[1, 1] * py_ + R[1, 2] * pz_ + t[1]
-            Z = R[2, 0] * px_ + R[2, 1] * py_ + R[2, 2] * pz_ + t[2]
-            iz = 1.0 / Z if Z != 0.0 else 1.0
-            x = X * iz
-            y = Y * iz
-            r2 = x * x + y * y
-            r4 = r2 * r2
-            cdist = 1.0 + k1 * r2 + k2 * r4
-            xd = x * cdist
-            yd = y * cdist
-            u = f * xd + cx
-            v = f * yd + cy
+            _point_terms(R, dR_dr, t, k1, k2, points_world[i, 0], points_world[i, 1],
+                         points_world[i, 2], &p)
+            u = f * p.xd + cx
+            v = f * p.yd + cy
             nx = normals[i, 0]
             ny = normals[i, 1]
             s = weights[i] / sigma_px
             r[i] = ((u - uv_target[i, 0]) * nx + (v - uv_target[i, 1]) * ny) / sigma_px * weights[i]
-            for k in range(3):
-                dXr[k] = dR_dr[k, 0] * px_ + dR_dr[k, 1] * py_ + dR_dr[k, 2] * pz_
-                dYr[k] = dR_dr[k, 3] * px_ + dR_dr[k, 4] * py_ + dR_dr[k, 5] * pz_
-                dZr[k] = dR_dr[k, 6] * px_ + dR_dr[k, 7] * py_ + dR_dr[k, 8] * pz_
-            dc = k1 + 2.0 * k2 * r2  # d cdist / d r2
             for k in range(6):
-                if k < 3:  # rotation: X moves by dR/dr_k P
-                    dx = iz * (dXr[k] - x * dZr[k])
-                    dy = iz * (dYr[k] - y * dZr[k])
-                elif k == 3:  # translation along the camera's x, y, z
-                    dx = iz
-                    dy = 0.0
-                elif k == 4:
-                    dx = 0.0
-                    dy = iz
-                else:
-                    dx = -x * iz
-                    dy = -y * iz
-                dr2 = 2.0 * (x * dx + y * dy)
-                du = f * (dx * cdist + x * dc * dr2)
-                dv = f * (dy * cdist + y * dc * dr2)
+                dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
+                du = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
+                dv = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
                 J[i, k] = (du * nx + dv * ny) * s
-            J[i, 6] = (xd * nx + yd * ny) * s
+            J[i, 6] = (p.xd * nx + p.yd * ny) * s
             if n_radial >= 1:
-                J[i, 7] = f * r2 * (x * nx + y * ny) * s
+                J[i, 7] = f * p.r2 * (p.x * nx + p.y * ny) * s
             if n_radial >= 2:
-                J[i, 8] = f * r4 * (x * nx + y * ny) * s
+                J[i, 8] = f * p.r4 * (p.x * nx + p.y * ny) * s
     return r_arr, J_arr
+
+
+def one_focal_point_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
+                         const double[::1] t, double f, double k1, double k2, int n_radial,
+                         double cx, double cy, const double[:, ::1] points_world):
+    """(uv (N, 2), J (2N, 7 + n_radial)) float64: the points' projections px and their
+    derivatives by (rx, ry, rz, tx, ty, tz, f[, k1[, k2]]), rows u0, v0, u1, v1, ... (what
+    cv2.projectPoints gives for these terms, its fx and fy columns summed into f; the
+    arguments as one_focal_line_rows's)."""
+    cdef Py_ssize_t N = points_world.shape[0], i
+    cdef int P = 7 + n_radial, k
+    _check_camera(R, dR_dr, t, n_radial, points_world, "one_focal_point_rows")
+    uv_arr = np.empty((N, 2))
+    J_arr = np.empty((2 * N, P))
+    cdef double[:, ::1] uv = uv_arr
+    cdef double[:, ::1] J = J_arr
+    cdef PointTerms p
+    cdef double dr2
+    with nogil:
+        for i in range(N):
+            _point_terms(R, dR_dr, t, k1, k2, points_world[i, 0], points_world[i, 1],
+                         points_world[i, 2], &p)
+            uv[i, 0] = f * p.xd + cx
+            uv[i, 1] = f * p.yd + cy
+            for k in range(6):
+                dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
+                J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
+                J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
+            J[2 * i, 6] = p.xd
+            J[2 * i + 1, 6] = p.yd
+            if n_radial >= 1:
+                J[2 * i, 7] = f * p.r2 * p.x
+                J[2 * i + 1, 7] = f * p.r2 * p.y
+            if n_radial >= 2:
+                J[2 * i, 8] = f * p.r4 * p.x
+                J[2 * i + 1, 8] = f * p.r4 * p.y
+    return uv_arr, J_arr
 
 
 cdef struct Lens:

@@ -22,14 +22,36 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from geometry._projection_kernels import one_focal_point_rows
 from geometry.arrays import as_array
 from geometry.camera import Camera, image_centre_uv
 from geometry.errors import GeometryError
 
 # Columns of cv2.projectPoints' Jacobian: rvec 0-2, tvec 3-5, fx 6, fy 7, cx 8, cy 9, k1 10, k2 11.
 # The one-focal models take rvec, tvec, fx (+ fy, added) and their radial terms.
-_ONE_FOCAL_COLS = {k: np.r_[0:7, 10 : 10 + k] for k in range(3)}
 MODEL_NAMES = ("simple", "simple_k1", "simple_k1k2", "full")
+
+
+def _one_focal_points(
+    theta: np.ndarray, X: np.ndarray, cx: float, cy: float, n_radial: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(uv (N, 2), J (2N, 7 + n_radial)) of a one-focal model's theta for world points X
+    (N, 3) float64 C-contiguous, principal point (cx, cy): cv2.projectPoints's projection,
+    bit for bit, and its Jacobian for these terms to rounding (3e-16 of its largest entry),
+    without building the other intrinsics' columns (geometry._projection_kernels)."""
+    R, dR_dr = cv2.Rodrigues(theta[:3])
+    return one_focal_point_rows(
+        R,
+        dR_dr,
+        np.ascontiguousarray(theta[3:6], dtype=float),
+        float(theta[6]),
+        float(theta[7]) if n_radial >= 1 else 0.0,
+        float(theta[8]) if n_radial >= 2 else 0.0,
+        n_radial,
+        cx,
+        cy,
+        X,
+    )
 
 
 @dataclass(frozen=True)
@@ -118,6 +140,11 @@ class ParamModel:
 
         Rows of J are ordered u0, v0, u1, v1, ...
         """
+        if self.one_focal and type(self) is ParamModel:  # the projector's arithmetic, without
+            # laying one out (a subclass, as geometry.held_lens's, projects through its own)
+            cx, cy = image_centre_uv(image_size)
+            X = np.ascontiguousarray(points_world, dtype=float)
+            return _one_focal_points(theta, X, float(cx), float(cy), self.n_radial)
         return self.projector(points_world, image_size)(theta)
 
     def projector(
@@ -126,24 +153,19 @@ class ParamModel:
         """theta (P,) -> (uv (N, 2) pixels, J (2N, P)) for fixed (N, 3) world points: the
         solver's hot path, with K, the distortion vector and the Jacobian's columns laid out
         once per fit instead of once per evaluation. Each call returns new arrays."""
-        K = np.zeros((3, 3))
-        K[2, 2] = 1.0
-        dist = np.zeros(5)
         n_radial = self.n_radial
         if self.one_focal:
-            K[0, 2], K[1, 2] = image_centre_uv(image_size)
-            cols = _ONE_FOCAL_COLS[n_radial]
+            cx, cy = (float(c) for c in image_centre_uv(image_size))
+            X = np.ascontiguousarray(points_world, dtype=float)
 
             def project_one_focal(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                K[0, 0] = K[1, 1] = theta[6]
-                dist[:n_radial] = theta[7 : 7 + n_radial]
-                uv, jac = cv2.projectPoints(points_world, theta[:3], theta[3:6], K, dist)
-                J = jac[:, cols]
-                np.add(J[:, 6], jac[:, 7], out=J[:, 6])  # fx = fy = f
-                return uv.reshape(-1, 2), J
+                return _one_focal_points(theta, X, cx, cy, n_radial)
 
             return project_one_focal
         n_cols = 10 + n_radial
+        K = np.zeros((3, 3))
+        K[2, 2] = 1.0
+        dist = np.zeros(5)
 
         def project_full(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             K[0, 0], K[1, 1], K[0, 2], K[1, 2] = theta[6:10]

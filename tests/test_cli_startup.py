@@ -80,8 +80,8 @@ def test_a_video_pass_loads_only_what_it_uses(tmp_path):
     import json
 
     from court_specs import load_spec
-    from courtstudio.synth.synthetic_clip import make_clip, write_video
     from court_specs.model import PAPER_SIX
+    from courtstudio.synth.synthetic_clip import make_clip, write_video
 
     spec = load_spec("tennis")
     clip = make_clip(spec, 12, (640, 360), seed=4)

@@ -1,7 +1,8 @@
-"""The compiled line-fit rows (geometry/_projection_kernels.pyx) against the route they replace,
-cv2.projectPoints's Jacobian folded onto the line normals: the residuals to the bit, the
-derivatives to rounding, for every one-focal model, points behind the camera and on its plane
-included; and the held-lens models still take their own route."""
+"""The compiled line-fit and keypoint rows (geometry/_projection_kernels.pyx) against the route
+they replace, cv2.projectPoints's Jacobian (folded onto the line normals for the line rows): the
+residuals and projections to the bit, the derivatives to rounding, for every one-focal model,
+points behind the camera and on its plane included; and the held-lens models still take their
+own route."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from geometry._projection_kernels import one_focal_line_rows
+from geometry._projection_kernels import one_focal_line_rows, one_focal_point_rows
 from geometry.camera_params import ParamModel
 from geometry.joint_covariance import line_offsets_px, line_rows
 from geometry.line_ridges import Ridges
@@ -17,8 +18,21 @@ from geometry.line_ridges import Ridges
 SIZE = (1280, 720)
 
 
+def _opencv_points(model, theta, X):
+    """(uv (N, 2), J (2N, P)) of a one-focal ParamModel through cv2.projectPoints, as it
+    computed them before the compiled rows (its fx and fy columns summed into f); a subclass
+    (a held lens) through its own projector."""
+    if type(model) is not ParamModel:
+        return model.project_with_jacobian(theta, X, SIZE)
+    K, dist = model.intrinsics(theta, SIZE)
+    uv, jac = cv2.projectPoints(np.asarray(X, float), theta[:3], theta[3:6], K, dist)
+    J = jac[:, np.r_[0:7, 10 : 10 + model.n_radial]].copy()
+    J[:, 6] += jac[:, 7]
+    return uv.reshape(-1, 2), J
+
+
 def _rows_through_opencv(model, theta, ridges, sigma, w):
-    uv, J = model.project_with_jacobian(theta, ridges.points_world, SIZE)
+    uv, J = _opencv_points(model, theta, ridges.points_world)
     n = ridges.normals
     r = np.sum((uv - ridges.uv) * n, axis=1) / sigma * w
     J = J.reshape(len(ridges), 2, -1)
@@ -58,6 +72,27 @@ def test_the_rows_are_opencvs(name):
         assert np.max(np.abs(J - J0) / scale) < 1e-12
 
 
+@pytest.mark.parametrize("name", ["simple", "simple_k1", "simple_k1k2"])
+def test_the_keypoint_rows_are_opencvs(name):
+    """ParamModel's projector and project_with_jacobian (the solver's and the covariance's
+    keypoint rows): cv2.projectPoints's projections to the bit, its Jacobian to rounding,
+    points behind the camera and a single point included."""
+    rng = np.random.default_rng(10 + ["simple", "simple_k1", "simple_k1k2"].index(name))
+    model = ParamModel(name)
+    for _ in range(40):
+        theta, ridges, _ = _case(rng, model, int(rng.integers(1, 40)), depth_lo=-20.0)
+        X = ridges.points_world
+        uv0, J0 = _opencv_points(model, theta, X)
+        for uv, J in (
+            model.projector(X, SIZE)(theta),
+            model.project_with_jacobian(theta, X, SIZE),
+        ):
+            assert uv.shape == uv0.shape and J.shape == J0.shape == (2 * len(X), model.size)
+            assert np.array_equal(uv, uv0)
+            scale = np.abs(J0).max(axis=0) + 1e-300
+            assert np.max(np.abs(J - J0) / scale) < 1e-12
+
+
 def test_a_point_on_the_camera_plane_is_projected_as_opencv_does():
     """Zero depth: OpenCV takes 1/Z as 1 (no NaN, no inf); so do the rows."""
     model = ParamModel("simple_k1")
@@ -73,6 +108,10 @@ def test_a_point_on_the_camera_plane_is_projected_as_opencv_does():
     r0, J0 = _rows_through_opencv(model, theta, ridges, 0.7, np.ones(1))
     assert np.all(np.isfinite(r)) and np.array_equal(r, r0)
     assert np.allclose(J, J0, rtol=1e-12, atol=1e-9)
+    uv, J = model.project_with_jacobian(theta, ridges.points_world, SIZE)
+    uv0, J0 = _opencv_points(model, theta, ridges.points_world)
+    assert np.all(np.isfinite(uv)) and np.array_equal(uv, uv0)
+    assert np.allclose(J, J0, rtol=1e-12, atol=1e-9)
 
 
 def test_no_samples_give_empty_rows():
@@ -82,6 +121,10 @@ def test_no_samples_give_empty_rows():
     )
     r, J = line_rows(model, np.array([0.0, 0, 0, 0, 0, 10, 900]), ridges, SIZE, 0.7, np.zeros(0))
     assert r.shape == (0,) and J.shape == (0, 7)
+    uv, J = ParamModel("simple_k1").project_with_jacobian(
+        np.array([0.0, 0, 0, 0, 0, 10, 900, 0.1]), np.zeros((0, 3)), SIZE
+    )
+    assert uv.shape == (0, 2) and J.shape == (0, 8)
 
 
 def test_the_kernel_refuses_mismatched_shapes():
@@ -114,6 +157,10 @@ def test_the_kernel_refuses_mismatched_shapes():
         )
 
     assert call()[1].shape == (2, 7)
+    with pytest.raises(ValueError, match="points_world"):
+        one_focal_point_rows(R, dR, np.zeros(3), 1e3, 0, 0, 0, 640, 360, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="n_radial"):
+        one_focal_point_rows(R, dR, np.zeros(3), 1e3, 0, 0, 3, 640, 360, np.zeros((2, 3)))
     with pytest.raises(ValueError, match="weights"):
         call(weights=np.ones(3))
     with pytest.raises(ValueError, match="points_world"):
@@ -152,6 +199,15 @@ def test_a_held_lens_takes_its_own_route():
     r_pinhole, _ = line_rows(ParamModel("simple"), theta, ridges, SIZE, 0.7, w)
     assert np.max(np.abs(r - r_pinhole)) > 1.0  # the field moves the rows: the route matters
     uv = model.project_with_jacobian(theta, ridges.points_world, SIZE)[0]
+    assert np.array_equal(uv, model.projector(ridges.points_world, SIZE)(theta)[0])
+    assert (
+        np.max(
+            np.abs(
+                uv - ParamModel("simple").project_with_jacobian(theta, ridges.points_world, SIZE)[0]
+            )
+        )
+        > 1.0
+    )
     want = np.sum((uv - ridges.uv) * ridges.normals, axis=1)
     assert np.array_equal(line_offsets_px(model, theta, ridges, SIZE), want)
 
