@@ -20,3 +20,17 @@ def smooth_inliers_per_line(
 def profile_maps(
     uv: np.ndarray, normals: np.ndarray, offsets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]: ...
+def in_view_normals(
+    run: np.ndarray, starts: np.ndarray, reach: float, width: float, height: float
+) -> tuple[np.ndarray, np.ndarray]: ...
+def ridge_evidence(
+    samples: np.ndarray,
+    channels: int,
+    gray_weights: np.ndarray,
+    first_offset: int,
+    offsets: int,
+    side_px: np.ndarray,
+    min_contrast: float,
+    first_offset_px: float,
+    tol_px: float,
+) -> tuple[int, float, float]: ...

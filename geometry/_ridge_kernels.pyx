@@ -14,7 +14,7 @@ recorded real profiles (tests/test_ridge_kernels.py holds them to a NumPy refere
 
 import numpy as np
 
-from libc.math cimport fabs, INFINITY
+from libc.math cimport fabs, sqrt, INFINITY
 from libc.stdlib cimport malloc, free, qsort
 
 cdef inline float fmax32(float a, float b) noexcept nogil:
@@ -318,3 +318,165 @@ def profile_maps(const real[:, ::1] uv, const real[:, ::1] normals, const real[:
                 rx[j] = <float>(x + a)
                 ry[j] = <float>(y + b)
     return mx_arr, my_arr
+
+
+def in_view_normals(const double[:, ::1] run, const long long[::1] starts, double reach,
+                    double width, double height):
+    """(uv, normals), each (M, 2) float32: the line samples of run (N, 2) float64 px, runs end
+    to end (each of 2 or more points; starts (R - 1,) int64, the indices where runs 2..R
+    begin), whose profile reaches reach px along the unit image normal to both sides inside
+    an image of width x height px, with those normals; M <= N, in run's order.
+
+    line_support's NumPy formulation to the bit: the tangent is np.gradient along each run
+    (central differences, one-sided at a run's ends), the normal (-dy, dx) divided by its
+    length + 1e-9, both ends of the profile (uv +- reach * normal) within [0, width - 1] x
+    [0, height - 1]."""
+    cdef Py_ssize_t n = run.shape[0], R = starts.shape[0], i, j, m = 0, nx_i, pv
+    if run.shape[1] != 2:
+        raise ValueError("in_view_normals: run (N, 2)")
+    for j in range(R):
+        if starts[j] < 0 or starts[j] >= n:
+            raise ValueError("in_view_normals: a run start outside run")
+    uv_arr = np.empty((n, 2), np.float32)
+    nn_arr = np.empty((n, 2), np.float32)
+    first_arr = np.zeros(n + 1, np.uint8)
+    cdef float[:, ::1] uv = uv_arr
+    cdef float[:, ::1] nn = nn_arr
+    cdef unsigned char[::1] first = first_arr
+    cdef double dx, dy, ex, ey, length, ax, ay, bx, by, right = width - 1, bottom = height - 1
+    cdef bint is_last
+    if n == 0:
+        return uv_arr, nn_arr
+    first[0] = 1
+    for j in range(R):
+        first[starts[j]] = 1
+    with nogil:
+        for i in range(n):
+            nx_i = i + 1 if i + 1 < n else n - 1
+            pv = i - 1 if i > 0 else 0
+            is_last = i == n - 1 or first[i + 1]
+            if is_last:
+                dx = run[i, 0] - run[pv, 0]
+                dy = run[i, 1] - run[pv, 1]
+            elif first[i]:
+                dx = run[nx_i, 0] - run[i, 0]
+                dy = run[nx_i, 1] - run[i, 1]
+            else:
+                dx = 0.5 * (run[nx_i, 0] - run[pv, 0])
+                dy = 0.5 * (run[nx_i, 1] - run[pv, 1])
+            ex = -dy
+            ey = dx
+            length = sqrt(ex * ex + ey * ey) + 1e-9
+            ex = ex / length
+            ey = ey / length
+            ax = run[i, 0] + reach * ex
+            ay = run[i, 1] + reach * ey
+            bx = run[i, 0] - reach * ex
+            by = run[i, 1] - reach * ey
+            if not (ax >= 0 and bx >= 0 and ax <= right and bx <= right
+                    and ay >= 0 and by >= 0 and ay <= bottom and by <= bottom):
+                continue
+            uv[m, 0] = <float>run[i, 0]
+            uv[m, 1] = <float>run[i, 1]
+            nn[m, 0] = <float>ex
+            nn[m, 1] = <float>ey
+            m += 1
+    return uv_arr[:m], nn_arr[:m]
+
+
+def ridge_evidence(const unsigned char[:, ::1] samples, int channels,
+                   const float[::1] gray_weights, Py_ssize_t first_offset, Py_ssize_t offsets,
+                   const long long[::1] side_px, float min_contrast, double first_offset_px,
+                   double tol_px):
+    """(found, support, residual_px) of S brightness profiles across the court's lines:
+    samples (S, P * channels) uint8, each row P pixels read along a line's normal (cv2.remap's
+    output, BGR when channels is 3, weighted by gray_weights (3,) float32 into a gray level as
+    line_support's ``vals @ weights`` rounds it, or gray when 1).
+
+    At the offsets candidate columns from first_offset (offset first_offset_px px, then
+    1 px apart), the ridge
+    response is the column minus the brighter of the columns side_px (D,) int64 away on
+    either side, the best over those widths; a sample's ridge is its strongest response
+    (the first of equals), found when above min_contrast. found: samples with a ridge;
+    support: the share of all S samples whose ridge lies within tol_px of 0 (NaN when S is
+    0); residual_px: the median |offset| of the found ridges (NaN with none). The float32
+    arithmetic of line_support.line_evidence's NumPy formulation, in its order."""
+    cdef Py_ssize_t S = samples.shape[0], P, i, j, k, q, best_k, D = side_px.shape[0]
+    cdef Py_ssize_t found = 0, near = 0
+    if channels != 1 and channels != 3:
+        raise ValueError("ridge_evidence: 1 or 3 channels")
+    if gray_weights.shape[0] != 3 or samples.shape[1] % channels:
+        raise ValueError("ridge_evidence: gray_weights (3,), samples (S, P * channels)")
+    P = samples.shape[1] // channels
+    for q in range(D):
+        if side_px[q] < 0 or first_offset - side_px[q] < 0 or (
+            first_offset + offsets - 1 + side_px[q] >= P
+        ):
+            raise ValueError("ridge_evidence: a side probe outside the profile")
+    if offsets < 1 or D < 1:
+        raise ValueError("ridge_evidence: no candidate offset or no ridge width")
+    if S == 0:
+        return 0, float("nan"), float("nan")
+    cdef float* prof = <float*>malloc(P * sizeof(float))
+    cdef float* resp = <float*>malloc(offsets * sizeof(float))
+    cdef Py_ssize_t* sides = <Py_ssize_t*>malloc(D * sizeof(Py_ssize_t))
+    cdef double* away = <double*>malloc(S * sizeof(double))
+    cdef float* left
+    cdef float* right
+    cdef float* centre_row
+    cdef Py_ssize_t d
+    cdef float w0 = gray_weights[0], w1 = gray_weights[1], w2 = gray_weights[2]
+    cdef float r, best
+    cdef double off
+    cdef const unsigned char* row
+    if prof == NULL or resp == NULL or sides == NULL or away == NULL:
+        free(prof)
+        free(resp)
+        free(sides)
+        free(away)
+        raise MemoryError()
+    for q in range(D):
+        sides[q] = side_px[q]
+    try:
+        with nogil:
+            for i in range(S):
+                row = &samples[i, 0]
+                if channels == 3:
+                    for j in range(P):
+                        prof[j] = (
+                            (<float>row[3 * j] * w0 + <float>row[3 * j + 1] * w1)
+                            + <float>row[3 * j + 2] * w2
+                        )
+                else:
+                    for j in range(P):
+                        prof[j] = <float>row[j]
+                for k in range(offsets):
+                    resp[k] = -INFINITY
+                for q in range(D):  # each width over all offsets: loops the compiler vectorises
+                    d = sides[q]
+                    left = prof + first_offset - d
+                    centre_row = prof + first_offset
+                    right = prof + first_offset + d
+                    for k in range(offsets):
+                        r = centre_row[k] - fmax32(left[k], right[k])
+                        resp[k] = fmax32(resp[k], r)
+                best = resp[0]
+                best_k = 0
+                for k in range(1, offsets):
+                    if resp[k] > best:
+                        best = resp[k]
+                        best_k = k
+                if best > min_contrast:
+                    off = fabs(<double>best_k + first_offset_px)
+                    away[found] = off
+                    found += 1
+                    if off <= tol_px:
+                        near += 1
+        support = near / <double>S
+        residual = _median(away, found) if found else float("nan")
+    finally:
+        free(prof)
+        free(resp)
+        free(sides)
+        free(away)
+    return found, support, residual

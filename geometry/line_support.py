@@ -9,12 +9,10 @@ propagation, a moved camera) scores low.
 
 from __future__ import annotations
 
-import functools
-
 import cv2
 import numpy as np
 
-from geometry._ridge_kernels import profile_maps
+from geometry._ridge_kernels import in_view_normals, profile_maps, ridge_evidence
 from geometry.arrays import median_axis0
 from geometry.camera import Camera
 from geometry.projection import densify_all, project_polylines, projected_runs
@@ -70,34 +68,6 @@ def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return vals if vals.ndim == 2 else vals @ _GRAY_BGR
 
 
-def _run_gradient(points: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """np.gradient(run, axis=0) of every run at once: points (N, 2) are the runs (each of 2
-    or more points) end to end, starts (R - 1,) the indices where runs 2..R begin."""
-    nxt, prv, first, last = _gradient_index(len(points), tuple(int(i) for i in starts))
-    d = 0.5 * (points[nxt] - points[prv])
-    d[first] = points[nxt[first]] - points[first]
-    d[last] = points[last] - points[prv[last]]
-    return d
-
-
-@functools.lru_cache(maxsize=32)
-def _gradient_index(n: int, starts: tuple) -> tuple[np.ndarray, ...]:
-    """_run_gradient's index arrays (next, previous, first and last point of each run) for n
-    points and those run starts: the same for every frame of a propagation run whose court
-    lines stay in front of the camera. Read-only."""
-    first = np.zeros(n, bool)
-    first[0] = True
-    first[list(starts)] = True
-    last = np.roll(first, -1)
-    last[-1] = True
-    nxt = np.minimum(np.arange(n) + 1, n - 1)
-    prv = np.maximum(np.arange(n) - 1, 0)
-    out = (nxt, prv, first, last)
-    for arr in out:
-        arr.flags.writeable = False
-    return out
-
-
 def line_evidence(
     image: np.ndarray,
     camera: Camera,
@@ -127,45 +97,47 @@ def line_evidence(
     ds = np.asarray(ridge_px, float)
     reach = offs.max() + ds.max()
     run, run_starts = projected_runs(camera, *dense)
-    if len(run):
-        d = _run_gradient(run, run_starts)
-        n = np.stack([-d[:, 1], d[:, 0]], axis=1)
-        n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-9
-        a, b = run + reach * n, run - reach * n
-        lo = np.minimum(a, b)  # both ends of every profile inside the image
-        hi = np.maximum(a, b)
-        ok = (lo[:, 0] >= 0) & (hi[:, 0] <= w - 1) & (lo[:, 1] >= 0) & (hi[:, 1] <= h - 1)
-    if not len(run) or not ok.any():
+    p, nn = in_view_normals(  # (N, 2) float32: the samples whose profiles lie inside the
+        np.ascontiguousarray(run, np.float64),  # image, their unit normals
+        np.ascontiguousarray(run_starts, np.int64),
+        float(reach),
+        float(w),
+        float(h),
+    )
+    if not len(p):
         return {"samples": 0, "found": 0, "support": float("nan"), "residual_px": float("nan")}
-    p, nn = run[ok].astype(np.float32), n[ok].astype(np.float32)  # (N, 2) float32: the maps
-    # are this float32 expression's (profile_maps)
     K = len(offs)
-    if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample
-        r = int(reach)
+    if np.all(ds == np.round(ds)):  # integer ridge widths: one profile holds every sample,
+        r = int(reach)  # read in one remap; the responses in one compiled pass
         k = np.arange(-r, r + 1, dtype=np.float32)  # (2 r + 1,) px along the normal
-        prof = _sample_gray(image, *profile_maps(p, nn, k))
-        c = r - int(search_px)  # column of offset -search_px
-        centre = prof[:, c : c + K]
-        resp = np.full(centre.shape, -np.inf, np.float32)  # (N, K): the best over the
-        for dd in ds:  # ridge widths of the centre minus the brighter side
-            side = np.maximum(
-                prof[:, c - int(dd) : c - int(dd) + K], prof[:, c + int(dd) : c + int(dd) + K]
-            )
-            np.maximum(resp, np.subtract(centre, side, out=side), out=resp)
-    else:
-        k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]).astype(
-            np.float32
-        )  # ((1 + 2D) K,)
-        vals = _sample_gray(image, *profile_maps(p, nn, k))
-        centre = vals[:, :K]
-        side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
-        resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
+        vals = cv2.remap(image, *profile_maps(p, nn, k), cv2.INTER_LINEAR)
+        found, support, residual = ridge_evidence(
+            vals.reshape(len(p), -1),
+            1 if vals.ndim == 2 else vals.shape[2],
+            _GRAY_BGR,
+            r - int(search_px),  # column of offset -search_px
+            K,
+            ds.astype(np.int64),
+            MIN_CONTRAST,
+            float(offs[0]),
+            float(tol_px),
+        )
+        return {"samples": len(p), "found": found, "support": support, "residual_px": residual}
+    k = np.concatenate([offs] + [offs + s * dd for dd in ds for s in (-1, 1)]).astype(
+        np.float32
+    )  # ((1 + 2D) K,)
+    vals = _sample_gray(image, *profile_maps(p, nn, k))
+    centre = vals[:, :K]
+    side = vals[:, K:].reshape(len(p), len(ds), 2, K).max(axis=2)  # (N, D, K)
+    resp = (centre[:, None, :] - side).max(axis=1)  # (N, K)
     j = np.argmax(resp, axis=1)
     off, val = offs[j], np.take_along_axis(resp, j[:, None], 1)[:, 0]
-    found = val > MIN_CONTRAST
+    found_at = val > MIN_CONTRAST
     return {
         "samples": int(len(off)),
-        "found": int(found.sum()),
-        "support": float(np.mean(found & (np.abs(off) <= tol_px))),
-        "residual_px": float(median_axis0(np.abs(off[found]))) if found.any() else float("nan"),
+        "found": int(found_at.sum()),
+        "support": float(np.mean(found_at & (np.abs(off) <= tol_px))),
+        "residual_px": (
+            float(median_axis0(np.abs(off[found_at]))) if found_at.any() else float("nan")
+        ),
     }

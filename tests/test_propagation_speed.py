@@ -285,17 +285,6 @@ def test_exit_while_decoding_ahead_is_clean(tmp_path):
     assert "terminate" not in out.stderr
 
 
-def test_run_gradient_is_numpys_per_run():
-    from geometry.line_support import _run_gradient
-
-    rng = np.random.default_rng(1)
-    for _ in range(100):
-        runs = [rng.random((int(rng.integers(2, 9)), 2)) for _ in range(int(rng.integers(1, 6)))]
-        starts = np.cumsum([len(r) for r in runs])[:-1]
-        expect = np.concatenate([np.gradient(r, axis=0) for r in runs])
-        assert np.allclose(_run_gradient(np.concatenate(runs), starts), expect)
-
-
 def test_cut_features_decide_as_is_cut(tennis):
     from geometry.plane_motion import cut_features, is_cut, is_cut_features
 
