@@ -320,6 +320,11 @@ def profile_maps(const real[:, ::1] uv, const real[:, ::1] normals, const real[:
     return mx_arr, my_arr
 
 
+cdef enum:
+    MAX_PROFILE = 256  # ridge_evidence's longest profile, px
+    MAX_WIDTHS = 8  # ... and most ridge widths
+
+
 def in_view_normals(const double[:, ::1] run, const long long[::1] starts, double reach,
                     double width, double height):
     """(uv, normals), each (M, 2) float32: the line samples of run (N, 2) float64 px, runs end
@@ -417,23 +422,27 @@ def ridge_evidence(const unsigned char[:, ::1] samples, int channels,
         raise ValueError("ridge_evidence: no candidate offset or no ridge width")
     if S == 0:
         return 0, float("nan"), float("nan")
-    cdef float* prof = <float*>malloc(P * sizeof(float))
-    cdef float* resp = <float*>malloc(offsets * sizeof(float))
-    cdef Py_ssize_t* sides = <Py_ssize_t*>malloc(D * sizeof(Py_ssize_t))
+    if P > MAX_PROFILE or D > MAX_WIDTHS:
+        raise ValueError(f"ridge_evidence: at most {MAX_PROFILE} px a profile, {MAX_WIDTHS} widths")
+    # local arrays: the compiler knows they do not overlap, so the response loops vectorise
+    cdef float prof[MAX_PROFILE]
+    cdef float resp[MAX_PROFILE]
+    cdef float side[MAX_PROFILE]
+    cdef Py_ssize_t sides[MAX_WIDTHS]
     cdef double* away = <double*>malloc(S * sizeof(double))
-    cdef float* left
-    cdef float* right
-    cdef float* centre_row
-    cdef Py_ssize_t d
+    cdef Py_ssize_t d, lo, hi
     cdef float w0 = gray_weights[0], w1 = gray_weights[1], w2 = gray_weights[2]
+    cdef float lut0[256]  # each channel's level times its weight, as float32 rounds it
+    cdef float lut1[256]
+    cdef float lut2[256]
+    for j in range(256):
+        lut0[j] = <float>j * w0
+        lut1[j] = <float>j * w1
+        lut2[j] = <float>j * w2
     cdef float r, best
     cdef double off
     cdef const unsigned char* row
-    if prof == NULL or resp == NULL or sides == NULL or away == NULL:
-        free(prof)
-        free(resp)
-        free(sides)
-        free(away)
+    if away == NULL:
         raise MemoryError()
     for q in range(D):
         sides[q] = side_px[q]
@@ -443,23 +452,21 @@ def ridge_evidence(const unsigned char[:, ::1] samples, int channels,
                 row = &samples[i, 0]
                 if channels == 3:
                     for j in range(P):
-                        prof[j] = (
-                            (<float>row[3 * j] * w0 + <float>row[3 * j + 1] * w1)
-                            + <float>row[3 * j + 2] * w2
-                        )
+                        prof[j] = (lut0[row[3 * j]] + lut1[row[3 * j + 1]]) + lut2[row[3 * j + 2]]
                 else:
                     for j in range(P):
                         prof[j] = <float>row[j]
                 for k in range(offsets):
                     resp[k] = -INFINITY
-                for q in range(D):  # each width over all offsets: loops the compiler vectorises
+                for q in range(D):  # each width over all offsets
                     d = sides[q]
-                    left = prof + first_offset - d
-                    centre_row = prof + first_offset
-                    right = prof + first_offset + d
+                    lo = first_offset - d
+                    hi = first_offset + d
                     for k in range(offsets):
-                        r = centre_row[k] - fmax32(left[k], right[k])
-                        resp[k] = fmax32(resp[k], r)
+                        side[k] = prof[lo + k] if prof[lo + k] >= prof[hi + k] else prof[hi + k]
+                    for k in range(offsets):
+                        r = prof[first_offset + k] - side[k]
+                        resp[k] = resp[k] if resp[k] >= r else r
                 best = resp[0]
                 best_k = 0
                 for k in range(1, offsets):
@@ -475,8 +482,5 @@ def ridge_evidence(const unsigned char[:, ::1] samples, int channels,
         support = near / <double>S
         residual = _median(away, found) if found else float("nan")
     finally:
-        free(prof)
-        free(resp)
-        free(sides)
         free(away)
     return found, support, residual
