@@ -118,18 +118,31 @@ def check_correspondences(points_world, uv, image_size, names=None, min_points=M
         raise CalibrationError(
             f"duplicated click: {names[i]!r} and {names[j]!r} are {d[i, j]:.2f} px apart"
         )
-    dw = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
-    close = np.nonzero(dw[iu] < 1e-6)[0]
-    if close.size:
-        i, j = iu[0][close[0]], iu[1][close[0]]
+    same, in_line = _world_layout(X.tobytes(), n)
+    if same is not None:
+        i, j = same
         raise CalibrationError(f"{names[i]!r} and {names[j]!r} are the same world point")
     if collinear(x):
         raise CalibrationError("the clicks are (nearly) collinear: they cannot fix a camera")
-    if collinear(X):
+    if in_line:
         raise CalibrationError(
             "the chosen keypoints are collinear in the world: add points off that line"
         )
     return X, x, names
+
+
+@functools.lru_cache(maxsize=256)
+def _world_layout(points_world: bytes, n: int) -> tuple[tuple[int, int] | None, bool]:
+    """(the first pair (i, j) of the same world point or None, whether the points are
+    collinear) of n world points (N, 3) float64 given as their bytes: a propagation checks the
+    same keypoints on every frame, so the answer is kept per point set."""
+    X = np.frombuffer(points_world, dtype=np.float64).reshape(n, 3)
+    iu = _pairs(n)
+    dw = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
+    close = np.nonzero(dw[iu] < 1e-6)[0]
+    if close.size:
+        return (int(iu[0][close[0]]), int(iu[1][close[0]])), False
+    return None, collinear(X)
 
 
 @functools.lru_cache(maxsize=64)

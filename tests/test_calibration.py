@@ -210,6 +210,27 @@ def test_collinear_world_points(tennis, tennis_camera):
         solve_camera(X, uv, IMAGE_SIZE)
 
 
+def test_world_checks_hold_on_every_call_of_a_point_set(tennis):
+    """The world-side checks are kept per point set (a propagation checks the same keypoints
+    on every frame): each call still refuses what it refused, names the pair, and a good set
+    after a bad one passes."""
+    from geometry.calibration import check_correspondences
+
+    names = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner"]
+    X = np.array([tennis.keypoints[n] for n in names])
+    uv = np.array([[100, 100], [1300, 120], [50, 900], [1400, 950.0]])
+    twice = X.copy()
+    twice[3] = twice[1]
+    for _ in range(3):
+        with pytest.raises(CalibrationError, match="'far_right_corner' and 'near_right_corner'"):
+            check_correspondences(twice, uv, IMAGE_SIZE, names)
+        assert check_correspondences(X, uv, IMAGE_SIZE, names)[0].shape == (4, 3)
+        # the cache is keyed by the points' values, not by the array object
+        moved = X[0] + np.outer([0.0, 1.0, 2.5, 4.0], [1.0, 1.0, 0.0])  # one world line
+        with pytest.raises(CalibrationError, match="collinear in the world"):
+            check_correspondences(moved, uv, IMAGE_SIZE, names)
+
+
 def test_contradictory_clicks_never_give_a_silent_camera(six):
     """Random clicks either fail with a reason or come back with a large RMS to report."""
     X, _, _ = six
