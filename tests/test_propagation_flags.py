@@ -216,3 +216,25 @@ def test_batch_propagate_warns_of_a_reference_clicked_along_one_line(tmp_path, c
     assert q["weak_px"] == pytest.approx(10.0 * 360 / 1080, abs=1e-3)
     assert q["predicted_px"] is None or q["predicted_px"] > q["weak_px"]
     assert q["to_click"] and q["lens"] == "untested"
+
+
+def test_plane_keypoints_are_the_specs_plane_points_per_spec_object():
+    import dataclasses
+
+    import numpy as np
+
+    from court_specs import load_spec
+    from courtstudio.pipeline.propagation_flags import plane_keypoint_names, plane_keypoints
+
+    for sport in ("tennis", "table_tennis", "basketball_nba"):
+        spec = load_spec(sport)
+        z = spec.plane_z()
+        names = [n for n, X in spec.keypoints.items() if abs(X[2] - z) < 1e-9]
+        assert plane_keypoint_names(spec) == tuple(names)
+        P = plane_keypoints(spec)
+        assert np.array_equal(P, np.array([spec.keypoints[n] for n in names]))
+        assert plane_keypoints(spec) is P and not P.flags.writeable
+        # another spec object (a copy with other keypoints) gets its own answer
+        fewer = dataclasses.replace(spec, keypoints={n: spec.keypoints[n] for n in names[:4]})
+        assert plane_keypoint_names(fewer) == tuple(names[:4])
+        assert plane_keypoints(fewer).shape == (4, 3)

@@ -39,11 +39,32 @@ LINES_OFF = "court lines do not match the image"  # ... and the line support tes
 
 
 def plane_keypoints(spec: CourtSpec) -> np.ndarray:
-    """(N, 3) float64, metres, world frame: the spec's keypoints on the court plane (the ones
-    a camera's extrapolation is judged at)."""
-    z = spec.plane_z()
-    pts = [X for X in spec.keypoints.values() if abs(X[2] - z) < 1e-9]
-    return np.array(pts, float).reshape(-1, 3)
+    """(N, 3) float64, metres, world frame, read-only: the spec's keypoints on the court plane
+    (the ones a camera's extrapolation is judged at), in the spec's order."""
+    return _plane_of(spec)[1]
+
+
+def plane_keypoint_names(spec: CourtSpec) -> tuple[str, ...]:
+    """The names of plane_keypoints(spec), in its order."""
+    return _plane_of(spec)[2]
+
+
+_PLANE: dict[int, tuple[CourtSpec, np.ndarray, tuple[str, ...]]] = {}  # id(spec) -> ...
+
+
+def _plane_of(spec: CourtSpec) -> tuple[CourtSpec, np.ndarray, tuple[str, ...]]:
+    """(spec, its plane keypoints, their names), made once per spec object (a propagation asks
+    for them on every frame; a spec's keypoints are not changed after loading)."""
+    hit = _PLANE.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        z = spec.plane_z()
+        names = tuple(n for n, X in spec.keypoints.items() if abs(X[2] - z) < 1e-9)
+        pts = np.array([spec.keypoints[n] for n in names], float).reshape(-1, 3)
+        pts.flags.writeable = False
+        if len(_PLANE) >= 32:  # a process sees a few specs; bounded all the same
+            _PLANE.clear()
+        hit = _PLANE[id(spec)] = (spec, pts, names)
+    return hit
 
 
 def frame_problem(

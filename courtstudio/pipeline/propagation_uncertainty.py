@@ -18,7 +18,7 @@ import numpy as np
 
 from court_specs import CourtSpec
 from courtstudio.pipeline.line_refinement import painted_ground_lines
-from courtstudio.pipeline.propagation_flags import plane_keypoints
+from courtstudio.pipeline.propagation_flags import plane_keypoint_names, plane_keypoints
 from geometry.camera import Camera
 from geometry.joint_covariance import (
     K1_INDEX,
@@ -107,10 +107,6 @@ def keypoint_sd_px(
     return predicted_sd_px(model, theta, cov, P, camera.image_size)
 
 
-def _plane_names(spec: CourtSpec) -> list[str]:
-    return [n for n, X in spec.keypoints.items() if abs(X[2] - spec.plane_z()) < 1e-9]
-
-
 def predicted_error(
     camera: Camera,
     spec: CourtSpec,
@@ -124,7 +120,7 @@ def predicted_error(
     none is in view; inf when the evidence does not determine the camera)."""
     uv_k, sd = keypoint_sd_px(camera, spec, points, noise_px, prior, ridges)
     worst, k = worst_in_view(uv_k, sd, camera.image_size)
-    return worst, (None if k is None else _plane_names(spec)[k])
+    return worst, (None if k is None else plane_keypoint_names(spec)[k])
 
 
 def keypoints_to_click(
@@ -139,7 +135,7 @@ def keypoints_to_click(
     """The unclicked plane keypoints in the camera's picture predicted worst (1-sigma above
     limit_px), worst first, at most ``most``: clicking them pins what the clicks {name: (u,
     v) px} leave free (a far corner, the far end of the other sideline)."""
-    names = _plane_names(spec)
+    names = plane_keypoint_names(spec)
     uv_k, sd = keypoint_sd_px(camera, spec, points, noise_px, prior)
     w, h = camera.image_size
     with np.errstate(invalid="ignore"):
