@@ -38,7 +38,13 @@ def _max_radius(d: np.ndarray) -> float:
     k1 = float(d[0]) if d.size > 0 else 0.0
     k2 = float(d[1]) if d.size > 1 else 0.0
     k3 = float(d[4]) if d.size > 4 else 0.0
-    roots = np.roots([7 * k3, 5 * k2, 3 * k1, 1.0]) if (k1 or k2 or k3) else []
+    if not (k1 or k2 or k3):
+        return float("inf")
+    if not (k2 or k3):  # k1 alone (the one-focal k1 models, refitted every frame): the one
+        # root of 3 k1 s + 1, as np.roots gives it (its 1x1 companion matrix is -1 / (3 k1))
+        s1 = -1.0 / (3 * k1)
+        return float(np.sqrt(s1)) if s1 > 0 else float("inf")
+    roots = np.roots([7 * k3, 5 * k2, 3 * k1, 1.0])
     s = [r.real for r in roots if abs(r.imag) < 1e-12 and r.real > 0]
     return float(np.sqrt(min(s))) if s else float("inf")
 

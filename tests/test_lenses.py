@@ -327,3 +327,18 @@ def test_live_cache_keeps_the_lens_while_dragging_and_follows_the_settings():
     cache.configure("simple", 2.5)
     cal = cache.solve("f", spec, ann).calibration
     assert cal.fit.model.name == "simple" and cal.click_sigma_px == 2.5
+
+
+def test_max_radius_of_k1_alone_is_np_roots_to_the_bit():
+    """k1 alone takes a closed form (every frame of a k1 lens refit asks for a new lens):
+    np.roots's answer to the bit, folds (k1 < 0) and no fold (k1 > 0) alike."""
+    from geometry.distortion import _max_radius
+
+    rng = np.random.default_rng(3)
+    for _ in range(5000):
+        k1 = float(rng.choice([-1, 1]) * 10 ** rng.uniform(-7, 1))
+        roots = np.roots([0.0, 0.0, 3 * k1, 1.0])
+        s = [r.real for r in roots if abs(r.imag) < 1e-12 and r.real > 0]
+        want = float(np.sqrt(min(s))) if s else float("inf")
+        assert _max_radius(np.array([k1, 0.0, 0.0, 0.0, 0.0])) == want
+        assert _max_radius(np.array([k1, 0.0])) == want
