@@ -40,6 +40,7 @@ from courtstudio.pipeline.propagation_flags import (
     RESIDUAL,
     WEAK_GEOMETRY,
     frame_problem,
+    plane_keypoint_names,
     plane_keypoints,
 )
 from courtstudio.pipeline.propagation_lens import straightened, straightened_mask
@@ -445,11 +446,8 @@ class Tracker:
                 st.theta if st.theta is not None else ParamModel(st.model).from_camera(st.camera)
             )
             if opt.snap:
-                ground = {
-                    n: v
-                    for n, v in pts.items()
-                    if abs(self.spec.keypoints[n][2] - self.spec.plane_z()) < 1e-9
-                }
+                plane = plane_keypoint_names(self.spec)
+                ground = {n: v for n, v in pts.items() if n in plane}
                 snapped, _ = snap_keypoints(
                     image,
                     ParamModel(st.model).to_camera(theta0, size),
