@@ -420,10 +420,10 @@ def ridge_evidence(const unsigned char[:, ::1] samples, int channels,
             raise ValueError("ridge_evidence: a side probe outside the profile")
     if offsets < 1 or D < 1:
         raise ValueError("ridge_evidence: no candidate offset or no ridge width")
-    if S == 0:
-        return 0, float("nan"), float("nan")
     if P > MAX_PROFILE or D > MAX_WIDTHS:
         raise ValueError(f"ridge_evidence: at most {MAX_PROFILE} px a profile, {MAX_WIDTHS} widths")
+    if S == 0:
+        return 0, float("nan"), float("nan")
     # local arrays: the compiler knows they do not overlap, so the response loops vectorise
     cdef float prof[MAX_PROFILE]
     cdef float resp[MAX_PROFILE]

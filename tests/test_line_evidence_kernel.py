@@ -186,6 +186,9 @@ def test_ridge_evidence_reads_ridges_and_refuses_bad_layouts():
     assert ridge_evidence(prof[:0], 1, _GRAY_BGR, 2, 5, sides, 12.0, -2.0, 2.0)[0] == 0
     with pytest.raises(ValueError, match="side probe"):
         ridge_evidence(prof, 1, _GRAY_BGR, 1, 5, sides, 12.0, -2.0, 2.0)
+    long = np.zeros((0, 300), np.uint8)  # a profile beyond the kernel's bound, even with no row
+    with pytest.raises(ValueError, match="at most 256 px"):
+        ridge_evidence(long, 1, _GRAY_BGR, 2, 5, sides, 12.0, -2.0, 2.0)
     with pytest.raises(ValueError, match="no ridge width"):
         ridge_evidence(prof, 1, _GRAY_BGR, 2, 5, sides[:0], 12.0, -2.0, 2.0)
     with pytest.raises(ValueError, match="channels"):
