@@ -19,7 +19,9 @@ projections of the paper's six points (the annotator's clicks are not the subjec
   (flat = streaming).
 
 Run: ``python bench/propagation.py`` (fixed seeds; several minutes);
-``python bench/propagation.py hazards [LABEL TEXT]`` or ``speed`` for one part;
+``python bench/propagation.py hazards [LABEL TEXT]`` or ``speed [LENGTHS [HEIGHTS]]`` for one
+part (``speed 2400 720``: a 2,400-frame 720p clip only; comma-separated lists, default
+150,300,600 frames at 720 and 1080);
 ``threads``: CPU per frame of each thread of an in-process run (steadier than wall time on a
 shared machine).
 """
@@ -280,9 +282,14 @@ def timed_cli(argv: list[str]) -> tuple[float, float, float]:
     return wall, (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime), peak_kb / 1024
 
 
-def speed_rows(lengths=(150, 300, 600)):
+SPEED_SIZES = ((1280, 720), (1920, 1080))
+
+
+def speed_rows(lengths=(150, 300, 600), sizes=SPEED_SIZES):
     """batch-propagate wall time / OpenCV decode time of the same video, one worker, and
-    the peak memory of the batch-propagate process (its own VmHWM)."""
+    the peak memory of the batch-propagate process (its own VmHWM), for each clip length
+    (frames) at each size (w, h). The clips follow one camera path, so a longer clip holds
+    the shorter ones' frames and then more of the path (its zooms among them)."""
     import json
     import os
     import subprocess
@@ -308,7 +315,7 @@ def speed_rows(lengths=(150, 300, 600)):
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    for size in ((1280, 720), (1920, 1080)):
+    for size in sizes:
         for n in lengths:
             with tempfile.TemporaryDirectory() as d:
                 video = Path(d) / "clip.avi"
@@ -349,6 +356,31 @@ def speed_rows(lengths=(150, 300, 600)):
                 f"| {os.getloadavg()[0]:.1f} | {stolen_percent(t0, t1)} / "
                 f"{stolen_percent(t1, t2)} |"
             )
+
+
+def speed_arguments(argv: list[str]) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """(lengths, sizes) of `speed [LENGTHS [HEIGHTS]]`: comma-separated frame counts and
+    frame heights (720 and 1080: the sizes of SPEED_SIZES); the defaults where absent."""
+    lengths = (150, 300, 600)
+    sizes = SPEED_SIZES
+    if argv:
+        try:
+            lengths = tuple(int(v) for v in argv[0].split(","))
+        except ValueError:
+            lengths = ()
+        if not lengths or any(n < 2 for n in lengths):
+            raise SystemExit(
+                f"speed: clip lengths must be frame counts of at least 2, got {argv[0]!r}"
+            )
+    if len(argv) > 1:
+        by_height = {h: (w, h) for w, h in SPEED_SIZES}
+        try:
+            sizes = tuple(by_height[int(v)] for v in argv[1].split(","))
+        except (KeyError, ValueError):
+            raise SystemExit(
+                f"speed: heights must be among {', '.join(str(h) for h in by_height)}"
+            ) from None
+    return lengths, sizes
 
 
 def thread_rows(n: int = 300):
@@ -510,7 +542,9 @@ if __name__ == "__main__":
         main()
     if part in ("all", "hazards"):
         hazard_rows(only=sys.argv[2] if len(sys.argv) > 2 else "")
-    if part in ("all", "speed"):
+    if part == "all":
         speed_rows()
+    if part == "speed":
+        speed_rows(*speed_arguments(sys.argv[2:]))
     if part == "threads":
         thread_rows()
