@@ -1,4 +1,7 @@
-"""Types of the compiled line-fit and keypoint rows (geometry/_projection_kernels.pyx)."""
+"""Types of the compiled line-fit and keypoint rows and the one-focal point fit
+(geometry/_projection_kernels.pyx)."""
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -52,3 +55,14 @@ def line_sample_geometry(
     along_m: float,
     across_m: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+def one_focal_refine(
+    rodrigues: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    theta0: np.ndarray,
+    n_radial: int,
+    cx: float,
+    cy: float,
+    points_world: np.ndarray,
+    uv_flat: np.ndarray,
+    max_iter: int,
+    rel_cost_tol: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, bool]: ...

@@ -8,6 +8,11 @@ normals in NumPy: 0.27 ms an evaluation, 13 ms a frame on a basketball pan. Here
 rule runs per sample in C, for the terms the one-focal models have (rotation, translation, f,
 k1, k2; principal point fixed, no tangential terms), and folds onto the normal at once.
 
+The same chain gives a camera fit's keypoint rows, and one_focal_refine runs that fit's whole
+Levenberg-Marquardt loop here (geometry.levenberg_marquardt.refine for one-focal models: every
+propagated frame's warm recalibration, four iterations of Python wrappers around 7 x 7 algebra
+before).
+
 The model and the derivative chain are OpenCV's (calib3d's projectPoints): the point in the
 camera frame X = R P + t, x = X/Z, y = Y/Z (a zero depth taken as 1, as OpenCV does), the
 radial factor 1 + k1 r^2 + k2 r^4, and the rotation's Jacobian from cv2.Rodrigues; rows agree
@@ -312,3 +317,185 @@ def line_sample_geometry(const double[:, ::1] R, const double[::1] t, const doub
             wid[m] = fabs((uw - u) * -ty + (vw - v) * tx)
             m += 1
     return keep_arr[:m], uv_arr[:m], nrm_arr[:m], wid_arr[:m]
+
+
+# ------------------------------------------------------------------ one-focal point fit
+cdef int _lu_solve(double* A, double* b, int n) noexcept nogil:
+    """Solve A x = b in place (A (n, n) row-major, destroyed; b (n,) becomes x) by LU with
+    partial pivoting, the pivot the first of largest magnitude in its column (LAPACK's
+    dgetf2 and dgetrs, unblocked). Returns 1 (b undefined) when a pivot is exactly zero, as
+    numpy.linalg.solve raises LinAlgError."""
+    cdef int i, j, k, p
+    cdef double big, v, inv
+    for j in range(n):
+        p = j
+        big = fabs(A[j * n + j])
+        for i in range(j + 1, n):
+            v = fabs(A[i * n + j])
+            if v > big:
+                big, p = v, i
+        if A[p * n + j] == 0.0:
+            return 1
+        if p != j:
+            for k in range(n):
+                A[j * n + k], A[p * n + k] = A[p * n + k], A[j * n + k]
+            b[j], b[p] = b[p], b[j]
+        inv = 1.0 / A[j * n + j]
+        for i in range(j + 1, n):
+            A[i * n + j] *= inv
+            v = A[i * n + j]
+            for k in range(j + 1, n):
+                A[i * n + k] -= v * A[j * n + k]
+    for i in range(n):  # L y = P b (L unit lower)
+        v = b[i]
+        for k in range(i):
+            v -= A[i * n + k] * b[k]
+        b[i] = v
+    for i in range(n - 1, -1, -1):  # U x = y
+        v = b[i]
+        for k in range(i + 1, n):
+            v -= A[i * n + k] * b[k]
+        b[i] = v / A[i * n + i]
+    return 0
+
+
+cdef double _point_rows(object rodrigues, const double[::1] theta, int n_radial, double cx,
+                        double cy, const double[:, ::1] X, const double[::1] uv_obs,
+                        double[::1] r, double[:, ::1] J, bint* finite_J) except? -1.0:
+    """The residual rows r (2N,) = projection - uv_obs (u0, v0, u1, ...) and their Jacobian J
+    (2N, P) at theta (one_focal_point_rows's), R and dR/dr from ``rodrigues`` (cv2.Rodrigues);
+    returns sum(r^2) (not finite where a row is not) and sets finite_J."""
+    R_arr, dR_arr = rodrigues(np.asarray(theta[:3]))
+    cdef const double[:, ::1] R = R_arr
+    cdef const double[:, ::1] dR = dR_arr
+    cdef const double[::1] t = theta[3:6]
+    cdef Py_ssize_t N = X.shape[0], i
+    cdef int k, P = 7 + n_radial
+    cdef double f = theta[6]
+    cdef double k1 = theta[7] if n_radial >= 1 else 0.0
+    cdef double k2 = theta[8] if n_radial >= 2 else 0.0
+    cdef double dr2, cost = 0.0
+    cdef bint finite = True
+    cdef PointTerms p
+    with nogil:
+        for i in range(N):
+            _point_terms(R, dR, t, k1, k2, X[i, 0], X[i, 1], X[i, 2], &p)
+            r[2 * i] = f * p.xd + cx - uv_obs[2 * i]
+            r[2 * i + 1] = f * p.yd + cy - uv_obs[2 * i + 1]
+            for k in range(6):
+                dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
+                J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
+                J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
+            J[2 * i, 6] = p.xd
+            J[2 * i + 1, 6] = p.yd
+            if n_radial >= 1:
+                J[2 * i, 7] = f * p.r2 * p.x
+                J[2 * i + 1, 7] = f * p.r2 * p.y
+            if n_radial >= 2:
+                J[2 * i, 8] = f * p.r4 * p.x
+                J[2 * i + 1, 8] = f * p.r4 * p.y
+            cost += r[2 * i] * r[2 * i] + r[2 * i + 1] * r[2 * i + 1]
+            for k in range(P):
+                finite = finite and isfinite(J[2 * i, k]) and isfinite(J[2 * i + 1, k])
+    finite_J[0] = finite
+    return cost
+
+
+def one_focal_refine(object rodrigues, theta0, int n_radial, double cx, double cy,
+                     const double[:, ::1] points_world, const double[::1] uv_flat,
+                     int max_iter, double rel_cost_tol):
+    """geometry.levenberg_marquardt.minimise_rows on a one-focal model's point rows (refine),
+    in one compiled loop: the same steps, damping and stopping rules (Marquardt's scaling,
+    lambda from 1e-3 by tens, f kept positive), the normal equations summed in row order and
+    solved by LU with partial pivoting (numpy's solve: LAPACK's; both round differently in
+    the last bits). rodrigues: cv2.Rodrigues (the rotation and its Jacobian, as the
+    projection's own route takes them); theta0 (7 + n_radial,); points_world (N, 3) m;
+    uv_flat (2N,) px (u0, v0, u1, ...). Returns (theta (P,), r (2N,), J (2N, P), cost,
+    iterations, converged). A start whose rows are not finite comes back unchanged, not
+    converged, with its cost (NaN or inf), as minimise_rows gives it."""
+    cdef int P = 7 + n_radial
+    if not 0 <= n_radial <= 2 or points_world.shape[1] != 3:
+        raise ValueError("one_focal_refine: n_radial 0-2, points_world (N, 3)")
+    cdef Py_ssize_t N = points_world.shape[0], M = 2 * N, i
+    if uv_flat.shape[0] != M:
+        raise ValueError("one_focal_refine: uv_flat (2N,)")
+    theta_arr = np.array(theta0, dtype=np.float64).ravel()
+    if theta_arr.shape[0] != P:
+        raise ValueError(f"one_focal_refine: theta0 ({P},)")
+    cand_arr = np.empty(P)
+    r_arr, J_arr = np.empty(M), np.empty((M, P))
+    rc_arr, Jc_arr = np.empty(M), np.empty((M, P))
+    cdef double[::1] theta = theta_arr
+    cdef double[::1] cand = cand_arr
+    cdef double[::1] r = r_arr
+    cdef double[:, ::1] J = J_arr
+    cdef double[::1] rc
+    cdef double[:, ::1] Jc
+    cdef double JtJ[81]
+    cdef double A[81]
+    cdef double g[9]
+    cdef double step[9]
+    cdef double d[9]
+    cdef double cost, cost_c, lam = 1e-3, rel, s, ss, tt
+    cdef int it = 0, a, b, k
+    cdef bint converged = False, improved, finite_J
+    cost = _point_rows(rodrigues, theta, n_radial, cx, cy, points_world, uv_flat, r, J, &finite_J)
+    if not (isfinite(cost) and finite_J):  # not finite at the start: no step can be judged
+        return theta_arr, r_arr, J_arr, cost, 0, False
+    for it in range(1, max_iter + 1):
+        for a in range(P):
+            for b in range(a, P):
+                s = 0.0
+                for i in range(M):
+                    s += J[i, a] * J[i, b]
+                JtJ[a * P + b] = s
+                JtJ[b * P + a] = s
+            s = 0.0
+            for i in range(M):
+                s += J[i, a] * r[i]
+            g[a] = -s
+            d[a] = JtJ[a * P + a] if JtJ[a * P + a] > 1e-12 else 1e-12
+        improved = False
+        while lam < 1e8:
+            for k in range(P * P):
+                A[k] = JtJ[k]
+            for a in range(P):
+                A[a * P + a] += lam * d[a]
+                step[a] = g[a]
+            if _lu_solve(A, step, P):  # singular at this damping
+                lam *= 10
+                continue
+            for a in range(P):
+                cand[a] = theta[a] + step[a]
+            if not cand[6] > 0:  # the focal length stays positive
+                lam *= 10
+                continue
+            rc, Jc = rc_arr, Jc_arr
+            cost_c = _point_rows(
+                rodrigues, cand, n_radial, cx, cy, points_world, uv_flat, rc, Jc, &finite_J
+            )
+            if isfinite(cost_c) and cost_c <= cost:  # as minimise_rows: J_c's finiteness not asked
+                rel = (cost - cost_c) / (cost if cost > 1e-30 else 1e-30)
+                theta_arr, cand_arr = cand_arr, theta_arr
+                theta, cand = cand, theta
+                r_arr, rc_arr = rc_arr, r_arr
+                J_arr, Jc_arr = Jc_arr, J_arr
+                r, J = rc, Jc
+                cost = cost_c
+                lam = lam / 10 if lam / 10 > 1e-12 else 1e-12
+                improved = True
+                ss = 0.0
+                tt = 0.0
+                for a in range(P):
+                    ss += step[a] * step[a]
+                    tt += theta[a] * theta[a]
+                if rel < rel_cost_tol or sqrt(ss) <= 1e-12 * (1 + sqrt(tt)) or cost < 1e-20:
+                    converged = True
+                break
+            lam *= 10
+        if not improved:
+            converged = True  # no downhill step at any damping: a (local) minimum
+            break
+        if converged:
+            break
+    return theta_arr, r_arr, J_arr, cost, it, converged

@@ -13,8 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import cv2
 import numpy as np
 
+from geometry._projection_kernels import one_focal_refine
+from geometry.camera import image_centre_uv
 from geometry.camera_params import ParamModel
 
 
@@ -130,6 +133,34 @@ def minimise_rows(
     return RowsResult(theta, r, J, cost, it, converged)
 
 
+def _refine_one_focal(
+    model: ParamModel,
+    theta0: np.ndarray,
+    points_world: np.ndarray,
+    uv: np.ndarray,
+    image_size: tuple[int, int],
+    max_iter: int,
+) -> LMResult:
+    """refine for a one-focal ParamModel: minimise_rows's loop on the projection's rows,
+    compiled (geometry._projection_kernels.one_focal_refine: the same steps and stopping
+    rules; the normal equations summed and solved in C, so the last bits differ from NumPy's
+    BLAS and LAPACK). A warm propagation frame's fit: 4 iterations, 0.15-0.25 ms of Python
+    a frame before."""
+    cx, cy = (float(c) for c in image_centre_uv(image_size))
+    theta, r, J, cost, iterations, converged = one_focal_refine(
+        cv2.Rodrigues,
+        np.asarray(theta0, dtype=float),
+        model.n_radial,
+        cx,
+        cy,
+        np.ascontiguousarray(points_world, dtype=float),
+        np.ascontiguousarray(uv, dtype=float).ravel(),
+        int(max_iter),
+        REL_COST_TOL,
+    )
+    return LMResult(theta, r.reshape(-1, 2), J, float(cost), int(iterations), bool(converged))
+
+
 def refine(
     model: ParamModel,
     theta0: np.ndarray,
@@ -143,6 +174,8 @@ def refine(
     points_world: (N, 3) metres; uv: (N, 2) pixels. A one-focal model's focal length
     (theta[6]) stays positive.
     """
+    if type(model) is ParamModel and model.one_focal:
+        return _refine_one_focal(model, theta0, points_world, uv, image_size, max_iter)
     project = _projector(model, points_world, image_size)
     uv_flat = np.asarray(uv, dtype=float).ravel()
 

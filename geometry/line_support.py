@@ -65,7 +65,17 @@ def _sample_gray(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     coordinates x, y ((R, C) float32, C < 32767): a BGR image is sampled per channel and
     weighted like cv2's gray conversion, so no full-resolution gray copy is made."""
     vals = cv2.remap(image, x, y, cv2.INTER_LINEAR).astype(np.float32)
-    return vals if vals.ndim == 2 else vals @ _GRAY_BGR
+    return vals if vals.ndim == 2 else gray_levels(vals)
+
+
+def gray_levels(bgr: np.ndarray) -> np.ndarray:
+    """(...) float32 gray levels of (..., 3) float32 BGR values: (b w_b + g w_g) + r w_r in
+    float32, each product rounded, in that order (the compiled ridge_evidence's arithmetic).
+    Not ``bgr @ weights``: NumPy's matmul rounds as the BLAS kernel the CPU gets does (fused
+    multiply-adds or not; on an AMD EPYC 27 % of levels differ in the last bit)."""
+    w = _GRAY_BGR
+    out: np.ndarray = (bgr[..., 0] * w[0] + bgr[..., 1] * w[1]) + bgr[..., 2] * w[2]
+    return out
 
 
 def line_evidence(

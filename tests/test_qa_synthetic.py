@@ -9,6 +9,7 @@ The tennis scene (court 23.77 x 10.97 m, net at x = 11.885):
   ball at (15, 6, 2).
 """
 
+import zlib
 from pathlib import Path
 
 import cv2
@@ -81,7 +82,7 @@ def make_scene(
     fdir.mkdir(parents=True, exist_ok=True)
     w, h = cam.image_size
     img = np.full((h, w, 3), 90, np.uint8)
-    rng = np.random.default_rng(abs(hash(name)) % 2**31)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))  # not hash(): salted per process
     img[::7, ::5] = rng.integers(0, 255, img[::7, ::5].shape, dtype=np.uint8)
     cv2.imwrite(str(fdir / "frame.png"), img)
     players = [_player(cam, pid, j) for pid, j in (players or [(7, NEAR), (3, FAR)])]
