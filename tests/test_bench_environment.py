@@ -6,6 +6,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 import machine  # noqa: E402
@@ -94,3 +96,39 @@ def test_machine_pace_times_both_workloads_and_the_line_reports_them(monkeypatch
     monkeypatch.setattr(machine, "machine_pace", lambda: (20.0, 4.0))
     line = machine.pace_line()
     assert "20.0 µs a unit" in line and "4.00 ms" in line and "ratio 5.0" in line
+
+
+def _camera_records(n: int, shift_m: float = 0.0) -> list[dict]:
+    """n records with one tennis broadcast camera, moved sideways by shift_m metres."""
+    R = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])  # looking along +y, z up
+    t = -R @ np.array([5.5 + shift_m, -20.0, 8.0])
+    cam = {
+        "K": [[1500.0, 0, 639.5], [0, 1500.0, 359.5], [0, 0, 1]],
+        "R": R.tolist(),
+        "t": t.tolist(),
+        "image_size": [1280, 720],
+        "dist": [0.0] * 5,
+    }
+    return [{**r, **cam} for r in _records(n)]
+
+
+def test_compare_cameras_keeps_verdicts_exact_and_measures_the_cameras(tmp_path, capsys):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"clips": [{"id": "clip", "sport": "tennis"}]}))
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    _run(a, "clip", 0, _camera_records(4))
+    recs = _camera_records(4)
+    recs[2] = _camera_records(3, shift_m=0.01)[2]  # 1 cm sideways at 20 m: about 0.75 px
+    _run(b, "clip", 0, recs)
+    args = ["--cameras", "--manifest", str(manifest)]
+    assert real_clips_compare.main([str(a), str(b), *args]) == 0
+    out = capsys.readouterr().out
+    assert "0 status or reason changes" in out
+    assert "above 0.01 / 0.1 / 1 px: 1 / 1 / 0 of 4 records" in out
+    recs[1]["status"], recs[1]["reason"] = "flagged", "lines do not match"
+    _run(c, "clip", 0, recs)
+    assert real_clips_compare.main([str(a), str(c), *args]) == 1
+    out = capsys.readouterr().out
+    assert "clip/ref0 frame 1: ok (None) -> flagged (lines do not match)" in out
+    assert "1 status or reason changes" in out
+    assert real_clips_compare.main([str(a), str(c), *args, "--clip", "other"]) == 1
