@@ -196,3 +196,29 @@ def test_ridge_evidence_reads_ridges_and_refuses_bad_layouts():
         ridge_evidence(prof, 1, _GRAY_BGR, 2, 5, sides[:0], 12.0, -2.0, 2.0)
     with pytest.raises(ValueError, match="channels"):
         ridge_evidence(prof, 2, _GRAY_BGR, 2, 5, sides, 12.0, -2.0, 2.0)
+
+
+def test_the_non_integer_width_route_reads_what_the_integer_route_reads():
+    """ridge widths that are not integers take line_evidence's per-offset NumPy route. Widths
+    that round to integers in float32 (8 + 1e-9) read the very pixels of the integer route,
+    so the two must agree to the bit, BGR (gray_levels against the kernel's tables) and gray;
+    a real half-pixel width still finds the painted lines of the right camera, not of one 12
+    px off."""
+    spec = load_spec("tennis")
+    lines = ground_lines(spec)
+    dense = densify_all(lines, 0.25)
+    rng = np.random.default_rng(zlib.crc32(b"non-integer widths"))
+    for _ in range(8):
+        cam = sample_broadcast_camera(spec, (1280, 720), rng, zoom=(0.8, 1.4))
+        img = _court_frame(cam, rng, lines)
+        for frame in (img, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)):
+            for shift in (0.0, 1.5, 4.0, 12.0):  # cameras off the lines: borderline ridges
+                c = Camera(cam.K, cam.R, cam.t + rng.normal(0, shift * 0.01, 3), cam.image_size)
+                integer = line_evidence(frame, c, [], dense=dense, ridge_px=(2.0, 4.0, 8.0))
+                nearly = line_evidence(frame, c, [], dense=dense, ridge_px=(2.0, 4.0, 8 + 1e-9))
+                assert _same(integer, nearly), (shift, integer, nearly)
+            half = line_evidence(frame, cam, [], dense=dense, ridge_px=(2.5, 4.5))
+            off = Camera(cam.K, cam.R, cam.t + np.array([0.12, 0.0, 0.0]), cam.image_size)
+            half_off = line_evidence(frame, off, [], dense=dense, ridge_px=(2.5, 4.5))
+            assert half["samples"] > 0 and half["support"] > 0.8
+            assert half_off["support"] < half["support"] - 0.3
