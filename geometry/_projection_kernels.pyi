@@ -1,4 +1,4 @@
-"""Types of the compiled line-fit and keypoint rows and the one-focal point fit
+"""Types of the compiled line-fit and keypoint rows and the Levenberg-Marquardt loop
 (geometry/_projection_kernels.pyx)."""
 
 from collections.abc import Callable
@@ -65,4 +65,11 @@ def one_focal_refine(
     uv_flat: np.ndarray,
     max_iter: int,
     rel_cost_tol: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, bool]: ...
+def minimise_rows_loop(
+    rows: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    theta0: np.ndarray,
+    max_iter: int,
+    rel_cost_tol: float,
+    valid: Callable[[np.ndarray], bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, bool]: ...

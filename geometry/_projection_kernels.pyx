@@ -8,10 +8,11 @@ normals in NumPy: 0.27 ms an evaluation, 13 ms a frame on a basketball pan. Here
 rule runs per sample in C, for the terms the one-focal models have (rotation, translation, f,
 k1, k2; principal point fixed, no tangential terms), and folds onto the normal at once.
 
-The same chain gives a camera fit's keypoint rows, and one_focal_refine runs that fit's whole
-Levenberg-Marquardt loop here (geometry.levenberg_marquardt.refine for one-focal models: every
-propagated frame's warm recalibration, four iterations of Python wrappers around 7 x 7 algebra
-before).
+The same chain gives a camera fit's keypoint rows. The Levenberg-Marquardt loop runs here too
+(_minimise): one_focal_refine on those rows in C (geometry.levenberg_marquardt.refine for the
+one-focal models: every propagated frame's warm recalibration) and minimise_rows_loop on rows a
+Python callable gives (levenberg_marquardt.minimise_rows: the line refinement's robust fits);
+each iteration was some 30 NumPy calls around a 7 x 7 to 12 x 12 solve.
 
 The model and the derivative chain are OpenCV's (calib3d's projectPoints): the point in the
 camera frame X = R P + t, x = X/Z, y = Y/Z (a zero depth taken as 1, as OpenCV does), the
@@ -319,7 +320,9 @@ def line_sample_geometry(const double[:, ::1] R, const double[::1] t, const doub
     return keep_arr[:m], uv_arr[:m], nrm_arr[:m], wid_arr[:m]
 
 
-# ------------------------------------------------------------------ one-focal point fit
+# ------------------------------------------------------------------ Levenberg-Marquardt
+cdef enum:
+    MAX_PARAMS = 16  # the richest camera model has 12 (full, with k1 and k2)
 cdef int _lu_solve(double* A, double* b, int n) noexcept nogil:
     """Solve A x = b in place (A (n, n) row-major, destroyed; b (n,) becomes x) by LU with
     partial pivoting, the pivot the first of largest magnitude in its column (LAPACK's
@@ -359,87 +362,158 @@ cdef int _lu_solve(double* A, double* b, int n) noexcept nogil:
     return 0
 
 
-cdef double _point_rows(object rodrigues, const double[::1] theta, int n_radial, double cx,
-                        double cy, const double[:, ::1] X, const double[::1] uv_obs,
-                        double[::1] r, double[:, ::1] J, bint* finite_J) except? -1.0:
-    """The residual rows r (2N,) = projection - uv_obs (u0, v0, u1, ...) and their Jacobian J
-    (2N, P) at theta (one_focal_point_rows's), R and dR/dr from ``rodrigues`` (cv2.Rodrigues);
-    returns sum(r^2) (not finite where a row is not) and sets finite_J."""
-    R_arr, dR_arr = rodrigues(np.asarray(theta[:3]))
-    cdef const double[:, ::1] R = R_arr
-    cdef const double[:, ::1] dR = dR_arr
-    cdef const double[::1] t = theta[3:6]
-    cdef Py_ssize_t N = X.shape[0], i
-    cdef int k, P = 7 + n_radial
-    cdef double f = theta[6]
-    cdef double k1 = theta[7] if n_radial >= 1 else 0.0
-    cdef double k2 = theta[8] if n_radial >= 2 else 0.0
-    cdef double dr2, cost = 0.0
-    cdef bint finite = True
-    cdef PointTerms p
-    with nogil:
-        for i in range(N):
-            _point_terms(R, dR, t, k1, k2, X[i, 0], X[i, 1], X[i, 2], &p)
-            r[2 * i] = f * p.xd + cx - uv_obs[2 * i]
-            r[2 * i + 1] = f * p.yd + cy - uv_obs[2 * i + 1]
-            for k in range(6):
-                dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
-                J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
-                J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
-            J[2 * i, 6] = p.xd
-            J[2 * i + 1, 6] = p.yd
-            if n_radial >= 1:
-                J[2 * i, 7] = f * p.r2 * p.x
-                J[2 * i + 1, 7] = f * p.r2 * p.y
-            if n_radial >= 2:
-                J[2 * i, 8] = f * p.r4 * p.x
-                J[2 * i + 1, 8] = f * p.r4 * p.y
-            cost += r[2 * i] * r[2 * i] + r[2 * i + 1] * r[2 * i + 1]
-            for k in range(P):
-                finite = finite and isfinite(J[2 * i, k]) and isfinite(J[2 * i + 1, k])
-    finite_J[0] = finite
-    return cost
+cdef class _Rows:
+    """What the loop minimises: eval fills r (M,) and J (M, P) at theta (P,) and returns
+    sum(r^2) (not finite where a row is not), setting finite_J; valid refuses a step."""
+    cdef int P
+    cdef Py_ssize_t M
+
+    cdef double eval(self, double[::1] theta, double[::1] r, double[:, ::1] J,
+                     bint* finite_J) except? -1.0:
+        raise NotImplementedError
+
+    cdef bint valid(self, double[::1] theta) except -1:
+        return True
 
 
-def one_focal_refine(object rodrigues, theta0, int n_radial, double cx, double cy,
-                     const double[:, ::1] points_world, const double[::1] uv_flat,
-                     int max_iter, double rel_cost_tol):
-    """geometry.levenberg_marquardt.minimise_rows on a one-focal model's point rows (refine),
-    in one compiled loop: the same steps, damping and stopping rules (Marquardt's scaling,
-    lambda from 1e-3 by tens, f kept positive), the normal equations summed in row order and
-    solved by LU with partial pivoting (numpy's solve: LAPACK's; both round differently in
-    the last bits). rodrigues: cv2.Rodrigues (the rotation and its Jacobian, as the
-    projection's own route takes them); theta0 (7 + n_radial,); points_world (N, 3) m;
-    uv_flat (2N,) px (u0, v0, u1, ...). Returns (theta (P,), r (2N,), J (2N, P), cost,
-    iterations, converged). A start whose rows are not finite comes back unchanged, not
-    converged, with its cost (NaN or inf), as minimise_rows gives it."""
-    cdef int P = 7 + n_radial
-    if not 0 <= n_radial <= 2 or points_world.shape[1] != 3:
-        raise ValueError("one_focal_refine: n_radial 0-2, points_world (N, 3)")
-    cdef Py_ssize_t N = points_world.shape[0], M = 2 * N, i
-    if uv_flat.shape[0] != M:
-        raise ValueError("one_focal_refine: uv_flat (2N,)")
+cdef class _OneFocalPointRows(_Rows):
+    """A one-focal model's keypoint rows, projection - uv_obs (u0, v0, u1, ...), in C
+    (one_focal_point_rows's chain; R and dR/dr from ``rodrigues``); the focal stays > 0."""
+    cdef object rodrigues
+    cdef int n_radial
+    cdef double cx, cy
+    cdef const double[:, ::1] X
+    cdef const double[::1] uv_obs
+
+    def __init__(self, rodrigues, int n_radial, double cx, double cy,
+                 const double[:, ::1] X, const double[::1] uv_obs):
+        self.rodrigues, self.n_radial, self.cx, self.cy = rodrigues, n_radial, cx, cy
+        self.X, self.uv_obs = X, uv_obs
+        self.P, self.M = 7 + n_radial, 2 * X.shape[0]
+
+    cdef double eval(self, double[::1] theta, double[::1] r, double[:, ::1] J,
+                     bint* finite_J) except? -1.0:
+        R_arr, dR_arr = self.rodrigues(np.asarray(theta[:3]))
+        cdef const double[:, ::1] R = R_arr
+        cdef const double[:, ::1] dR = dR_arr
+        cdef const double[::1] t = theta[3:6]
+        cdef Py_ssize_t N = self.X.shape[0], i
+        cdef int k, P = self.P, n_radial = self.n_radial
+        cdef double f = theta[6], cx = self.cx, cy = self.cy
+        cdef double k1 = theta[7] if n_radial >= 1 else 0.0
+        cdef double k2 = theta[8] if n_radial >= 2 else 0.0
+        cdef double dr2, cost = 0.0
+        cdef bint finite = True
+        cdef PointTerms p
+        cdef const double[:, ::1] X = self.X
+        cdef const double[::1] uv_obs = self.uv_obs
+        with nogil:
+            for i in range(N):
+                _point_terms(R, dR, t, k1, k2, X[i, 0], X[i, 1], X[i, 2], &p)
+                r[2 * i] = f * p.xd + cx - uv_obs[2 * i]
+                r[2 * i + 1] = f * p.yd + cy - uv_obs[2 * i + 1]
+                for k in range(6):
+                    dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
+                    J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
+                    J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
+                J[2 * i, 6] = p.xd
+                J[2 * i + 1, 6] = p.yd
+                if n_radial >= 1:
+                    J[2 * i, 7] = f * p.r2 * p.x
+                    J[2 * i + 1, 7] = f * p.r2 * p.y
+                if n_radial >= 2:
+                    J[2 * i, 8] = f * p.r4 * p.x
+                    J[2 * i + 1, 8] = f * p.r4 * p.y
+                cost += r[2 * i] * r[2 * i] + r[2 * i + 1] * r[2 * i + 1]
+                for k in range(P):
+                    finite = finite and isfinite(J[2 * i, k]) and isfinite(J[2 * i + 1, k])
+        finite_J[0] = finite
+        return cost
+
+    cdef bint valid(self, double[::1] theta) except -1:
+        return theta[6] > 0
+
+
+cdef class _PythonRows(_Rows):
+    """Rows from a Python callable theta (P,) -> (r (M,), J (M, P)), copied into the loop's
+    buffers; valid: a callable theta -> bool or None (every step valid)."""
+    cdef object rows, valid_fn
+
+    def __init__(self, rows, valid_fn, int P):
+        self.rows, self.valid_fn, self.P, self.M = rows, valid_fn, P, -1
+
+    cdef tuple call(self, double[::1] theta):
+        r_obj, J_obj = self.rows(np.array(theta))
+        r_arr = np.ascontiguousarray(r_obj, dtype=np.float64).reshape(-1)
+        J_arr = np.ascontiguousarray(J_obj, dtype=np.float64)
+        if J_arr.ndim != 2 or J_arr.shape[0] != r_arr.shape[0] or J_arr.shape[1] != self.P:
+            raise ValueError(
+                f"minimise_rows: rows must give r (M,) and J (M, {self.P}), got "
+                f"{r_arr.shape} and {J_arr.shape}"
+            )
+        return r_arr, J_arr
+
+    cdef double eval(self, double[::1] theta, double[::1] r, double[:, ::1] J,
+                     bint* finite_J) except? -1.0:
+        r_arr, J_arr = self.call(theta)
+        cdef const double[::1] rv = r_arr
+        cdef const double[:, ::1] Jv = J_arr
+        if rv.shape[0] != self.M:
+            raise ValueError(f"minimise_rows: rows gave {rv.shape[0]} rows, then {self.M}")
+        cdef Py_ssize_t i
+        cdef int k
+        cdef double cost = 0.0
+        cdef bint finite = True
+        for i in range(self.M):
+            r[i] = rv[i]
+            cost += rv[i] * rv[i]
+            for k in range(self.P):
+                J[i, k] = Jv[i, k]
+                finite = finite and isfinite(Jv[i, k])
+        finite_J[0] = finite
+        return cost
+
+    cdef bint valid(self, double[::1] theta) except -1:
+        if self.valid_fn is None:
+            return True
+        return bool(self.valid_fn(np.array(theta)))
+
+
+cdef tuple _minimise(_Rows rows, theta0, int max_iter, double rel_cost_tol):
+    """Levenberg-Marquardt on rows from theta0 (geometry.levenberg_marquardt.minimise_rows's
+    loop: Marquardt's scaling, lambda from 1e-3 by tens within 1e-12..1e8, a refused or
+    singular step damped further; stops on a relative cost drop under rel_cost_tol, a
+    negligible step, a cost under 1e-20, or no downhill step). The normal equations summed in
+    row order and solved by LU with partial pivoting (numpy's solve: LAPACK's; the two round
+    differently in the last bits). Returns (theta, r, J, cost, iterations, converged); rows
+    not finite at theta0 give theta0 back, not converged, with its cost (NaN or inf)."""
+    cdef int P = rows.P
     theta_arr = np.array(theta0, dtype=np.float64).ravel()
-    if theta_arr.shape[0] != P:
-        raise ValueError(f"one_focal_refine: theta0 ({P},)")
-    cand_arr = np.empty(P)
+    if theta_arr.shape[0] != P or P > MAX_PARAMS or P < 1:
+        raise ValueError(f"minimise_rows: theta0 ({P},) with 1-{MAX_PARAMS} parameters")
+    cdef Py_ssize_t M = rows.M, i
+    cdef double[::1] theta = theta_arr
+    cdef double cost, cost_c, lam = 1e-3, rel, s, ss, tt
+    cdef bint finite_J
+    if M < 0:  # rows from Python: their count from the start's evaluation
+        r0, J0 = (<_PythonRows>rows).call(theta)
+        M = rows.M = r0.shape[0]
     r_arr, J_arr = np.empty(M), np.empty((M, P))
     rc_arr, Jc_arr = np.empty(M), np.empty((M, P))
-    cdef double[::1] theta = theta_arr
+    cand_arr = np.empty(P)
     cdef double[::1] cand = cand_arr
     cdef double[::1] r = r_arr
     cdef double[:, ::1] J = J_arr
     cdef double[::1] rc
     cdef double[:, ::1] Jc
-    cdef double JtJ[81]
-    cdef double A[81]
-    cdef double g[9]
-    cdef double step[9]
-    cdef double d[9]
-    cdef double cost, cost_c, lam = 1e-3, rel, s, ss, tt
+    cdef double JtJ[MAX_PARAMS * MAX_PARAMS]
+    cdef double A[MAX_PARAMS * MAX_PARAMS]
+    cdef double g[MAX_PARAMS]
+    cdef double step[MAX_PARAMS]
+    cdef double d[MAX_PARAMS]
     cdef int it = 0, a, b, k
-    cdef bint converged = False, improved, finite_J
-    cost = _point_rows(rodrigues, theta, n_radial, cx, cy, points_world, uv_flat, r, J, &finite_J)
+    cdef bint converged = False, improved
+    cost = rows.eval(theta, r, J, &finite_J)
     if not (isfinite(cost) and finite_J):  # not finite at the start: no step can be judged
         return theta_arr, r_arr, J_arr, cost, 0, False
     for it in range(1, max_iter + 1):
@@ -467,14 +541,12 @@ def one_focal_refine(object rodrigues, theta0, int n_radial, double cx, double c
                 continue
             for a in range(P):
                 cand[a] = theta[a] + step[a]
-            if not cand[6] > 0:  # the focal length stays positive
+            if not rows.valid(cand):
                 lam *= 10
                 continue
             rc, Jc = rc_arr, Jc_arr
-            cost_c = _point_rows(
-                rodrigues, cand, n_radial, cx, cy, points_world, uv_flat, rc, Jc, &finite_J
-            )
-            if isfinite(cost_c) and cost_c <= cost:  # as minimise_rows: J_c's finiteness not asked
+            cost_c = rows.eval(cand, rc, Jc, &finite_J)
+            if isfinite(cost_c) and cost_c <= cost:  # as before: J_c's finiteness not asked
                 rel = (cost - cost_c) / (cost if cost > 1e-30 else 1e-30)
                 theta_arr, cand_arr = cand_arr, theta_arr
                 theta, cand = cand, theta
@@ -499,3 +571,31 @@ def one_focal_refine(object rodrigues, theta0, int n_radial, double cx, double c
         if converged:
             break
     return theta_arr, r_arr, J_arr, cost, it, converged
+
+
+def minimise_rows_loop(rows, theta0, int max_iter, double rel_cost_tol, valid=None):
+    """_minimise on the rows of a Python callable theta (P,) -> (r (M,), J (M, P)) (copied;
+    M fixed by the start's rows, a later other count raises ValueError) and an optional
+    valid(theta) -> bool (a refused step is damped further)."""
+    P = int(np.asarray(theta0).size)
+    return _minimise(_PythonRows(rows, valid, P), theta0, max_iter, rel_cost_tol)
+
+
+def one_focal_refine(object rodrigues, theta0, int n_radial, double cx, double cy,
+                     const double[:, ::1] points_world, const double[::1] uv_flat,
+                     int max_iter, double rel_cost_tol):
+    """_minimise on a one-focal model's keypoint rows computed in C (the projection and
+    Jacobian of one_focal_point_rows; rodrigues: cv2.Rodrigues), the focal kept positive:
+    geometry.levenberg_marquardt.refine for the one-focal models. theta0 (7 + n_radial,);
+    points_world (N, 3) m; uv_flat (2N,) px (u0, v0, u1, ...). Returns (theta (P,), r (2N,),
+    J (2N, P), cost, iterations, converged)."""
+    if not 0 <= n_radial <= 2 or points_world.shape[1] != 3:
+        raise ValueError("one_focal_refine: n_radial 0-2, points_world (N, 3)")
+    if uv_flat.shape[0] != 2 * points_world.shape[0]:
+        raise ValueError("one_focal_refine: uv_flat (2N,)")
+    if np.asarray(theta0).size != 7 + n_radial:
+        raise ValueError(f"one_focal_refine: theta0 ({7 + n_radial},)")
+    return _minimise(
+        _OneFocalPointRows(rodrigues, n_radial, cx, cy, points_world, uv_flat),
+        theta0, max_iter, rel_cost_tol,
+    )

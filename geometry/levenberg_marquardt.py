@@ -8,7 +8,6 @@ keypoint in the app.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from geometry._projection_kernels import one_focal_refine
+from geometry._projection_kernels import minimise_rows_loop, one_focal_refine
 from geometry.camera import image_centre_uv
 from geometry.camera_params import ParamModel
 
@@ -41,14 +40,6 @@ def _projector(model: Any, points_world: np.ndarray, image_size: tuple[int, int]
     if hasattr(model, "projector"):
         return model.projector(points_world, image_size)  # type: ignore[no-any-return]
     return lambda theta: model.project_with_jacobian(theta, points_world, image_size)
-
-
-def _solve(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """x of A x = b for a small square A (P, P); None when A is singular."""
-    try:
-        return np.linalg.solve(A, b)
-    except np.linalg.LinAlgError:
-        return None
 
 
 Rows = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -81,56 +72,24 @@ def minimise_rows(
 ) -> RowsResult:
     """Minimise |r(theta)|^2 over theta from theta0 by Levenberg-Marquardt.
 
-    rows: theta (P,) -> (r (M,), J (M, P)), residual rows and their Jacobian; valid: theta ->
-    False for a step to refuse (it is damped further instead). Stops when a step lowers the
-    cost by less than rel_cost_tol of it, the step is negligible, or no damping finds a
-    downhill step (a local minimum). Marquardt's scaling by diag(J^T J) keeps metres, radians
-    and pixels of focal length on one footing. Rows that are not finite at theta0 give
-    theta0 back, not converged, with its cost (NaN or inf): no step can be judged.
+    rows: theta (P,) -> (r (M,), J (M, P)), residual rows and their Jacobian, M the same at
+    every theta (P at most 16); valid: theta -> False for a step to refuse (it is damped
+    further instead). Stops when a step lowers the cost by less than rel_cost_tol of it, the
+    step is negligible, or no damping finds a downhill step (a local minimum). Marquardt's
+    scaling by diag(J^T J) keeps metres, radians and pixels of focal length on one footing.
+    Rows that are not finite at theta0 give theta0 back, not converged, with its cost (NaN or
+    inf): no step can be judged.
+
+    The loop is compiled (geometry._projection_kernels.minimise_rows_loop; rows and valid
+    are called back): its normal equations are summed and solved in C, where this loop's
+    NumPy form called BLAS and LAPACK, so the two part in the last bits
+    (tests/test_one_focal_refine.py keeps that form as the oracle). A line refinement's robust
+    fit takes about ten iterations of some 30 NumPy calls each around its rows.
     """
-    theta = np.array(theta0, dtype=float)
-    r, J = rows(theta)
-    cost = float(r @ r)
-    if not (math.isfinite(cost) and np.all(np.isfinite(J))):
-        return RowsResult(theta, r, J, cost, 0, False)
-    diag = np.diag_indices(len(theta))
-    lam = 1e-3
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
-        JtJ = J.T @ J
-        minus_g = -(J.T @ r)
-        d = np.maximum(JtJ[diag], 1e-12)  # Marquardt's scaling, diag(J^T J)
-        improved = False
-        while lam < 1e8:
-            A = JtJ.copy()
-            A[diag] += lam * d
-            step = _solve(A, minus_g)
-            if step is None:  # singular at this damping
-                lam *= 10
-                continue
-            cand = theta + step
-            if valid is not None and not valid(cand):
-                lam *= 10
-                continue
-            r_c, J_c = rows(cand)
-            cost_c = float(r_c @ r_c)
-            if math.isfinite(cost_c) and cost_c <= cost:
-                rel = (cost - cost_c) / max(cost, 1e-30)
-                theta, J, r, cost = cand, J_c, r_c, cost_c
-                lam = max(lam / 10, 1e-12)
-                improved = True
-                small_step = math.sqrt(step @ step) <= 1e-12 * (1 + math.sqrt(theta @ theta))
-                if rel < rel_cost_tol or small_step or cost < 1e-20:
-                    converged = True
-                break
-            lam *= 10
-        if not improved:
-            converged = True  # no downhill step exists at any damping: a (local) minimum
-            break
-        if converged:
-            break
-    return RowsResult(theta, r, J, cost, it, converged)
+    theta, r, J, cost, it, converged = minimise_rows_loop(
+        rows, np.asarray(theta0, dtype=float), int(max_iter), float(rel_cost_tol), valid
+    )
+    return RowsResult(theta, r, J, float(cost), int(it), bool(converged))
 
 
 def _refine_one_focal(

@@ -1,10 +1,13 @@
-"""The compiled one-focal camera fit (geometry._projection_kernels.one_focal_refine, which
-geometry.levenberg_marquardt.refine takes for one-focal models) against the NumPy loop it
-replaces (minimise_rows on the model's projector, kept as the oracle): the same optimum, steps
-and verdicts on warm and cold starts, lenses, noise, and the degenerate starts (not finite,
-singular, a focal step through zero)."""
+"""The compiled Levenberg-Marquardt loop (geometry._projection_kernels: one_focal_refine, which
+geometry.levenberg_marquardt.refine takes for one-focal models, and minimise_rows_loop behind
+levenberg_marquardt.minimise_rows) against the NumPy loop it replaces (kept here as the
+oracle): the same optimum, steps and verdicts on warm and cold starts, lenses, noise, the full
+model, the line refinement's robust rows, and the degenerate starts (not finite, singular, a
+focal step through zero, rows that change their count)."""
 
 from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
@@ -14,12 +17,76 @@ from geometry._projection_kernels import one_focal_refine
 from geometry.camera_params import ParamModel
 from geometry.levenberg_marquardt import (
     REL_COST_TOL,
+    RowsResult,
     focal_stays_positive,
     minimise_rows,
     refine,
 )
 
 SIZE = (1280, 720)
+
+
+def _numpy_minimise_rows(
+    rows,
+    theta0: np.ndarray,
+    max_iter: int = 100,
+    rel_cost_tol: float = REL_COST_TOL,
+    valid=None,
+) -> RowsResult:
+    """levenberg_marquardt.minimise_rows as it was in NumPy before 2026-12-04 (the oracle):
+    minimise |r(theta)|^2 over theta from theta0 by Levenberg-Marquardt.
+
+    rows: theta (P,) -> (r (M,), J (M, P)), residual rows and their Jacobian; valid: theta ->
+    False for a step to refuse (it is damped further instead). Stops when a step lowers the
+    cost by less than rel_cost_tol of it, the step is negligible, or no damping finds a
+    downhill step (a local minimum). Marquardt's scaling by diag(J^T J) keeps metres, radians
+    and pixels of focal length on one footing. Rows that are not finite at theta0 give
+    theta0 back, not converged, with its cost (NaN or inf): no step can be judged.
+    """
+    theta = np.array(theta0, dtype=float)
+    r, J = rows(theta)
+    cost = float(r @ r)
+    if not (math.isfinite(cost) and np.all(np.isfinite(J))):
+        return RowsResult(theta, r, J, cost, 0, False)
+    diag = np.diag_indices(len(theta))
+    lam = 1e-3
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007 (reported after the loop)
+        JtJ = J.T @ J
+        minus_g = -(J.T @ r)
+        d = np.maximum(JtJ[diag], 1e-12)  # Marquardt's scaling, diag(J^T J)
+        improved = False
+        while lam < 1e8:
+            A = JtJ.copy()
+            A[diag] += lam * d
+            try:
+                step = np.linalg.solve(A, minus_g)
+            except np.linalg.LinAlgError:  # singular at this damping
+                lam *= 10
+                continue
+            cand = theta + step
+            if valid is not None and not valid(cand):
+                lam *= 10
+                continue
+            r_c, J_c = rows(cand)
+            cost_c = float(r_c @ r_c)
+            if math.isfinite(cost_c) and cost_c <= cost:
+                rel = (cost - cost_c) / max(cost, 1e-30)
+                theta, J, r, cost = cand, J_c, r_c, cost_c
+                lam = max(lam / 10, 1e-12)
+                improved = True
+                small_step = math.sqrt(step @ step) <= 1e-12 * (1 + math.sqrt(theta @ theta))
+                if rel < rel_cost_tol or small_step or cost < 1e-20:
+                    converged = True
+                break
+            lam *= 10
+        if not improved:
+            converged = True  # no downhill step exists at any damping: a (local) minimum
+            break
+        if converged:
+            break
+    return RowsResult(theta, r, J, cost, it, converged)
 
 
 def _numpy_refine(model, theta0, X, uv, max_iter=100):
@@ -31,7 +98,7 @@ def _numpy_refine(model, theta0, X, uv, max_iter=100):
         pred, J = project(theta)
         return pred.ravel() - flat, J
 
-    return minimise_rows(rows, theta0, max_iter, valid=focal_stays_positive(model))
+    return _numpy_minimise_rows(rows, theta0, max_iter, valid=focal_stays_positive(model))
 
 
 def _problem(rng, n_radial, n_points, noise_px):
@@ -173,3 +240,101 @@ def test_bad_layouts_are_refused():
         one_focal_refine(
             cv2.Rodrigues, np.ones(10), 3, 640.0, 360.0, X, np.zeros(8), 10, REL_COST_TOL
         )
+
+
+def test_minimise_rows_on_python_rows_matches_the_numpy_loop():
+    """A curve fit through a Python rows callable, a refused region, and the full model
+    (12 parameters) through its own projector."""
+    rng = np.random.default_rng(21)
+    t = np.linspace(0, 4, 40)
+    y = 2.5 * np.exp(-0.7 * t) + 0.3 + rng.normal(0, 0.01, t.size)
+
+    def rows(theta):
+        e = np.exp(-theta[1] * t)
+        r = theta[0] * e + theta[2] - y
+        return r, np.column_stack([e, -theta[0] * t * e, np.ones_like(t)])
+
+    for start in ([1.0, 0.1, 0.0], [5.0, 2.0, 1.0]):
+        want = _numpy_minimise_rows(rows, np.array(start))
+        got = minimise_rows(rows, np.array(start))
+        assert (got.iterations, got.converged) == (want.iterations, want.converged)
+        np.testing.assert_allclose(got.theta, want.theta, rtol=1e-9)
+        np.testing.assert_allclose(got.residuals, want.residuals, atol=1e-9)
+
+    def positive_rate(theta):
+        return bool(theta[1] > 0.75)  # refuses the optimum's side: steps damped instead
+
+    want = _numpy_minimise_rows(rows, np.array([2.0, 1.5, 0.0]), valid=positive_rate)
+    got = minimise_rows(rows, np.array([2.0, 1.5, 0.0]), valid=positive_rate)
+    assert got.theta[1] > 0.75 and want.theta[1] > 0.75
+    assert got.cost == pytest.approx(want.cost, rel=1e-9)
+
+    full = ParamModel("full", True)
+    model, X, uv, start = _problem(rng, 0, 14, 0.5)
+    th = np.concatenate([start[:6], [start[6], start[6]], [639.5, 359.5], [0.0, 0.0]])
+    project = full.projector(X, SIZE)
+
+    def full_rows(theta):
+        pred, J = project(theta)
+        return pred.ravel() - uv.ravel(), J
+
+    want = _numpy_minimise_rows(full_rows, th)
+    got = refine(full, th, X, uv, SIZE)
+    assert got.converged == want.converged
+    assert got.cost == pytest.approx(want.cost, rel=1e-6)
+
+
+def test_the_line_fit_reaches_the_numpy_loops_camera():
+    """line_refine's robust fit (line and click rows, a lens prior) through the compiled loop
+    and through the NumPy one: the same camera within 1e-6 px at the court's keypoints."""
+    import geometry.line_refine as lr
+    from court_specs import load_spec
+    from courtstudio.pipeline.propagation_court import ground_lines
+    from courtstudio.synth.synthetic import sample_broadcast_camera
+    from geometry.joint_covariance import LensPrior
+    from geometry.line_ridges import find_ridges
+    from geometry.projection import densify_all, project_polylines
+
+    spec = load_spec("tennis")
+    lines = ground_lines(spec)
+    rng = np.random.default_rng(33)
+    cam = sample_broadcast_camera(spec, SIZE, rng, zoom=(0.9, 1.2))
+    img = np.full((SIZE[1], SIZE[0]), 70, np.uint8)
+    for run in project_polylines(cam, *densify_all(lines, 0.25)):
+        cv2.polylines(img, [np.round(run).astype(np.int32)], False, 230, 3, cv2.LINE_AA)
+    model = ParamModel("simple_k1")
+    theta0 = np.concatenate([model.from_camera(cam)[:7] * (1 + 1e-4), [0.0]])
+    ridges = find_ridges(cv2.GaussianBlur(img, (3, 3), 0).astype(np.float32), cam, lines, 8.0)
+    assert len(ridges) > 100
+    names = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner"]
+    X = np.array([spec.keypoints[n] for n in names], float)
+    x = cam.project(X) + rng.normal(0, 0.5, (4, 2))
+    prior = LensPrior((0.0,), (0.3,))
+    got = lr._fit(model, theta0, ridges, X, x, SIZE, 1.0, prior)
+    real = lr.minimise_rows
+    try:
+        lr.minimise_rows = _numpy_minimise_rows
+        want = lr._fit(model, theta0, ridges, X, x, SIZE, 1.0, prior)
+    finally:
+        lr.minimise_rows = real
+    P = np.array(list(spec.keypoints.values()), float)
+    uv_got = model.project_with_jacobian(got[0], P, SIZE)[0]
+    uv_want = model.project_with_jacobian(want[0], P, SIZE)[0]
+    assert np.max(np.abs(uv_got - uv_want)) < 1e-6
+    assert got[1] == pytest.approx(want[1], rel=1e-9)
+
+
+def test_rows_that_change_their_count_or_shape_are_refused():
+    calls = []
+
+    def rows(theta):
+        calls.append(1)
+        n = 5 if len(calls) == 1 else 6  # a different count after the start
+        return np.zeros(n) + theta[0], np.ones((n, 2))
+
+    with pytest.raises(ValueError, match="rows gave"):
+        minimise_rows(rows, np.array([1.0, 1.0]))
+    with pytest.raises(ValueError, match="J \\(M, 2\\)"):
+        minimise_rows(lambda th: (np.zeros(4), np.ones((4, 3))), np.array([1.0, 1.0]))
+    with pytest.raises(ValueError, match="1-16 parameters"):
+        minimise_rows(lambda th: (np.zeros(4), np.ones((4, 17))), np.ones(17))
