@@ -21,8 +21,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -46,13 +44,7 @@ from geometry.fit_extrapolation import extrapolation_gain  # noqa: E402
 
 
 def _camera(r: dict) -> Camera:
-    return Camera(
-        np.array(r["K"]),
-        np.array(r["R"]),
-        np.array(r["t"]),
-        tuple(r["image_size"]),
-        dist=np.array(r.get("dist", np.zeros(5))),
-    )
+    return Camera.from_dict(r, f"frame {r.get('frame')} camera")
 
 
 def point_fit(spec, r: dict) -> tuple[float, float]:

@@ -70,15 +70,7 @@ def compare_run(fa: Path, fb: Path) -> tuple[int, str | None]:
 
 def record_camera(record: dict) -> Camera | None:
     """The camera of a record (None when it has none)."""
-    if "K" not in record:
-        return None
-    return Camera(
-        np.array(record["K"]),
-        np.array(record["R"]),
-        np.array(record["t"]),
-        tuple(record["image_size"]),
-        dist=np.array(record.get("dist", np.zeros(5))),
-    )
+    return Camera.from_dict(record, f"frame {record['frame']}") if "K" in record else None
 
 
 def keypoint_shift_px(ca: Camera, cb: Camera, points_world: np.ndarray) -> float | None:

@@ -132,6 +132,26 @@ def one_focal_line_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
     return r_arr, J_arr
 
 
+cdef inline void _point_jacobian(const PointTerms* p, double f, int n_radial,
+                                 double[:, ::1] J, Py_ssize_t i) noexcept nogil:
+    """Rows 2i (u) and 2i + 1 (v) of a keypoint's Jacobian by (rx, ry, rz, tx, ty, tz, f[,
+    k1[, k2]]) from its _point_terms."""
+    cdef int k
+    cdef double dr2
+    for k in range(6):
+        dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
+        J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
+        J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
+    J[2 * i, 6] = p.xd
+    J[2 * i + 1, 6] = p.yd
+    if n_radial >= 1:
+        J[2 * i, 7] = f * p.r2 * p.x
+        J[2 * i + 1, 7] = f * p.r2 * p.y
+    if n_radial >= 2:
+        J[2 * i, 8] = f * p.r4 * p.x
+        J[2 * i + 1, 8] = f * p.r4 * p.y
+
+
 def one_focal_point_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
                          const double[::1] t, double f, double k1, double k2, int n_radial,
                          double cx, double cy, const double[:, ::1] points_world):
@@ -140,32 +160,20 @@ def one_focal_point_rows(const double[:, ::1] R, const double[:, ::1] dR_dr,
     cv2.projectPoints gives for these terms, its fx and fy columns summed into f; the
     arguments as one_focal_line_rows's)."""
     cdef Py_ssize_t N = points_world.shape[0], i
-    cdef int P = 7 + n_radial, k
+    cdef int P = 7 + n_radial
     _check_camera(R, dR_dr, t, n_radial, points_world, "one_focal_point_rows")
     uv_arr = np.empty((N, 2))
     J_arr = np.empty((2 * N, P))
     cdef double[:, ::1] uv = uv_arr
     cdef double[:, ::1] J = J_arr
     cdef PointTerms p
-    cdef double dr2
     with nogil:
         for i in range(N):
             _point_terms(R, dR_dr, t, k1, k2, points_world[i, 0], points_world[i, 1],
                          points_world[i, 2], &p)
             uv[i, 0] = f * p.xd + cx
             uv[i, 1] = f * p.yd + cy
-            for k in range(6):
-                dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
-                J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
-                J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
-            J[2 * i, 6] = p.xd
-            J[2 * i + 1, 6] = p.yd
-            if n_radial >= 1:
-                J[2 * i, 7] = f * p.r2 * p.x
-                J[2 * i + 1, 7] = f * p.r2 * p.y
-            if n_radial >= 2:
-                J[2 * i, 8] = f * p.r4 * p.x
-                J[2 * i + 1, 8] = f * p.r4 * p.y
+            _point_jacobian(&p, f, n_radial, J, i)
     return uv_arr, J_arr
 
 
@@ -402,7 +410,7 @@ cdef class _OneFocalPointRows(_Rows):
         cdef double f = theta[6], cx = self.cx, cy = self.cy
         cdef double k1 = theta[7] if n_radial >= 1 else 0.0
         cdef double k2 = theta[8] if n_radial >= 2 else 0.0
-        cdef double dr2, cost = 0.0
+        cdef double cost = 0.0
         cdef bint finite = True
         cdef PointTerms p
         cdef const double[:, ::1] X = self.X
@@ -412,18 +420,7 @@ cdef class _OneFocalPointRows(_Rows):
                 _point_terms(R, dR, t, k1, k2, X[i, 0], X[i, 1], X[i, 2], &p)
                 r[2 * i] = f * p.xd + cx - uv_obs[2 * i]
                 r[2 * i + 1] = f * p.yd + cy - uv_obs[2 * i + 1]
-                for k in range(6):
-                    dr2 = 2.0 * (p.x * p.dx[k] + p.y * p.dy[k])
-                    J[2 * i, k] = f * (p.dx[k] * p.cdist + p.x * p.dc * dr2)
-                    J[2 * i + 1, k] = f * (p.dy[k] * p.cdist + p.y * p.dc * dr2)
-                J[2 * i, 6] = p.xd
-                J[2 * i + 1, 6] = p.yd
-                if n_radial >= 1:
-                    J[2 * i, 7] = f * p.r2 * p.x
-                    J[2 * i + 1, 7] = f * p.r2 * p.y
-                if n_radial >= 2:
-                    J[2 * i, 8] = f * p.r4 * p.x
-                    J[2 * i + 1, 8] = f * p.r4 * p.y
+                _point_jacobian(&p, f, n_radial, J, i)
                 cost += r[2 * i] * r[2 * i] + r[2 * i + 1] * r[2 * i + 1]
                 for k in range(P):
                     finite = finite and isfinite(J[2 * i, k]) and isfinite(J[2 * i + 1, k])
@@ -456,6 +453,11 @@ cdef class _PythonRows(_Rows):
     cdef double eval(self, double[::1] theta, double[::1] r, double[:, ::1] J,
                      bint* finite_J) except? -1.0:
         r_arr, J_arr = self.call(theta)
+        return self.copy_in(r_arr, J_arr, r, J, finite_J)
+
+    cdef double copy_in(self, r_arr, J_arr, double[::1] r, double[:, ::1] J,
+                        bint* finite_J) except? -1.0:
+        """call's rows copied into the loop's r and J; their sum of squares."""
         cdef const double[::1] rv = r_arr
         cdef const double[:, ::1] Jv = J_arr
         if rv.shape[0] != self.M:
@@ -495,7 +497,8 @@ cdef tuple _minimise(_Rows rows, theta0, int max_iter, double rel_cost_tol):
     cdef double[::1] theta = theta_arr
     cdef double cost, cost_c, lam = 1e-3, rel, s, ss, tt
     cdef bint finite_J
-    if M < 0:  # rows from Python: their count from the start's evaluation
+    r0 = J0 = None
+    if M < 0:  # rows from Python: their count from the start's evaluation, used as it
         r0, J0 = (<_PythonRows>rows).call(theta)
         M = rows.M = r0.shape[0]
     r_arr, J_arr = np.empty(M), np.empty((M, P))
@@ -513,7 +516,10 @@ cdef tuple _minimise(_Rows rows, theta0, int max_iter, double rel_cost_tol):
     cdef double d[MAX_PARAMS]
     cdef int it = 0, a, b, k
     cdef bint converged = False, improved
-    cost = rows.eval(theta, r, J, &finite_J)
+    if r0 is not None:
+        cost = (<_PythonRows>rows).copy_in(r0, J0, r, J, &finite_J)
+    else:
+        cost = rows.eval(theta, r, J, &finite_J)
     if not (isfinite(cost) and finite_J):  # not finite at the start: no step can be judged
         return theta_arr, r_arr, J_arr, cost, 0, False
     for it in range(1, max_iter + 1):

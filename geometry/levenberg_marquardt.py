@@ -3,7 +3,8 @@
 scipy.optimize.least_squares and cv2.calibrateCamera reach the same optimum, but from the same
 start take 0.53 and 0.43 ms CPU against this loop's 0.17 ms (median over 700 synthetic cameras,
 bench/solver_vs_opencv.py, 2026-12-01; docs/solver.md), and the solver runs on every drag of a
-keypoint in the app.
+keypoint in the app. Since 2026-12-04 the loop is compiled (geometry._projection_kernels):
+0.054 ms against scipy's 0.46 ms in the same minutes (800 cameras).
 """
 
 from __future__ import annotations
