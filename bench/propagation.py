@@ -385,10 +385,11 @@ def speed_arguments(argv: list[str]) -> tuple[tuple[int, ...], tuple[tuple[int, 
 
 def thread_rows(n: int = 300):
     """CPU per frame of each thread of an in-process run (VideoFrames on an MJPG video with
-    graphics, one worker): the main thread (recalibration, verification, the registrations
-    made in line), the registration-ahead thread (each next frame's tracking:
-    propagation_ahead), the scan thread (reduction, cut test, graphics detector) and the
-    decode thread, the whole
+    graphics, one worker): the main thread (the scan's cut tests and graphics detector left
+    to it, recalibration, verification, the registrations made in line), the
+    registration-ahead thread (each next frame's tracking: propagation_ahead), the decode
+    thread (its decoding, and the reductions and cut tests it makes of the frames it keeps
+    ahead with: FrameScan.prepare_ahead), the whole
     process during the run (OpenCV's own worker threads included: code that lets OpenCV
     split its calls shows less CPU on its own threads), and the plain decode of the same
     video; each video registered in line and with the next frame's registration run ahead
@@ -401,7 +402,7 @@ def thread_rows(n: int = 300):
     from courtstudio.io.frames import VideoReader
 
     cpu: dict = {}
-    steps, read, share = scan_mod.FrameScan._steps, VideoReader.read, prop.share_centre
+    prep, read, share = scan_mod.FrameScan.prepare_ahead, VideoReader.read, prop.share_centre
     register = ahead_mod.register_to_reference
 
     def timed_register(*args, **kw):  # only ever called on the worker thread
@@ -411,10 +412,13 @@ def thread_rows(n: int = 300):
         finally:
             cpu["ahead"] = cpu.get("ahead", 0.0) + time.thread_time() - t
 
-    def timed_steps(self):
+    def timed_prep(self, index, image):  # only ever called on the decode thread
         t = time.thread_time()
-        yield from steps(self)
-        cpu["scan"] = cpu.get("scan", 0.0) + time.thread_time() - t
+        try:
+            return prep(self, index, image)
+        finally:
+            cpu["prep"] = cpu.get("prep", 0.0) + time.thread_time() - t
+            cpu["prepared"] = cpu.get("prepared", 0) + 1
 
     def timed_read(self, index):
         t = time.thread_time()
@@ -428,17 +432,18 @@ def thread_rows(n: int = 300):
         share(*args, **kw)
         cpu["share"] = cpu.get("share", 0.0) + time.thread_time() - t
 
-    scan_mod.FrameScan._steps, VideoReader.read = timed_steps, timed_read
+    scan_mod.FrameScan.prepare_ahead, VideoReader.read = timed_prep, timed_read
     prop.share_centre = timed_share
     ahead_mod.register_to_reference = timed_register
     print(f"\n{environment_line()}\n{pace_line()}")
     print(
         "\n| video (MJPG .avi, graphics) | frames | registration | plain decode CPU ms/frame "
-        "| decode thread ms/frame | scan thread ms/frame | main thread ms/frame | "
+        "| decode thread ms/frame: decoding + preparing (frames prepared there) "
+        "| main thread ms/frame | "
         "registration-ahead thread ms/frame | process (every thread, OpenCV's too) ms/frame "
         "| of which the shared-centre pass, s | wall ms/frame | CPU stolen |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     try:
         for size in ((1280, 720), (1920, 1080)):
             with tempfile.TemporaryDirectory() as d:
@@ -465,14 +470,15 @@ def thread_rows(n: int = 300):
                     frames.close()
                     print(
                         f"| {size[0]}x{size[1]} | {n} | {'ahead' if ahead else 'in line'} "
-                        f"| {1e3 * dec_cpu / n:.1f} | {1e3 * cpu.get('decode', 0.0) / n:.1f} "
-                        f"| {1e3 * cpu.get('scan', 0.0) / n:.1f} | {1e3 * main_cpu / n:.1f} "
+                        f"| {1e3 * dec_cpu / n:.1f} | {1e3 * cpu.get('decode', 0.0) / n:.1f} + "
+                        f"{1e3 * cpu.get('prep', 0.0) / n:.1f} ({cpu.get('prepared', 0)}) "
+                        f"| {1e3 * main_cpu / n:.1f} "
                         f"| {1e3 * cpu.get('ahead', 0.0) / n:.1f} | {1e3 * all_cpu / n:.1f} "
                         f"| {cpu.get('share', 0.0):.3f} | {1e3 * wall / n:.1f} "
                         f"| {stolen_percent(ticks, cpu_ticks())} |"
                     )
     finally:
-        scan_mod.FrameScan._steps, VideoReader.read = steps, read
+        scan_mod.FrameScan.prepare_ahead, VideoReader.read = prep, read
         prop.share_centre = share
         ahead_mod.register_to_reference = register
 

@@ -158,17 +158,25 @@ def _pass(
 
     refined = [False]  # the last frame processed was refined on its lines
     ss = scan_state or {}
+    # A source that decodes ahead on its own thread (a video) also reduces its frames there
+    # while it keeps ahead; the rest of the scan then runs here, in line: a third Python
+    # thread's hand-offs of the GIL cost more than its work saved (docs/propagation.md
+    # "Speed"). Other sources (a project's images) are read and scanned on the scan thread.
+    set_preparer = getattr(frames, "set_preparer", None)
     scan = FrameScan(
         frames,
         lo,
         hi,
         options.detect_graphics,
+        threaded=set_preparer is None,
         want_line_gray=lambda: refined[0],
         checkpoint=ss.get("path"),
         resume=ss.get("resume"),
         checkpoint_every=ss.get("every", propagation_checkpoint.CHECKPOINT_EVERY),
     )
     scan.report = ss.get("report", scan.report)
+    if set_preparer is not None:
+        set_preparer(scan.prepare_ahead)
     scanned = iter(scan)  # read, reduced, cut-tested and graphics-scanned ahead, on its own
     nxt = next(scanned, None)  # thread; one frame is looked at ahead (propagation_ahead)
     try:
@@ -238,6 +246,8 @@ def _pass(
     finally:
         tracker.close()
         scanned.close()  # the scan thread stopped and joined, as a finished loop leaves it
+        if set_preparer is not None:
+            set_preparer(None)
     return scan.graphics_boxes()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -27,7 +28,14 @@ class VideoFrames:
     thread decodes the next ones (at most ``ahead`` frames held), so decoding overlaps the
     caller's work; a read out of order stops it and seeks. workers: the passes running at
     once on this machine (one per process), which set FFmpeg's decoder threads
-    (propagation_cpus.decoder_threads: one where the passes' own threads fill the CPUs)."""
+    (propagation_cpus.decoder_threads: one where the passes' own threads fill the CPUs).
+
+    set_preparer(fn): the decode thread also applies fn(index, image) to the frames it
+    decodes while the caller has others waiting (so it never delays a frame the caller
+    waits for), and prepared(index, image) hands fn's result over with its frame: the pixel
+    work a pass makes of each frame (propagation_scan.FrameScan.prepare_ahead) done on the
+    decoder's core whenever decoding keeps ahead, and by the caller otherwise
+    (docs/propagation.md "Speed")."""
 
     def __init__(self, path, cache: int = 4, ahead: int = 4, workers: int = 1):
         from courtstudio.io.frames import VideoReader
@@ -44,6 +52,22 @@ class VideoFrames:
         self._queue = self._stop = None
         self._next = 0
         self._atexit = False
+        self._preparer: Callable[[int, np.ndarray], object] | None = None
+        self._prepared: dict[int, tuple[np.ndarray, object]] = {}  # index: (image, result)
+
+    def set_preparer(self, fn: Callable[[int, np.ndarray], object] | None) -> None:
+        """fn(index, image) -> result, applied on the decode thread ahead of the caller, in
+        the frames' order (None: no more). Whoever runs it, the result must be the same: the
+        caller makes its own of the frames fn was not given."""
+        self._preparer = fn
+        self._prepared.clear()
+
+    def prepared(self, index: int, image: np.ndarray):
+        """The preparer's result for frame index, when the decode thread made it of this very
+        image (a frame read again after a seek is not assumed to be the same pixels); else
+        None. Each result is handed over once."""
+        hit = self._prepared.pop(index, None)
+        return hit[1] if hit is not None and hit[0] is image else None
 
     def image(self, index: int) -> np.ndarray:
         hit = self._cache.get(index)
@@ -63,12 +87,17 @@ class VideoFrames:
         return img
 
     def _take(self) -> np.ndarray:
-        kind, value = self._queue.get()
+        kind, value, result = self._queue.get()
+        index = self._next
         self._next += 1
         if kind == "error" or self._next >= self.count:
             self._halt()
         if kind == "error":
             raise value
+        if result is not None:
+            self._prepared[index] = (value, result)
+            while len(self._prepared) > self.cache:  # results nobody asked for
+                self._prepared.pop(next(iter(self._prepared)))
         return value
 
     def _start(self, first: int) -> None:
@@ -80,9 +109,13 @@ class VideoFrames:
         def run():  # cv2 releases the GIL while it decodes
             for i in range(first, self.count):
                 try:
-                    item = ("frame", self.reader.read(i))
+                    img = self.reader.read(i)
                 except Exception as exc:  # handed to the reader of frame i
-                    item = ("error", exc)
+                    item = ("error", exc, None)
+                else:
+                    fn = self._preparer  # only while the caller has a frame to work on
+                    ready = fn is not None and q.qsize() > 0
+                    item = ("frame", img, _prepare(fn, i, img) if ready else None)
                 while not stop.is_set():
                     try:
                         q.put(item, timeout=0.1)
@@ -114,6 +147,20 @@ class VideoFrames:
     def close(self) -> None:
         self._halt()
         self.reader.close()
+
+
+def _prepare(fn: Callable[[int, np.ndarray], object], index: int, img) -> object:
+    """fn(index, img), or None for an image the pass will not use (undecodable: propagation_frames
+    _read) or one fn refuses: the caller then prepares it itself, and meets the same error
+    where it handles it."""
+    import cv2
+
+    if not (isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size):
+        return None
+    try:
+        return fn(index, img)
+    except (ValueError, cv2.error):
+        return None
 
 
 class ProjectFrames:

@@ -1,12 +1,15 @@
-"""The part of a propagation pass that needs no registration result, run ahead of it on its own
-thread (docs/propagation.md "Speed"): each frame is read once and reduced (prepare_frame), its
-cut test against the previous frame is made, and the screen-fixed graphics detector is fed.
+"""The part of a propagation pass that needs no registration result (docs/propagation.md
+"Speed"): each frame is read once and reduced (prepare_frame), its cut test against the
+previous frame is made, and the screen-fixed graphics detector is fed.
 
-None of this depends on how earlier frames registered, so it overlaps the main thread's
-per-frame registration and recalibration (OpenCV releases the GIL while it works). The results
-are those of the same steps done in line: frames come out in order, each with the graphics
-mask as it stood after that frame (the detector may run a few frames ahead, its snapshot per
-frame does not).
+None of this depends on how earlier frames registered. For a video, each frame's pixel work
+alone (FramePrep: the reduction, the cut-test features, the cut test against the frame
+before) is made on the decoder's thread while the pass keeps it busy
+(VideoFrames.set_preparer, FrameScan.prepare_ahead), and the rest runs in the pass's thread;
+another source is scanned up to AHEAD frames ahead on a thread of its own (OpenCV releases
+the GIL while it works). The results are those of the same steps done in line: frames come
+out in order, each with the graphics mask as it stood after that frame (the detector may run
+a few frames ahead, its snapshot per frame does not).
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from courtstudio.pipeline.propagation_checkpoint import (
 )
 from courtstudio.pipeline.propagation_frames import _read, frame_mask
 from geometry.line_ridges import to_gray
-from geometry.plane_motion import Prepared, cut_features, is_cut_features, prepare_frame, same_view
+from geometry.plane_motion import (
+    CutFeatures,
+    Prepared,
+    cut_features,
+    is_cut_features,
+    prepare_frame,
+    same_view,
+)
 from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector
 
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
@@ -76,12 +86,45 @@ class Scanned:
     line_gray: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class FramePrep:
+    """What the scan makes of one frame's pixels (no registration): its reduced copy, its
+    cut-test features and, when asked for, its painted-line search grey ((h, w) float32,
+    geometry.line_ridges.to_gray; else None). cut_after: (the previous frame's features,
+    is_cut_features of those and these), when the previous frame was prepared with it (on a
+    source's decode thread), else None."""
+
+    prepared: Prepared
+    features: CutFeatures
+    line_gray: np.ndarray | None
+    cut_after: tuple[CutFeatures, bool] | None = None
+
+
+def frame_prep(image: np.ndarray, line_gray: bool, previous: CutFeatures | None = None):
+    """FramePrep of a frame (h, w[, 3]) uint8, with its cut test against the previous
+    frame's features when given: the same wherever and whenever it is made."""
+    p, sig = prepare_frame(image)
+    f = cut_features(sig)
+    cut = None if previous is None else (previous, is_cut_features(previous, f))
+    return FramePrep(p, f, to_gray(image) if line_gray else None, cut)
+
+
+def _cut(prev: CutFeatures, fp: FramePrep) -> bool:
+    """The cut test between the previous frame (its features prev) and this one: the one
+    made with fp when it was made against these very features, else made now."""
+    if fp.cut_after is not None and fp.cut_after[0] is prev:
+        return fp.cut_after[1]
+    return is_cut_features(prev, fp.features)
+
+
 class FrameScan:
     """Frames lo..hi - 1 of ``frames`` scanned in order (iterate once). detect_graphics:
     feed the screen-fixed graphics detector (frames GRAPHICS_LAG apart, every
     GRAPHICS_EVERY consecutive pairs of a shot; once GRAPHICS_STABLE updates in a row left
     its mask unchanged, every GRAPHICS_EVERY_STABLE, until the mask changes or a cut).
-    threaded=False runs the same steps in the caller's thread. want_line_gray: () -> bool,
+    threaded=False runs the same steps in the caller's thread; a source that prepares frames
+    on its own decode thread (VideoFrames.set_preparer) is then given prepare_ahead, and
+    each frame's FramePrep comes from it when it made one. want_line_gray: () -> bool,
     asked before each frame: make its line-search grey (to_gray, 1-3 ms of a 720p-1080p frame
     moved off the pass's thread while its frames are refined; None: never)."""
 
@@ -110,6 +153,7 @@ class FrameScan:
         self.history: deque = deque(maxlen=GRAPHICS_LAG + 1)
         self.observed = 0  # consecutive pairs fed to the detector
         self.unchanged = 0  # detector updates in a row that left its mask as it was
+        self._ahead_last: tuple[int, FramePrep] | None = None  # prepare_ahead's last
 
     # ------------------------------------------------------------ the steps, in order
     def _steps(self) -> Iterator[Scanned]:
@@ -127,9 +171,9 @@ class FrameScan:
                 prev_sig = cut_features(s)
         for i in range(start, self.hi):
             img = _read(self.frames, i)
-            p, sig = (None, None) if img is None else prepare_frame(img)
-            sig = None if sig is None else cut_features(sig)
-            cut = prev_sig is not None and sig is not None and is_cut_features(prev_sig, sig)
+            fp = None if img is None else self._frame_prep(i, img)
+            p, sig = (None, None) if fp is None else (fp.prepared, fp.features)
+            cut = prev_sig is not None and sig is not None and _cut(prev_sig, fp)
             if cut and same_view(prev_p, p):  # a fast zoom or pan, not a cut
                 cut = False
             prev_sig = sig
@@ -143,9 +187,27 @@ class FrameScan:
             graphics = self.detector.mask() if self.detector is not None else None
             if self.checkpoint is not None and p is not None and (i + 1) % self.every == 0:
                 self._save(i + 1, p)
-            want = img is not None and self.want_line_gray is not None and self.want_line_gray()
-            line_gray = to_gray(img) if want else None
+            line_gray = None if fp is None else fp.line_gray
             yield Scanned(i, img, frame_mask(self.frames, i), p, cut, graphics, changed, line_gray)
+
+    def _wants_line_gray(self) -> bool:
+        return self.want_line_gray is not None and bool(self.want_line_gray())
+
+    def prepare_ahead(self, index: int, image: np.ndarray) -> FramePrep:
+        """frame_prep of frame index, read ahead (run on the source's decode thread, in the
+        frames' order), with the cut test against the previous frame when it prepared that
+        one too."""
+        last = self._ahead_last
+        previous = last[1].features if last is not None and last[0] == index - 1 else None
+        fp = frame_prep(image, self._wants_line_gray(), previous)
+        self._ahead_last = (index, fp)
+        return fp
+
+    def _frame_prep(self, i: int, img: np.ndarray) -> FramePrep:
+        """Frame i's FramePrep: the source's, when it made one of this image, else made now."""
+        ahead = getattr(self.frames, "prepared", None)
+        fp = ahead(i, img) if ahead is not None else None
+        return fp if isinstance(fp, FramePrep) else frame_prep(img, self._wants_line_gray())
 
     # ------------------------------------------------------------ saved state
     def _save(self, k: int, p: Prepared) -> None:
