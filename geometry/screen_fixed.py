@@ -11,6 +11,8 @@ reduced gray frames (plane_motion.prepare).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -24,19 +26,48 @@ MIN_AREA_FRACTION = 0.0005  # smaller regions are noise
 GROW = 0.01  # margin around a region, fraction of the image width
 
 
-def _camera_moved(tex: np.ndarray, still: np.ndarray, cells: int = 6) -> bool:
-    """True when, in at least MIN_MOVING_FRACTION of the grid cells with texture, most
-    textured pixels changed. tex, still: (h, w) bool."""
-    h, w = tex.shape
+CELLS = 6  # the grid _camera_moved tests, cells a side
+
+
+def _per_cell(a: np.ndarray, cells: int = CELLS) -> np.ndarray:
+    """(cells, cells) int sums of the (h, w) bool a over the grid cells, from its integral
+    image."""
+    h, w = a.shape
     rows = np.arange(cells + 1) * h // cells
     cols = np.arange(cells + 1) * w // cells
+    s = cv2.integral(a.view(np.uint8))[np.ix_(rows, cols)]
+    return s[1:, 1:] - s[:-1, 1:] - s[1:, :-1] + s[:-1, :-1]
 
-    def per_cell(a):  # (cells, cells) sums over the grid cells, from the integral image
-        s = cv2.integral(a.view(np.uint8))[np.ix_(rows, cols)]
-        return s[1:, 1:] - s[:-1, 1:] - s[1:, :-1] + s[:-1, :-1]
 
-    nt = per_cell(tex)
-    changed = per_cell(tex & ~still)
+@dataclass(frozen=True)
+class Texture:
+    """What the detector reads of one reduced frame alone, made once (frame_texture):
+    blurred (h', w') uint8, its 3x3 Gaussian blur; textured (h', w') bool, the pixels whose
+    gradient passes MIN_GRADIENT; per_cell (CELLS, CELLS) int, their count per grid cell."""
+
+    blurred: np.ndarray
+    textured: np.ndarray
+    per_cell: np.ndarray
+
+
+def frame_texture(gray: np.ndarray) -> Texture:
+    """Texture of a reduced gray frame (h', w') uint8: the same whoever makes it, and
+    whenever (a source's decode thread makes it ahead of the pass)."""
+    # integer arithmetic throughout (the blurred frames are uint8, their 3x3 Sobel fits
+    # int16): the same decisions as float32, at a fraction of the memory traffic
+    b = cv2.GaussianBlur(gray, (3, 3), 0)
+    gx, gy = cv2.spatialGradient(b, ksize=3)  # the two 3x3 Sobels in one pass
+    tex = np.abs(gx) + np.abs(gy) > int(MIN_GRADIENT * 4)  # at most 2040: int16 holds it
+    return Texture(b, tex, _per_cell(tex))
+
+
+def _camera_moved(
+    tex: np.ndarray, still: np.ndarray, cells: int = CELLS, nt: np.ndarray | None = None
+) -> bool:
+    """True when, in at least MIN_MOVING_FRACTION of the grid cells with texture, most
+    textured pixels changed. tex, still: (h, w) bool; nt: _per_cell(tex) when known."""
+    nt = _per_cell(tex, cells) if nt is None else nt
+    changed = _per_cell(tex & ~still, cells)
     textured = nt >= 20
     moving = (changed > 0.5 * nt) & textured
     return bool(textured.any()) and int(moving.sum()) >= MIN_MOVING_FRACTION * int(textured.sum())
@@ -75,23 +106,26 @@ class ScreenFixedDetector:
         d._mask = None if state["mask"] is None else state["mask"].copy()
         return d
 
-    def update(self, prev_gray: np.ndarray, cur_gray: np.ndarray) -> None:
+    def update(
+        self,
+        prev_gray: np.ndarray,
+        cur_gray: np.ndarray,
+        prev: Texture | None = None,
+        cur: Texture | None = None,
+    ) -> None:
         """prev_gray, cur_gray: (h', w') uint8 reduced frames of one shot, a few frames apart. The
         pair counts when the textured pixels changed in most textured parts of the image (the
         camera moved, not only the players); then every textured pixel that did not change
-        votes."""
+        votes. prev, cur: the frames' frame_texture when made already (None: made here)."""
         if prev_gray.shape != cur_gray.shape:
             return
-        # integer arithmetic throughout (the blurred frames are uint8, their 3x3 Sobel fits
-        # int16): the same decisions as float32, at a fraction of the memory traffic
-        a = cv2.GaussianBlur(prev_gray, (3, 3), 0)
-        b = cv2.GaussianBlur(cur_gray, (3, 3), 0)
-        gx, gy = cv2.spatialGradient(b, ksize=3)  # the two 3x3 Sobels in one pass
-        tex = np.abs(gx) + np.abs(gy) > int(MIN_GRADIENT * 4)  # at most 2040: int16 holds it
+        a = prev.blurred if prev is not None else cv2.GaussianBlur(prev_gray, (3, 3), 0)
+        cur = cur if cur is not None else frame_texture(cur_gray)
+        b, tex = cur.blurred, cur.textured
         if np.count_nonzero(tex) < 50:
             return
         still = cv2.absdiff(a, b) < STILL_DIFF
-        if not _camera_moved(tex, still):
+        if not _camera_moved(tex, still, nt=cur.per_cell):
             return
         cv2.accumulate((tex & still).view(np.uint8), self.votes)
         cv2.accumulate(tex.view(np.uint8), self.textured)

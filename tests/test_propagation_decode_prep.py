@@ -127,20 +127,22 @@ def test_a_pass_makes_the_same_records_whoever_prepares_its_frames(
     where = []
     make = propagation_scan.frame_prep
 
-    def counted(image, line_gray, previous=None):
-        where.append((threading.current_thread().name, previous is not None))
-        return make(image, line_gray, previous)
+    def counted(image, line_gray, previous=None, texture=False):
+        where.append((threading.current_thread().name, previous is not None, texture))
+        return make(image, line_gray, previous, texture)
 
     monkeypatch.setattr(propagation_scan, "frame_prep", counted)
     propagate(_PlainFrames(path), spec, refs, tmp_path / "thread", keep_records=False)
-    assert {w for w, _ in where} == {"propagation-scan"}
+    assert {w for w, _, _ in where} == {"propagation-scan"}
+    assert not any(t for _, _, t in where)  # the detector makes its textures itself
     where.clear()
     vf = VideoFrames(path)
     propagate(vf, spec, refs, tmp_path / "ahead", keep_records=False)
     vf.close()
-    on_decoder = [cut for w, cut in where if w == "decode-ahead"]
+    on_decoder = [(cut, t) for w, cut, t in where if w == "decode-ahead"]
     assert len(on_decoder) >= 30, where  # the pass is slower than the decoder here
-    assert sum(on_decoder) >= 20  # with the cut test against the frame before
+    assert sum(cut for cut, _ in on_decoder) >= 20  # with the cut test against the one before
+    assert sum(t for _, t in on_decoder) >= 10  # and the textures the detector will read
     a = (tmp_path / "thread" / "cameras.jsonl").read_text()
     b = (tmp_path / "ahead" / "cameras.jsonl").read_text()
     assert a == b and len(a.splitlines()) == 60

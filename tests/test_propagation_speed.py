@@ -342,6 +342,18 @@ def test_graphics_integer_update_votes_as_the_float_formula():
     assert counted >= 4 and det.pairs == counted
     assert np.array_equal(det.votes, votes) and np.array_equal(det.textured, textured)
     assert det.mask() is not None and det.mask()[30, 80] == 0  # the logo is masked
+    # the frames' textures made beforehand (a source's decode thread makes them), for one
+    # frame of a pair, the other or both: the same votes
+    from geometry.screen_fixed import frame_texture
+
+    for given in ("prev", "cur", "both"):
+        ahead = ScreenFixedDetector(frames[0].shape)
+        for a_img, b_img in zip(frames[:-4], frames[4:]):
+            ta = frame_texture(a_img) if given in ("prev", "both") else None
+            tb = frame_texture(b_img) if given in ("cur", "both") else None
+            ahead.update(a_img, b_img, ta, tb)
+        assert ahead.pairs == counted, given
+        assert np.array_equal(ahead.votes, votes) and np.array_equal(ahead.textured, textured)
 
 
 @pytest.mark.parametrize("lens", ["pinhole", "shared", "per_frame"])
@@ -421,9 +433,9 @@ def test_graphics_scan_slows_down_once_the_mask_is_stable_and_speeds_up_after_a_
             if scan.detector is not None and not hasattr(scan.detector, "_counted"):
                 real = scan.detector.update
 
-                def counted(a, b, real=real, scan=scan, updates=updates):
+                def counted(a, b, *textures, real=real, scan=scan, updates=updates):
                     updates.append(scan.observed)  # consecutive pairs seen (scan's thread)
-                    real(a, b)
+                    real(a, b, *textures)
 
                 scan.detector.update = counted
                 scan.detector._counted = True

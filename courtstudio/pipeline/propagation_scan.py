@@ -40,7 +40,7 @@ from geometry.plane_motion import (
     prepare_frame,
     same_view,
 )
-from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector
+from geometry.screen_fixed import MIN_FRAMES, ScreenFixedDetector, Texture, frame_texture
 
 GRAPHICS_LAG = 8  # the graphics detector compares frames this far apart
 GRAPHICS_EVERY = 2  # ... on every this many frames (its votes need no more)
@@ -92,21 +92,30 @@ class FramePrep:
     cut-test features and, when asked for, its painted-line search grey ((h, w) float32,
     geometry.line_ridges.to_gray; else None). cut_after: (the previous frame's features,
     is_cut_features of those and these), when the previous frame was prepared with it (on a
-    source's decode thread), else None."""
+    source's decode thread), else None. texture: what the graphics detector reads of the
+    reduced copy (geometry.screen_fixed.frame_texture), when made ahead for it, else None."""
 
     prepared: Prepared
     features: CutFeatures
     line_gray: np.ndarray | None
     cut_after: tuple[CutFeatures, bool] | None = None
+    texture: Texture | None = None
 
 
-def frame_prep(image: np.ndarray, line_gray: bool, previous: CutFeatures | None = None):
+def frame_prep(
+    image: np.ndarray,
+    line_gray: bool,
+    previous: CutFeatures | None = None,
+    texture: bool = False,
+) -> FramePrep:
     """FramePrep of a frame (h, w[, 3]) uint8, with its cut test against the previous
-    frame's features when given: the same wherever and whenever it is made."""
+    frame's features when given and its texture when asked for: the same wherever and
+    whenever it is made."""
     p, sig = prepare_frame(image)
     f = cut_features(sig)
     cut = None if previous is None else (previous, is_cut_features(previous, f))
-    return FramePrep(p, f, to_gray(image) if line_gray else None, cut)
+    tex = frame_texture(p.gray) if texture else None
+    return FramePrep(p, f, to_gray(image) if line_gray else None, cut, tex)
 
 
 def _cut(prev: CutFeatures, fp: FramePrep) -> bool:
@@ -151,7 +160,9 @@ class FrameScan:
         self.detector: ScreenFixedDetector | None = None
         self.frame_scale = 1.0
         self.history: deque = deque(maxlen=GRAPHICS_LAG + 1)
+        self.textures: deque = deque(maxlen=GRAPHICS_LAG + 1)  # history's Texture or None
         self.observed = 0  # consecutive pairs fed to the detector
+        self._observed_at = (-1, 0)  # (the last frame fed to the detector, observed then)
         self.unchanged = 0  # detector updates in a row that left its mask as it was
         self._ahead_last: tuple[int, FramePrep] | None = None  # prepare_ahead's last
 
@@ -180,9 +191,10 @@ class FrameScan:
             changed = False
             if cut:
                 self.history.clear()
+                self.textures.clear()
                 self.unchanged = 0  # a new shot may bring new graphics
             elif p is not None:
-                changed = self._observe(prev_p, p)
+                changed = self._observe(prev_p, p, i, None if fp is None else fp.texture)
             prev_p = p
             graphics = self.detector.mask() if self.detector is not None else None
             if self.checkpoint is not None and p is not None and (i + 1) % self.every == 0:
@@ -199,9 +211,22 @@ class FrameScan:
         one too."""
         last = self._ahead_last
         previous = last[1].features if last is not None and last[0] == index - 1 else None
-        fp = frame_prep(image, self._wants_line_gray(), previous)
+        fp = frame_prep(image, self._wants_line_gray(), previous, self._texture_wanted(index))
         self._ahead_last = (index, fp)
         return fp
+
+    def _texture_wanted(self, index: int) -> bool:
+        """Whether the graphics detector will read frame index's texture, as far as the
+        scan's progress (read from the decode thread, a few frames behind) tells: the frames
+        its pairs take, at its current cadence, when no cut comes between. A wrong guess
+        costs work, never a result (the detector makes a missing texture itself)."""
+        if not self.detect_graphics:
+            return False
+        last, observed = self._observed_at
+        if last < 0:
+            return True
+        every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
+        return (observed + index - last) % every == 0
 
     def _frame_prep(self, i: int, img: np.ndarray) -> FramePrep:
         """Frame i's FramePrep: the source's, when it made one of this image, else made now."""
@@ -254,6 +279,8 @@ class FrameScan:
             return None
         self.history.clear()
         self.history.extend(g.copy() for g in state.history)
+        self.textures.clear()
+        self.textures.extend(None for _ in state.history)
         self.observed, self.unchanged = state.observed, state.unchanged
         self.frame_scale = state.frame_scale
         if state.detector is not None:
@@ -261,20 +288,25 @@ class FrameScan:
         self.report["resumed_at"] = k
         return k, p, cut_features(s)
 
-    def _observe(self, prev: Prepared | None, p: Prepared) -> bool:
-        """Feed a consecutive pair (same shot) to the detector; True when its mask changed."""
+    def _observe(
+        self, prev: Prepared | None, p: Prepared, index: int, texture: Texture | None
+    ) -> bool:
+        """Feed a consecutive pair (same shot) to the detector (frame index, reduced p, its
+        texture when made ahead); True when the detector's mask changed."""
         if not self.detect_graphics or prev is None:
             return False
         if self.detector is None:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
             self.frame_scale = p.scale
         self.history.append(p.gray)
+        self.textures.append(texture)
         self.observed += 1
+        self._observed_at = (index, self.observed)
         every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
         if len(self.history) < self.history.maxlen or self.observed % every:
             return False
         before = self.detector.mask()
-        self.detector.update(self.history[0], p.gray)
+        self.detector.update(self.history[0], p.gray, self.textures[0], texture)
         after = self.detector.mask()
         same = (before is None and after is None) or (
             before is not None and after is not None and np.array_equal(before, after)
