@@ -94,10 +94,10 @@ def test_a_failing_preparer_leaves_the_frames_to_the_caller(tmp_path):
 
 
 class _PlainFrames:
-    """The same video without a decode thread's preparer: the pass scans on its own thread."""
+    """The same video as a source that cannot prepare: the pass scans on its own thread."""
 
     def __init__(self, path):
-        self._vf = VideoFrames(path, ahead=0)
+        self._vf = VideoFrames(path)
         self.count, self.size = self._vf.count, self._vf.size
 
     def image(self, index):
@@ -134,6 +134,9 @@ def test_a_pass_makes_the_same_records_whoever_prepares_its_frames(
     monkeypatch.setattr(propagation_scan, "frame_prep", counted)
     propagate(_PlainFrames(path), spec, refs, tmp_path / "thread", keep_records=False)
     assert {w for w, _, _ in where} == {"propagation-scan"}
+    where.clear()
+    propagate(VideoFrames(path, ahead=0), spec, refs, tmp_path / "serial", keep_records=False)
+    assert {w for w, _, _ in where} == {"propagation-scan"}  # no decoder thread: a scan one
     assert not any(t for _, _, t in where)  # the detector makes its textures itself
     where.clear()
     vf = VideoFrames(path)
@@ -146,3 +149,4 @@ def test_a_pass_makes_the_same_records_whoever_prepares_its_frames(
     a = (tmp_path / "thread" / "cameras.jsonl").read_text()
     b = (tmp_path / "ahead" / "cameras.jsonl").read_text()
     assert a == b and len(a.splitlines()) == 60
+    assert (tmp_path / "serial" / "cameras.jsonl").read_text() == a

@@ -161,8 +161,11 @@ def _pass(
     # A source that decodes ahead on its own thread (a video) also reduces its frames there
     # while it keeps ahead; the rest of the scan then runs here, in line: a third Python
     # thread's hand-offs of the GIL cost more than its work saved (docs/propagation.md
-    # "Speed"). Other sources (a project's images) are read and scanned on the scan thread.
+    # "Speed"). Other sources (a project's images, a video read without decoding ahead) are
+    # read and scanned on the scan thread.
     set_preparer = getattr(frames, "set_preparer", None)
+    if not getattr(frames, "decodes_ahead", False):
+        set_preparer = None
     scan = FrameScan(
         frames,
         lo,

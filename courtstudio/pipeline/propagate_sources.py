@@ -55,6 +55,12 @@ class VideoFrames:
         self._preparer: Callable[[int, np.ndarray], object] | None = None
         self._prepared: dict[int, tuple[np.ndarray, object]] = {}  # index: (image, result)
 
+    @property
+    def decodes_ahead(self) -> bool:
+        """Whether frames read in order are decoded ahead on a thread of their own (and so
+        prepared there too, with a preparer set)."""
+        return self.ahead > 0
+
     def set_preparer(self, fn: Callable[[int, np.ndarray], object] | None) -> None:
         """fn(index, image) -> result, applied on the decode thread ahead of the caller, in
         the frames' order (None: no more). Whoever runs it, the result must be the same: the
