@@ -92,13 +92,7 @@ def frame_errors(record: dict, clicks: dict, spec) -> np.ndarray | None:
     camera (None: the record has no camera)."""
     if "K" not in record:
         return None
-    cam = Camera(
-        np.array(record["K"]),
-        np.array(record["R"]),
-        np.array(record["t"]),
-        tuple(record["image_size"]),
-        dist=np.array(record.get("dist", np.zeros(5))),
-    )
+    cam = Camera.from_dict(record, f"frame {record.get('frame')}")
     names = list(clicks)
     uv = cam.project(np.array([spec.keypoints[n] for n in names], float))
     err = np.linalg.norm(uv - np.array([clicks[n] for n in names]), axis=1)
