@@ -4,10 +4,10 @@ previous frame is made, and the screen-fixed graphics detector is fed.
 
 None of this depends on how earlier frames registered. For a video, each frame's pixel work
 alone (FramePrep: the reduction, the cut-test features, the cut test against the frame
-before) is made on the decoder's thread while the pass keeps it busy
-(VideoFrames.set_preparer, FrameScan.prepare_ahead), and the rest runs in the pass's thread;
-another source is scanned up to AHEAD frames ahead on a thread of its own (OpenCV releases
-the GIL while it works). The results are those of the same steps done in line: frames come
+before, the graphics detector's texture) is made on the decoder's thread while the pass keeps
+it busy (VideoFrames.set_preparer, FrameScan.prepare_ahead), and the rest runs in the pass's
+thread; another source is scanned up to AHEAD frames ahead on a thread of its own (OpenCV
+releases the GIL while it works). The results are those of the same steps done in line: frames come
 out in order, each with the graphics mask as it stood after that frame (the detector may run
 a few frames ahead, its snapshot per frame does not).
 """
