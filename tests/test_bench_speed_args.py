@@ -24,3 +24,11 @@ def test_speed_arguments_pick_lengths_and_sizes():
 def test_speed_arguments_refuse_what_the_bench_cannot_run(argv):
     with pytest.raises(SystemExit, match="speed:"):
         bench.speed_arguments(argv)
+
+
+def test_a_speed_row_is_divided_by_the_median_of_its_plain_decodes(monkeypatch):
+    times = iter([(0.81, 0.80), (0.64, 0.66), (0.70, 0.71)])
+    monkeypatch.setattr(bench, "_decode_seconds", lambda path: next(times))
+    assert bench.decode_median("clip.avi", 3) == (0.70, 0.71, 0.64, 0.81)
+    monkeypatch.setattr(bench, "_decode_seconds", lambda path: (0.5, 0.4))
+    assert bench.decode_median("clip.avi", 1) == (0.5, 0.4, 0.5, 0.5)
