@@ -294,10 +294,11 @@ def timed_cli(argv: list[str]) -> tuple[float, float, float]:
     return wall, (ru2.ru_utime + ru2.ru_stime) - (ru.ru_utime + ru.ru_stime), peak_kb / 1024
 
 
+SPEED_LENGTHS = (150, 300, 600)  # frames
 SPEED_SIZES = ((1280, 720), (1920, 1080))
 
 
-def speed_rows(lengths=(150, 300, 600), sizes=SPEED_SIZES):
+def speed_rows(lengths=SPEED_LENGTHS, sizes=SPEED_SIZES):
     """batch-propagate wall time / OpenCV decode time of the same video (the median of
     DECODE_RUNS plain decodes made just before: decode_median), one worker, and
     the peak memory of the batch-propagate process (its own VmHWM), for each clip length
@@ -376,8 +377,7 @@ def speed_rows(lengths=(150, 300, 600), sizes=SPEED_SIZES):
 def speed_arguments(argv: list[str]) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
     """(lengths, sizes) of `speed [LENGTHS [HEIGHTS]]`: comma-separated frame counts and
     frame heights (720 and 1080: the sizes of SPEED_SIZES); the defaults where absent."""
-    lengths = (150, 300, 600)
-    sizes = SPEED_SIZES
+    lengths, sizes = SPEED_LENGTHS, SPEED_SIZES
     if argv:
         try:
             lengths = tuple(int(v) for v in argv[0].split(","))

@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 
-from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.pipeline import propagate as propagate_mod
 from courtstudio.pipeline import propagation_checkpoint, propagation_scan
@@ -19,7 +18,8 @@ from courtstudio.pipeline.propagation_checkpoint import (
     load_scan_state,
     save_scan_state,
 )
-from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, make_clip, write_video
+from courtstudio.synth.synthetic_clip import ClipFrames, write_video
+from tests.propagation_clips import graphics_cut_clip
 
 EVERY = 20
 
@@ -30,16 +30,7 @@ class Killed(Exception):
 
 @pytest.fixture(scope="module")
 def clip():
-    spec = load_spec("tennis")
-    c = make_clip(
-        spec, 60, (640, 360), seed=8, cut_at=(44,), cut_length=6, hazards=Hazards(graphics=True)
-    )
-    refs = [
-        Reference(
-            0, {n: tuple(c.cameras[0].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
-        )
-    ]
-    return spec, c, refs
+    return graphics_cut_clip()
 
 
 def _killed_run(frames, spec, refs, out, at=24):

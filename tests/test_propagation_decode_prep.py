@@ -11,12 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from court_specs import load_spec
-from court_specs.model import PAPER_SIX
 from courtstudio.io.frames import VideoReader
 from courtstudio.pipeline import propagation_scan
-from courtstudio.pipeline.propagate import Reference, VideoFrames, propagate
-from courtstudio.synth.synthetic_clip import Hazards, make_clip, write_video
+from courtstudio.pipeline.propagate import VideoFrames, propagate
+from courtstudio.synth.synthetic_clip import write_video
+from tests.propagation_clips import graphics_cut_clip
 
 
 def _numbered_video(path, n=40, size=(320, 240)):
@@ -106,15 +105,7 @@ class _PlainFrames:
 
 @pytest.fixture(scope="module")
 def graphics_clip(tmp_path_factory):
-    spec = load_spec("tennis")
-    c = make_clip(
-        spec, 60, (640, 360), seed=8, cut_at=(44,), cut_length=6, hazards=Hazards(graphics=True)
-    )
-    refs = [
-        Reference(
-            0, {n: tuple(c.cameras[0].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
-        )
-    ]
+    spec, c, refs = graphics_cut_clip()
     path = tmp_path_factory.mktemp("clip") / "clip.avi"
     write_video(path, c.frames)
     return spec, refs, path

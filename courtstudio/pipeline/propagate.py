@@ -163,9 +163,8 @@ def _pass(
     # thread's hand-offs of the GIL cost more than its work saved (docs/propagation.md
     # "Speed"). Other sources (a project's images, a video read without decoding ahead) are
     # read and scanned on the scan thread.
-    set_preparer = getattr(frames, "set_preparer", None)
-    if not getattr(frames, "decodes_ahead", False):
-        set_preparer = None
+    ahead = getattr(frames, "decodes_ahead", False)
+    set_preparer = getattr(frames, "set_preparer", None) if ahead else None
     scan = FrameScan(
         frames,
         lo,

@@ -156,12 +156,14 @@ class VideoFrames:
 
 
 def _prepare(fn: Callable[[int, np.ndarray], object], index: int, img) -> object:
-    """fn(index, img), or None for an image the pass will not use (undecodable: propagation_frames
-    _read) or one fn refuses: the caller then prepares it itself, and meets the same error
-    where it handles it."""
+    """fn(index, img), or None for an image the pass will not use (propagation_frames
+    usable_image) or one fn refuses: the caller then prepares it itself, and meets the same
+    error where it handles it."""
     import cv2
 
-    if not (isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size):
+    from courtstudio.pipeline.propagation_frames import usable_image
+
+    if not usable_image(img):
         return None
     try:
         return fn(index, img)

@@ -24,10 +24,16 @@ def frame_mask(frames, index: int):
     return fn(index) if fn is not None else None
 
 
+def usable_image(img) -> bool:
+    """Whether a source's image is one a pass works on: a non-empty (h, w) or (h, w, c)
+    array (anything else counts as an undecodable frame)."""
+    return isinstance(img, np.ndarray) and img.ndim in (2, 3) and bool(img.size)
+
+
 def _read(frames, i: int):
     """Frame i, or None when it cannot be decoded (flagged, never fatal)."""
     try:
         img = frames.image(i)
     except (OSError, ValueError, cv2.error):
         return None
-    return img if isinstance(img, np.ndarray) and img.ndim in (2, 3) and img.size else None
+    return img if usable_image(img) else None

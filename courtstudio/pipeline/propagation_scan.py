@@ -7,9 +7,9 @@ alone (FramePrep: the reduction, the cut-test features, the cut test against the
 before, the graphics detector's texture) is made on the decoder's thread while the pass keeps
 it busy (VideoFrames.set_preparer, FrameScan.prepare_ahead), and the rest runs in the pass's
 thread; another source is scanned up to AHEAD frames ahead on a thread of its own (OpenCV
-releases the GIL while it works). The results are those of the same steps done in line: frames come
-out in order, each with the graphics mask as it stood after that frame (the detector may run
-a few frames ahead, its snapshot per frame does not).
+releases the GIL while it works). The results are those of the same steps done in line:
+frames come out in order, each with the graphics mask as it stood after that frame (the
+detector may run a few frames ahead, its snapshot per frame does not).
 """
 
 from __future__ import annotations
@@ -225,8 +225,12 @@ class FrameScan:
         last, observed = self._observed_at
         if last < 0:
             return True
-        every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
-        return (observed + index - last) % every == 0
+        return (observed + index - last) % self._every() == 0
+
+    def _every(self) -> int:
+        """The detector's cadence: a pair every this many consecutive frames (slower once its
+        mask has stayed the same for GRAPHICS_STABLE updates)."""
+        return GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
 
     def _frame_prep(self, i: int, img: np.ndarray) -> FramePrep:
         """Frame i's FramePrep: the source's, when it made one of this image, else made now."""
@@ -302,8 +306,7 @@ class FrameScan:
         self.textures.append(texture)
         self.observed += 1
         self._observed_at = (index, self.observed)
-        every = GRAPHICS_EVERY_STABLE if self.unchanged >= GRAPHICS_STABLE else GRAPHICS_EVERY
-        if len(self.history) < self.history.maxlen or self.observed % every:
+        if len(self.history) < self.history.maxlen or self.observed % self._every():
             return False
         before = self.detector.mask()
         self.detector.update(self.history[0], p.gray, self.textures[0], texture)
