@@ -159,8 +159,8 @@ class FrameScan:
         self.threaded = threaded
         self.detector: ScreenFixedDetector | None = None
         self.frame_scale = 1.0
+        # the frames fed to the detector lately: (reduced gray, its Texture or None)
         self.history: deque = deque(maxlen=GRAPHICS_LAG + 1)
-        self.textures: deque = deque(maxlen=GRAPHICS_LAG + 1)  # history's Texture or None
         self.observed = 0  # consecutive pairs fed to the detector
         self._observed_at = (-1, 0)  # (the last frame fed to the detector, observed then)
         self.unchanged = 0  # detector updates in a row that left its mask as it was
@@ -191,7 +191,6 @@ class FrameScan:
             changed = False
             if cut:
                 self.history.clear()
-                self.textures.clear()
                 self.unchanged = 0  # a new shot may bring new graphics
             elif p is not None:
                 changed = self._observe(prev_p, p, i, None if fp is None else fp.texture)
@@ -242,7 +241,8 @@ class FrameScan:
     def _save(self, k: int, p: Prepared) -> None:
         """Save the state before frame k (p: frame k-1's); a failed save stops the saving."""
         d = self.detector
-        history = np.stack(list(self.history)) if self.history else np.zeros((0, *p.gray.shape))
+        grays = [g for g, _ in self.history]
+        history = np.stack(grays) if grays else np.zeros((0, *p.gray.shape))
         state = ScanState(
             k,
             self.frames.count,
@@ -282,9 +282,7 @@ class FrameScan:
             )
             return None
         self.history.clear()
-        self.history.extend(g.copy() for g in state.history)
-        self.textures.clear()
-        self.textures.extend(None for _ in state.history)
+        self.history.extend((g.copy(), None) for g in state.history)
         self.observed, self.unchanged = state.observed, state.unchanged
         self.frame_scale = state.frame_scale
         if state.detector is not None:
@@ -302,14 +300,14 @@ class FrameScan:
         if self.detector is None:
             self.detector = ScreenFixedDetector(p.gray.shape[:2])
             self.frame_scale = p.scale
-        self.history.append(p.gray)
-        self.textures.append(texture)
+        self.history.append((p.gray, texture))
         self.observed += 1
         self._observed_at = (index, self.observed)
         if len(self.history) < self.history.maxlen or self.observed % self._every():
             return False
         before = self.detector.mask()
-        self.detector.update(self.history[0], p.gray, self.textures[0], texture)
+        lagged, lagged_texture = self.history[0]
+        self.detector.update(lagged, p.gray, lagged_texture, texture)
         after = self.detector.mask()
         same = (before is None and after is None) or (
             before is not None and after is not None and np.array_equal(before, after)
