@@ -6,6 +6,13 @@ from court_specs import load_spec
 from court_specs.model import PAPER_SIX
 from courtstudio.pipeline.propagate import Reference
 from courtstudio.synth.synthetic_clip import Hazards, make_clip
+from tests.conftest import true_clicks
+
+
+def reference_clicks(spec, camera, names=PAPER_SIX) -> dict:
+    """{name: (u, v) px} as a Reference holds them: tests.conftest.true_clicks (a true
+    camera's projections, without annotation noise) as tuples."""
+    return {n: tuple(uv) for n, uv in true_clicks(spec, camera, names).items()}
 
 
 def graphics_cut_clip():
@@ -15,9 +22,4 @@ def graphics_cut_clip():
     c = make_clip(
         spec, 60, (640, 360), seed=8, cut_at=(44,), cut_length=6, hazards=Hazards(graphics=True)
     )
-    refs = [
-        Reference(
-            0, {n: tuple(c.cameras[0].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
-        )
-    ]
-    return spec, c, refs
+    return spec, c, [Reference(0, reference_clicks(spec, c.cameras[0]))]

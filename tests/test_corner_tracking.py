@@ -8,6 +8,7 @@ import pytest
 
 from geometry.corner_tracking import RECHECK_EVERY, TrackMemory
 from geometry.plane_motion import prepare, prepare_frame, register_to_reference, transfer_points
+from tests.propagation_clips import reference_clicks
 from tests.textures import corner_texture
 
 
@@ -79,7 +80,6 @@ def test_a_pass_runs_without_opencvs_pool_and_gives_it_back(tmp_path):
     """propagate turns OpenCV's worker pool off for its pass (its own threads keep the cores
     busy) and restores the caller's setting, also when the pass raises."""
     from court_specs import load_spec
-    from court_specs.model import PAPER_SIX
     from courtstudio.pipeline import propagate_frame
     from courtstudio.pipeline.propagate import Reference, propagate
     from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
@@ -87,7 +87,7 @@ def test_a_pass_runs_without_opencvs_pool_and_gives_it_back(tmp_path):
     spec = load_spec("tennis")
     clip = make_clip(spec, 6, (640, 360), seed=7)
     cam = clip.cameras[0]
-    ref = Reference(0, {n: tuple(cam.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX})
+    ref = Reference(0, reference_clicks(spec, cam))
     seen = []
     process = propagate_frame.Tracker.process
 

@@ -15,6 +15,7 @@ from courtstudio.pipeline.propagation_status import WITH_CAMERA
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip, write_video
 from geometry.camera import Camera
 from geometry.plane_motion import is_cut, is_identity
+from tests.propagation_clips import reference_clicks
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def tennis():
 
 
 def clicks(spec, cam):
-    return {n: tuple(cam.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
+    return reference_clicks(spec, cam)
 
 
 def errors(spec, clip, records):

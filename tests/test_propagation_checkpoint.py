@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 
-from court_specs.model import PAPER_SIX
 from courtstudio.pipeline import propagate as propagate_mod
 from courtstudio.pipeline import propagation_checkpoint, propagation_scan
 from courtstudio.pipeline.propagate import Reference, VideoFrames, propagate
@@ -19,7 +18,7 @@ from courtstudio.pipeline.propagation_checkpoint import (
     save_scan_state,
 )
 from courtstudio.synth.synthetic_clip import ClipFrames, write_video
-from tests.propagation_clips import graphics_cut_clip
+from tests.propagation_clips import graphics_cut_clip, reference_clicks
 
 EVERY = 20
 
@@ -174,12 +173,7 @@ def test_a_worker_starts_its_range_from_the_state_saved_for_it(clip, tmp_path, m
     monkeypatch.setattr(propagation_checkpoint, "CHECKPOINT_EVERY", EVERY)
     video = tmp_path / "clip.avi"
     write_video(video, c.frames)
-    refs = [
-        Reference(
-            f, {n: tuple(c.cameras[f].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
-        )
-        for f in (0, 59)
-    ]
+    refs = [Reference(f, reference_clicks(spec, c.cameras[f])) for f in (0, 59)]
     a = tmp_path / "a"
     _killed_run(VideoFrames(video), spec, refs, a)
     killed = (a / "cameras.jsonl").read_bytes()

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from court_specs.model import PAPER_SIX
 from courtstudio.pipeline import propagation_finish, propagation_shots
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_flags import WEAK_GEOMETRY
@@ -22,6 +21,7 @@ from courtstudio.pipeline.propagation_shots import OFF_CENTRE, share_centre, sha
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
 from geometry.camera import Camera, rotation_look_at
+from tests.propagation_clips import reference_clicks
 
 SPEC = load_spec("tennis")
 SIZE = (1280, 720)
@@ -147,7 +147,7 @@ def test_the_last_steps_in_small_chunks_write_the_same_file(tmp_path, monkeypatc
     spec = load_spec("tennis")
     clip = make_clip(spec, 30, (960, 540), seed=3, cut_at=(18,), cut_length=4)
     cam0 = clip.cameras[0]
-    refs = [Reference(0, {n: tuple(cam0.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX})]
+    refs = [Reference(0, reference_clicks(spec, cam0))]
     propagate(ClipFrames(clip), spec, refs, tmp_path / "a", keep_records=False)
     monkeypatch.setattr(propagation_shots, "SHARE_CHUNK", 5)
     monkeypatch.setattr(propagation_finish, "SHARE_CHUNK", 5)

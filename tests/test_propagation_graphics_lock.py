@@ -18,6 +18,7 @@ from courtstudio.synth.synthetic_clip import ClipFrames, Hazards, make_clip
 from geometry.camera import Camera
 from geometry.plane_motion import STILL_PX, prepare, register_to_reference
 from tests.homography_checks import homography_error_px
+from tests.propagation_clips import reference_clicks
 
 SIZE = (640, 360)
 SPEC = load_spec("tennis")
@@ -88,7 +89,7 @@ def test_a_fast_pan_with_unlearnt_graphics_is_recovered_frame_by_frame(tmp_path)
     now each has a camera within 1.5 px at the paper's six keypoints."""
     clip = make_clip(SPEC, 10, SIZE, seed=5, hazards=Hazards(graphics=True))
     cams = clip.cameras
-    clicks = {n: tuple(cams[0].project(np.array([SPEC.keypoints[n]]))[0]) for n in PAPER_SIX}
+    clicks = reference_clicks(SPEC, cams[0])
     recs = propagate(ClipFrames(clip), SPEC, [Reference(0, clicks)], tmp_path)
     assert len(recs) == 10
     X = np.array([SPEC.keypoints[n] for n in PAPER_SIX])

@@ -5,10 +5,10 @@ showed nothing for two minutes, and the app's progress dialog could not be cance
 import numpy as np
 
 from court_specs import load_spec
-from court_specs.model import PAPER_SIX
 from courtstudio.pipeline.propagate import Reference, propagate
 from courtstudio.pipeline.propagation_progress import RESUME_EVERY, ProgressBar, ResumeProgress
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+from tests.propagation_clips import reference_clicks
 
 
 class Recorder:
@@ -41,7 +41,7 @@ def _clip_and_refs():
     spec = load_spec("tennis")
     clip = make_clip(spec, 30, (640, 360), seed=3)
     cam0 = clip.cameras[0]
-    refs = [Reference(0, {n: tuple(cam0.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX})]
+    refs = [Reference(0, reference_clicks(spec, cam0))]
     return spec, clip, refs
 
 
@@ -86,12 +86,7 @@ def test_workers_report_the_done_frames_they_read_past(tmp_path):
     spec, clip, _ = _clip_and_refs()
     video = tmp_path / "clip.avi"
     write_video(video, clip.frames[:20])
-    refs = [
-        Reference(
-            f, {n: tuple(clip.cameras[f].project(spec.keypoints[n][None])[0]) for n in PAPER_SIX}
-        )
-        for f in (0, 19)
-    ]
+    refs = [Reference(f, reference_clicks(spec, clip.cameras[f])) for f in (0, 19)]
 
     def run(progress=None):
         propagate(

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from court_specs import load_spec
-from court_specs.model import PAPER_SIX
 from courtstudio.pipeline.propagate import Reference, iter_records, propagate, summary
 from courtstudio.pipeline.propagation_store import (
     LightView,
@@ -18,6 +17,7 @@ from courtstudio.pipeline.propagation_store import (
     open_index,
 )
 from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+from tests.propagation_clips import reference_clicks
 
 MAX = 1 << 20
 
@@ -115,7 +115,7 @@ def test_keep_records_false_writes_the_same_file_and_the_summary_streams(tmp_pat
     spec = load_spec("tennis")
     clip = make_clip(spec, 30, (960, 540), seed=3, cut_at=(18,), cut_length=4)
     cam0 = clip.cameras[0]
-    refs = [Reference(0, {n: tuple(cam0.project(spec.keypoints[n][None])[0]) for n in PAPER_SIX})]
+    refs = [Reference(0, reference_clicks(spec, cam0))]
     kept = propagate(ClipFrames(clip), spec, refs, tmp_path / "a")
     assert propagate(ClipFrames(clip), spec, refs, tmp_path / "b", keep_records=False) is None
     a = (tmp_path / "a" / "cameras.jsonl").read_text()
