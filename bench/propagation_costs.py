@@ -86,7 +86,17 @@ def startup(runs: int) -> None:
     )
 
 
-def alone(runs: int, n: int = 150) -> None:
+_DECODE_LOOP = """
+import sys, cv2
+cv2.setNumThreads(1)
+while True:
+    cap = cv2.VideoCapture(sys.argv[1])
+    while cap.read()[0]:
+        pass
+"""
+
+
+def alone(runs: int, n: int = 150, beside_decoder: bool = False) -> None:
     import cv2
     import numpy as np
 
@@ -94,11 +104,11 @@ def alone(runs: int, n: int = 150) -> None:
     from courtstudio.pipeline.propagate_frame import Tracker
     from courtstudio.pipeline.propagation_scan import FrameScan
 
-    with tempfile.TemporaryDirectory() as d:
-        video, points = _clip(Path(d), n)
-        cap = cv2.VideoCapture(str(video))
-        images = [cap.read()[1] for _ in range(n)]
-        cap.release()
+    folder = tempfile.TemporaryDirectory()
+    video, points = _clip(Path(folder.name), n)
+    cap = cv2.VideoCapture(str(video))
+    images = [cap.read()[1] for _ in range(n)]
+    cap.release()
 
     class Frames:
         count, size = n, (1280, 720)
@@ -108,11 +118,9 @@ def alone(runs: int, n: int = 150) -> None:
 
     refs = [Reference(0, {k: tuple(v) for k, v in points.items()})]
     cv2.setNumThreads(1)  # as during a pass
-    best_scan = best_main = float("inf")
-    for _ in range(runs):
-        t = time.thread_time()
-        scanned = list(FrameScan(Frames(), 0, n, True, threaded=False))
-        best_scan = min(best_scan, time.thread_time() - t)
+    best_scan = best_main = best_beside = float("inf")
+
+    def main_work(scanned) -> float:
         states = _references(Frames(), SPEC, refs, None)
         tracker = Tracker(SPEC, Frames.size, states, Options())
         st = states[0]
@@ -121,10 +129,28 @@ def alone(runs: int, n: int = 150) -> None:
         for sc in scanned[1:]:
             tracker.graphics = sc.graphics
             tracker.process(sc.index, sc.image, sc.mask, st, sc.prepared).to_json()
-        best_main = min(best_main, time.thread_time() - t)
+        return time.thread_time() - t
+
+    with folder:
+        for _ in range(runs):
+            t = time.thread_time()
+            scanned = list(FrameScan(Frames(), 0, n, True, threaded=False))
+            best_scan = min(best_scan, time.thread_time() - t)
+            best_main = min(best_main, main_work(scanned))
+            if beside_decoder:
+                loop = subprocess.Popen([sys.executable, "-c", _DECODE_LOOP, str(video)])
+                try:
+                    time.sleep(0.3)  # decoding
+                    best_beside = min(best_beside, main_work(scanned))
+                finally:
+                    loop.kill()
+                    loop.wait()
+    beside = (
+        f", beside a decoding process {1e3 * best_beside / (n - 1):.2f}" if beside_decoder else ""
+    )
     print(
         f"1280x720, {n} frames, best of {runs}: scan steps {1e3 * best_scan / n:.2f} ms a "
-        f"frame, main-thread work {1e3 * best_main / (n - 1):.2f} ms a frame; load "
+        f"frame, main-thread work {1e3 * best_main / (n - 1):.2f} ms a frame{beside}; load "
         f"{os.getloadavg()[0]:.1f}"
     )
 
@@ -133,8 +159,9 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("part", choices=["startup", "alone"])
     ap.add_argument("--runs", type=int, default=None)
+    ap.add_argument("--beside-decoder", action="store_true", help="alone: also beside a decoder")
     args = ap.parse_args()
     if args.part == "startup":
         startup(args.runs or 8)
     else:
-        alone(args.runs or 3)
+        alone(args.runs or 3, beside_decoder=args.beside_decoder)
