@@ -6,6 +6,14 @@ from courtstudio.cli.common import CliError, examples, int_in
 from courtstudio.editing.panel_ids import PANEL_IDS
 
 
+def frame_memory() -> None:
+    """The app decodes frames and propagates in its own process: their memory is reused from
+    the heap (courtstudio.pipeline.propagation_memory)."""
+    from courtstudio.pipeline.propagation_memory import reuse_frame_memory
+
+    reuse_frame_memory()
+
+
 def cmd_gui(args) -> int:
     try:
         from annotation_ui.app import run
@@ -55,4 +63,4 @@ def register(sub, fmt) -> None:
     sp.add_argument(
         "--size", nargs=2, type=int_in(100, 16384), default=[1600, 960], metavar=("W", "H")
     )
-    sp.set_defaults(func=cmd_gui)
+    sp.set_defaults(func=cmd_gui, before_imports=frame_memory)

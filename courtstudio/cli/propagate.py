@@ -20,6 +20,15 @@ def one_blas_thread() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+def pass_process_settings() -> None:
+    """A propagation pass's process settings, made before numpy loads: one BLAS thread
+    (one_blas_thread) and frames' memory reused from the heap (propagation_memory)."""
+    from courtstudio.pipeline.propagation_memory import reuse_frame_memory
+
+    one_blas_thread()
+    reuse_frame_memory()
+
+
 def cmd_batch_propagate(args) -> int:
     from court_specs import load_spec
     from courtstudio.io.points_file import load_points_file
@@ -206,4 +215,4 @@ def register(sub, fmt) -> None:
         help="snap transferred keypoints onto the painted line crossings first",
     )
     sp.add_argument("--quiet", action="store_true", help="no progress line")
-    sp.set_defaults(func=cmd_batch_propagate, before_imports=one_blas_thread)
+    sp.set_defaults(func=cmd_batch_propagate, before_imports=pass_process_settings)
