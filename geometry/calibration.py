@@ -68,7 +68,7 @@ class CameraFit:
     @property
     def focal_sigma_pct(self) -> float:
         """1-sigma of f (fx for 'full') relative to its value, percent."""
-        return float(100 * np.sqrt(self.covariance[6, 6]) / self.theta[6])
+        return 100 * standard_deviation(float(self.covariance[6, 6])) / float(self.theta[6])
 
     @property
     def camera_centre_covariance(self) -> np.ndarray:
@@ -82,7 +82,10 @@ class CameraFit:
         return np.sqrt(np.diag(self.camera_centre_covariance))
 
     def parameter_sigmas(self) -> dict[str, float]:
-        return {n: float(np.sqrt(self.covariance[i, i])) for i, n in enumerate(self.model.names)}
+        return {
+            n: standard_deviation(float(self.covariance[i, i]))
+            for i, n in enumerate(self.model.names)
+        }
 
 
 def check_correspondences(points_world, uv, image_size, names=None, min_points=MIN_POINTS):
@@ -404,11 +407,32 @@ def _check_plausible(fit: CameraFit, image_size) -> None:
                 f"implausible focal length {name} = {f:.0f} px for a {image_size[0]}x"
                 f"{image_size[1]} image (RMS {fit.rms_px:.1f} px): check the clicks"
             )
-    if not np.all(np.isfinite(fit.covariance)):
+    if not determined(fit.covariance):
+        if fit.model.n_radial:
+            raise CalibrationError(
+                f"these points cannot determine the {fit.model.name} lens (singular "
+                "Jacobian): spread clicks toward the image edges, or use --model auto or "
+                "simple"
+            )
         raise CalibrationError(
             "the points do not determine the camera (singular Jacobian): "
             "add points spread over the court"
         )
+
+
+def determined(covariance: np.ndarray) -> bool:
+    """Whether a fit's covariance (P, P) describes a determined solution: finite, with no
+    negative variance. Inverting a Jacobian that is singular to working precision (five
+    collinear baseline clicks and one more, fitted with k1: condition 1e16 after scaling)
+    gives variances such as -1e16 px^2 for f, which would pass every "sigma too large" test
+    as NaN."""
+    return bool(np.all(np.isfinite(covariance)) and np.all(np.diag(covariance) >= 0))
+
+
+def standard_deviation(variance: float) -> float:
+    """sqrt(variance), and inf for a variance that is negative or not finite (a singular
+    fit's: see determined), so that a limit on it refuses rather than passes."""
+    return float(np.sqrt(variance)) if np.isfinite(variance) and variance >= 0 else np.inf
 
 
 MAX_DISTORTION_SIGMA_PX = 3.0
@@ -425,7 +449,7 @@ def radial_sigma_px(fit: CameraFit, points_world: np.ndarray) -> float:
     r2 = float(np.sum((far / np.diag(K)[:2]) ** 2))
     g = np.array([r2, r2**2])[:k] * float(np.linalg.norm(far))  # d(px)/d(k1, k2)
     cov = fit.covariance[-k:, -k:]
-    return float(np.sqrt(g @ cov @ g))
+    return standard_deviation(float(g @ cov @ g))
 
 
 RADIAL_SIGMA_PER_NOISE = 5.0

@@ -19,6 +19,7 @@ import numpy as np
 from court_specs import CourtSpec
 from courtstudio.pipeline.line_refinement import painted_ground_lines
 from courtstudio.pipeline.propagation_flags import plane_keypoint_names, plane_keypoints
+from geometry.calibration import standard_deviation
 from geometry.camera import Camera
 from geometry.joint_covariance import (
     K1_INDEX,
@@ -74,7 +75,7 @@ def reference_lens_prior(
     sig = []
     for k in range(n):
         v = cov[7 + k, 7 + k] if model.n_radial > k else np.inf
-        sig.append(float(min(LENS_SIGMA_MAX, np.sqrt(v))) if np.isfinite(v) else LENS_SIGMA_MAX)
+        sig.append(min(LENS_SIGMA_MAX, standard_deviation(float(v))))
     return LensPrior(mean, tuple(sig))
 
 
@@ -267,7 +268,7 @@ def lined_reference(
     for k in range(n):
         i = K1_INDEX + k
         v = float(cov[i, i]) if cov.shape[0] > i else np.inf
-        sd = np.sqrt(v) if np.isfinite(v) and v >= 0 else np.inf
+        sd = standard_deviation(v)
         sigma.append(float(min(max(sd, LINED_LENS_SIGMA_MIN), prior.sigma[k])))
     prior_lined = LensPrior(mean, tuple(sigma))
     return LinedReference(wr.camera, prior_lined, wr.predicted_px, wr.at, float(after))
