@@ -247,18 +247,24 @@ def render_view(
     if graphics_frame is not None:
         draw_graphics(img, graphics_frame)
     elif scoreboard:
-        cv2.rectangle(img, (20, 20), (20 + w // 5, 20 + h // 12), (20, 20, 20), -1)
-        cv2.putText(
-            img,
-            "SET 1  4-3",
-            (30, 20 + h // 16),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            h / 1000,
-            (240, 240, 240),
-            2,
-            cv2.LINE_AA,
-        )
+        draw_scoreboard(img)
     return img
+
+
+def draw_scoreboard(img: np.ndarray) -> None:
+    """The old static scoreboard box, drawn in place on a frame (h, w, 3)."""
+    h, w = img.shape[:2]
+    cv2.rectangle(img, (20, 20), (20 + w // 5, 20 + h // 12), (20, 20, 20), -1)
+    cv2.putText(
+        img,
+        "SET 1  4-3",
+        (30, 20 + h // 16),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        h / 1000,
+        (240, 240, 240),
+        2,
+        cv2.LINE_AA,
+    )
 
 
 def iter_clip(
@@ -300,7 +306,7 @@ def iter_clip(
     for c in cut_at:
         insert.update(range(c, min(n_frames, c + cut_length)))
         cuts.update([c] + ([c + cut_length] if c + cut_length < n_frames else []))
-    prev_centre = None
+    prev_view = None  # the last frame's pinhole view, for the motion blur
     lens = _LensField(base.K, hazards.lens_k1, size) if hazards.lens_k1 else None
     for i in range(n_frames):
         s = i / max(1, n_frames - 1)
@@ -321,15 +327,14 @@ def iter_clip(
             if lens is None
             else Camera(K=view.K, R=view.R, t=view.t, image_size=view.image_size)
         )
-        img = render_view(
-            spec, ideal_view, texture, A, [o[:4] for o in occ], scoreboard and not hazards.graphics
-        )
+        img = render_view(spec, ideal_view, texture, A, [o[:4] for o in occ], False)
+        if hazards.motion_blur and prev_view is not None and i not in cuts:
+            img = _motion_blur(img, prev_view, ideal_view)
+        prev_view = ideal_view
+        if scoreboard and not hazards.graphics:  # screen-fixed: not blurred
+            draw_scoreboard(img)
         if lens is not None:
             img = lens.bend(img)
-        centre = _image_motion_probe(view)
-        if hazards.motion_blur and prev_centre is not None and i not in cuts:
-            img = _motion_blur(img, centre - prev_centre)
-        prev_centre = centre
         if hazards.graphics:  # drawn on top of the filmed (and blurred) picture
             draw_graphics(img, i)
         if i in blur_frames:
@@ -376,22 +381,42 @@ class _LensField:
         )
 
 
-def _image_motion_probe(camera: Camera) -> np.ndarray:
-    """Where a fixed world direction (the camera's start) lands: image motion per frame."""
-    return camera.K[:2, :2] @ (camera.R @ np.array([0.0, 0.0, 1.0]))[:2]
+MOTION_BLUR_MIN_PX = 1.5  # an image motion below this leaves the frame sharp
+MOTION_BLUR_SAMPLES = 32  # at most this many exposures averaged
 
 
-def _motion_blur(img: np.ndarray, motion_px: np.ndarray) -> np.ndarray:
-    """Blur along the image motion (length = the motion in px, at most 31)."""
-    n = float(np.linalg.norm(motion_px))
-    if n < 1.5:
+def _motion_blur(img: np.ndarray, before: Camera, now: Camera) -> np.ndarray:
+    """img (h, w, 3), the pinhole rendering of the view ``now``, blurred along the image
+    motion of an exposure lasting one frame interval and centred on this frame (the frame's
+    camera is the mid-exposure one, as for a real camera: a blur reaching back only would
+    put the picture half a frame behind its camera). The motion: the homography G = K R R0^T
+    K0^-1 taking the previous view ``before``'s pixels to this one's (both about the same
+    centre), continued as far ahead. The mean of img sampled along G_s = I + s (G - I), s in
+    [-1/2, 1/2], one sample a pixel of the largest motion (corners and centre; at most
+    MOTION_BLUR_SAMPLES): a pan smears along the pan, a zoom radially, growing from the
+    principal point, as a broadcast camera's picture does."""
+    G = now.K @ now.R @ before.R.T @ np.linalg.inv(before.K)
+    G = G / G[2, 2]
+    h, w = img.shape[:2]
+    probe = np.array(
+        [[0, 0, 1], [w - 1, 0, 1], [0, h - 1, 1], [w - 1, h - 1, 1], [w / 2, h / 2, 1]]
+    )
+    moved = probe @ G.T
+    n = float(np.max(np.linalg.norm(moved[:, :2] / moved[:, 2:] - probe[:, :2], axis=1)))
+    if not n >= MOTION_BLUR_MIN_PX:
         return img
-    L = int(min(31, np.ceil(n))) | 1
-    k = np.zeros((L, L), np.float32)
-    d = motion_px / n
-    for t in np.linspace(-(L // 2), L // 2, 2 * L):
-        k[int(round(L // 2 + t * d[1])), int(round(L // 2 + t * d[0]))] = 1
-    return cv2.filter2D(img, -1, k / k.sum())
+    acc = np.zeros(img.shape, np.float32)
+    ts = np.linspace(-0.5, 0.5, int(min(MOTION_BLUR_SAMPLES, np.ceil(n))) + 1)
+    for t in ts:
+        warped = cv2.warpPerspective(
+            img,
+            np.eye(3) + t * (G - np.eye(3)),
+            (w, h),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        acc += warped
+    return np.clip(acc / len(ts) + 0.5, 0, 255).astype(np.uint8)
 
 
 def make_clip(
