@@ -507,8 +507,8 @@ def test_a_reference_showing_too_few_keypoints_is_not_retried(tennis, tmp_path, 
         seen.append([])
         return process(self, i, *a, **k)
 
-    def evaluated(self, i, image, st, H):
-        rec = evaluate(self, i, image, st, H)
+    def evaluated(self, i, image, st, H, **kw):
+        rec = evaluate(self, i, image, st, H, **kw)
         if any(t is st and out for t, out in seen[-1]):
             repeats.append(i)
         seen[-1].append((st, rec.reason.endswith(pf.OUT_OF_VIEW)))

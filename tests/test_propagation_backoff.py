@@ -152,9 +152,9 @@ def test_a_clip_whose_refinements_are_refused_skips_them_and_says_so(
 
     orig_eval = pf.Tracker._evaluate
 
-    def eval_spy(self, i, *a):
+    def eval_spy(self, i, *a, **kw):
         self._current = i
-        return orig_eval(self, i, *a)
+        return orig_eval(self, i, *a, **kw)
 
     monkeypatch.setattr(pf.Tracker, "_evaluate", eval_spy)
     monkeypatch.setattr(pf.Tracker, "_refined", spy)

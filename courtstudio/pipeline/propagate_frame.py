@@ -300,7 +300,7 @@ class Tracker:
             else:
                 H = reg.H if via is None else reg.H @ via.H
                 self._register_next_ahead(i, target, H)
-                rec = self._evaluate(i, image, target, H)
+                rec = self._evaluate(i, image, target, H, chained=via is not None)
                 rec.registration = _registration_field(reg, label)
                 if rec.reason.startswith((LINES_OFF, RESIDUAL)) and 2 * reg.still >= reg.inliers:
                     # refused, and most of its inliers did not move: locked onto graphics?
@@ -354,7 +354,7 @@ class Tracker:
             for reg, how in tries:
                 H = reg.H if via is None else reg.H @ via.H
                 self._register_next_ahead(i, target, H)
-                rec = self._evaluate(i, image, target, H)
+                rec = self._evaluate(i, image, target, H, chained=via is not None)
                 if rec.status != Status.FLAGGED:
                     how = f"{label}, moving pairs" + (f", {how}" if how else "")
                     rec.registration = _registration_field(reg, how)
@@ -419,8 +419,13 @@ class Tracker:
         if st.last_frame is None or i >= st.last_frame:
             st.last_H, st.last_frame = H, i
 
-    def _evaluate(self, i: int, image, st: RefState, H: np.ndarray) -> FrameCamera:
-        """The camera of frame i from the homography H (reference -> frame), verified."""
+    def _evaluate(
+        self, i: int, image, st: RefState, H: np.ndarray, chained: bool = False
+    ) -> FrameCamera:
+        """The camera of frame i from the homography H (reference -> frame), verified.
+        chained: H was registered to another frame and chained through that frame's
+        homography (a retry through a recent good frame), so it carries that frame's error
+        too: the frame is refined on its painted lines whatever its line support (below)."""
         opt, size = self.options, self.size
         w, h = size
         gain = st.gain
@@ -475,6 +480,7 @@ class Tracker:
         if status == Status.OK:
             predicted, at = predicted_error(cam, self.spec, pts, st.sigma_px, st.lens_prior)
         skipped = False  # a refinement skipped: this reference's last ones were refused
+        kept_lines = False  # a frame its keypoints determine, refined on its lines (kept)
         carried = None  # the frame whose refined camera, carried here, started the refinement
         if status == Status.OK and not predicted <= st.weak_px:
             cam, rms, ev, predicted, at, on_lines, carried = self._weak_refined(
@@ -484,13 +490,14 @@ class Tracker:
             status == Status.OK
             and opt.line_refiner is None
             and np.isfinite(ev["support"])
-            and ev["support"] < REFINE_BELOW_SUPPORT
+            and (ev["support"] < REFINE_BELOW_SUPPORT or chained)
         ):
             backoff = self._backoff_of(st)
             skipped = not backoff.should_try(i)
             if not skipped:
                 new, rms, ev = self._refined(image, cam, rms, ev, pts, st.rms_px, line_model(fit))
                 backoff.record(i, new is not cam)
+                kept_lines = new is not cam
                 cam = new
         elif status == Status.STATIC:  # the reference's camera, and its prediction
             predicted, at = st.predicted_px, st.predicted_at
@@ -515,7 +522,7 @@ class Tracker:
                 "extrapolation_gain": gain,
                 "predicted_px": predicted,
                 "predicted_at": at,
-                **({"refined": "lines"} if on_lines else {}),
+                **({"refined": "lines"} if on_lines or kept_lines else {}),
                 **({"refined": "skipped"} if skipped else {}),
                 **({"refined_from": carried} if carried is not None else {}),
             },
