@@ -168,18 +168,23 @@ def hazard_rows(n: int = 300, only: str = ""):
     # the same pan squeezed into 20 frames (about 2 degrees a frame): the graphics detector
     # cannot learn the graphics in so few frames, so registration meets them unmasked
     fast = [("fast pan (the pan in 20 frames) + graphics", Hazards(graphics=True), 0.15, None)]
+    # the reference at the zoom's peak, mid-clip: the frames before it, registered in decode
+    # order, start 6 degrees and a 2.2x zoom away from its view (the real NBA pan from its
+    # reference at frame 300: the first 53 frames failed)
+    mid = [("reference mid-clip (frame 150), zoom to 2.2x", Hazards(), 1.2, None)]
     import courtstudio.pipeline.propagate as prop_mod
 
     X_plane = np.array([v for v in SPEC.keypoints.values() if abs(v[2]) < 1e-9], float)
-    for label, hz, zoom, names in [c for c in cases + fast if only in c[0]]:
+    for label, hz, zoom, names in [c for c in cases + fast + mid if only in c[0]]:
         frames = 20 if label.startswith("fast pan") else n
+        at = frames // 2 if label.startswith("reference mid-clip") else 0
         clip = make_clip(SPEC, frames, (1280, 720), seed=1, hazards=hz, zoom=zoom)
-        cam = clip.cameras[0]
+        cam = clip.cameras[at]
         uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
         ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 1278 and 2 <= v[1] < 718}
         if names is not None:
             ref = {k: v for k, v in ref.items() if k in names}
-        recs, est, fps = run_ours(clip, [Reference(0, ref)])
+        recs, est, fps = run_ours(clip, [Reference(at, ref)])
         P_all = np.array([SPEC.keypoints[k] for k in ref])
         kept = [i for i in est if clip.cameras[i] is not None]  # est: the unflagged frames
         errs = [

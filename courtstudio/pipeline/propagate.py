@@ -35,6 +35,7 @@ from courtstudio.pipeline.propagate_frame import (
     make_ref_state,
 )
 from courtstudio.pipeline.propagation_ahead import Upcoming
+from courtstudio.pipeline.propagation_backward import BackwardRetry, Held, kept_for_retry, sound
 
 __all__ = [
     "FrameCamera",
@@ -157,6 +158,7 @@ def _pass(
         return Upcoming(sc.index, sc.mask, sc.prepared, sc.graphics, tracker.states[r])
 
     refined = [False]  # the last frame processed was refined on its lines
+    backward = BackwardRetry()  # frames that failed, for a retry from a sound one after them
     ss = scan_state or {}
     # A source that decodes ahead on its own thread (a video) also reduces its frames there
     # while it keeps ahead; the rest of the scan then runs here, in line: a third Python
@@ -192,9 +194,11 @@ def _pass(
             if cut:
                 shot_start = i
                 tracker.reset_motion()
+                backward.clear()
             elif sc.graphics_changed:
                 for rec in tracker.retry_pending():
                     emit(rec, bool(done.get(rec.frame, {}).get("cut")))
+                    backward.recovered(rec.frame)
             if i in done:
                 rec = done[i]
                 if rec.get("H_from_reference") and rec.get("reference") in tracker.states:
@@ -224,6 +228,8 @@ def _pass(
                     ),
                     cut,
                 )
+                for earlier, c in backward.retry(tracker, i, st, np.eye(3), p):
+                    emit(earlier, c)
                 continue
             if img is None:
                 emit(FrameCamera(i, Status.FLAGGED, reason="the frame cannot be decoded"), cut)
@@ -242,9 +248,15 @@ def _pass(
                     )
                 emit(rec, cut)
                 continue
-            rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
+            st = tracker.states[r]
+            rec = tracker.process(i, img, sc.mask, st, p)
             refined[0] = tracker.took_line_gray(img)
             emit(rec, cut)
+            if kept_for_retry(rec):
+                backward.hold(Held(i, img, sc.mask, st, p, cut))
+            elif sound(rec):  # the frames that failed just before it, retried from it
+                for earlier, c in backward.retry(tracker, i, st, rec.H, p):
+                    emit(earlier, c)
     finally:
         tracker.close()
         scanned.close()  # the scan thread stopped and joined, as a finished loop leaves it

@@ -17,6 +17,7 @@ of flagging every frame it reaches).
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
@@ -87,6 +88,7 @@ from geometry.projection import densify_all
 
 MIN_POINTS_IN_VIEW = 4
 OUT_OF_VIEW = "keypoints in view"  # how the reason of a frame showing too few of them ends
+BACKWARD_WEAK = "refined on its lines in a retry back from a later frame"
 SUPPORT_RATIO = 0.7  # a frame's line support below this fraction of its reference's: flagged
 MIN_LINE_SAMPLES = 10
 RECENT_GOOD = 3
@@ -155,6 +157,7 @@ class Tracker:
         self._gray: tuple | None = None  # (image, its to_gray, used): the current frame's
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         self.upcoming: Upcoming | None = None  # the frame the pass processes next (set by it)
+        self._backward = False  # process is running a backward retry (propagation_backward)
         self.ahead = RegisterAhead()
         if self.options.masks:
             w, h = self.size
@@ -221,6 +224,40 @@ class Tracker:
             self._memories[id(src)] = hit
         return hit[1]
 
+    def motion_state(self, st: RefState) -> tuple:
+        """What a backward retry (propagation_backward) changes of st's forward tracking: its
+        prediction (last_H, last_frame), its warm start (theta), its last frame refined on
+        its lines, its refinements' backoff and the recent good frames (a retry starts its
+        own, from the sound frame given: frame, Prepared, H); restore_motion_state puts it
+        back."""
+        backoff = self._backoff.get(id(st))
+        return (
+            st.last_H,
+            st.last_frame,
+            st.theta,
+            self._lined.get(id(st)),
+            self.recent,
+            None if backoff is None else copy.deepcopy(backoff),
+        )
+
+    def start_backward(self, st: RefState, frame: int, p: Prepared | None, H) -> None:
+        """A backward retry's own recent good frames, from the sound frame it starts at."""
+        self.recent = deque(maxlen=RECENT_GOOD)
+        if p is not None:
+            self.recent.append(_Good(frame, p, H, st))
+
+    def restore_motion_state(self, st: RefState, saved: tuple) -> None:
+        st.last_H, st.last_frame, st.theta = saved[:3]
+        if saved[3] is None:
+            self._lined.pop(id(st), None)
+        else:
+            self._lined[id(st)] = saved[3]
+        self.recent = saved[4]
+        if saved[5] is None:
+            self._backoff.pop(id(st), None)
+        else:
+            self._backoff[id(st)] = saved[5]
+
     def reset_motion(self):
         """After a cut: no prediction carries over."""
         for st in self.states.values():
@@ -244,10 +281,28 @@ class Tracker:
                 yield rec
 
     def process(
-        self, i: int, image: np.ndarray, frame_mask, st: RefState, p: Prepared | None = None
+        self,
+        i: int,
+        image: np.ndarray,
+        frame_mask,
+        st: RefState,
+        p: Prepared | None = None,
+        backward: bool = False,
     ) -> FrameCamera:
+        """Frame i's record, registered to st's reference (and retried: _attempts).
+        backward: a retry of an earlier frame predicted from its successor
+        (propagation_backward, which swaps in its own recent good frames and restores the
+        prediction): no registration run ahead, no corner memory, not kept for the graphics
+        retry."""
+        self._backward = backward
+        try:
+            return self._process(i, image, frame_mask, st, p, backward)
+        finally:
+            self._backward = False
+
+    def _process(self, i, image, frame_mask, st: RefState, p, backward: bool) -> FrameCamera:
         p_raw = p if p is not None else prepare(image)
-        ahead = self.ahead.inputs_for(i, st, p_raw, frame_mask, self.graphics)
+        ahead = None if backward else self.ahead.inputs_for(i, st, p_raw, frame_mask, self.graphics)
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
         if ahead is not None:  # made when this frame's registration started ahead
             screen_raw, m_raw = ahead.screen_raw, ahead.m_raw
@@ -275,7 +330,7 @@ class Tracker:
             p, screen, m_frame = ideal[key]
             src = target.source(H_pred) if via is None else via.prepared
             m_ref = self._reference_mask(target, src, screen, via is None)
-            memory = self._memory(src) if label == "predicted" else None
+            memory = self._memory(src) if label == "predicted" and not backward else None
             reg = None
             if label == "predicted" and ahead is not None:
                 reg = self.ahead.result(ahead, src, H_pred, memory)
@@ -299,7 +354,8 @@ class Tracker:
                 )
             else:
                 H = reg.H if via is None else reg.H @ via.H
-                self._register_next_ahead(i, target, H)
+                if not backward:
+                    self._register_next_ahead(i, target, H)
                 rec = self._evaluate(i, image, target, H, chained=via is not None)
                 rec.registration = _registration_field(reg, label)
                 if rec.reason.startswith((LINES_OFF, RESIDUAL)) and 2 * reg.still >= reg.inliers:
@@ -317,7 +373,7 @@ class Tracker:
             best = best or rec
             if rec.H is not None and best.H is None:
                 best = rec
-        moving = self._moving_pairs_only(i, image, suspects)
+        moving = self._moving_pairs_only(i, image, suspects, backward)
         if moving is not None:
             return moving
         if weak is not None:  # its registration is sound: the next frames are predicted by it
@@ -326,12 +382,16 @@ class Tracker:
         if away is not None:  # so is this one's: it predicts the next frames (a pan that
             # leaves the court and comes back is tracked through it), and a retry with another
             # graphics mask would bring the same keypoints back
-            self._predict_from(i, away[0].H, away[1])
-            return best
-        self.pending.append((i, image, frame_mask, st, p_raw))
+            if not backward:
+                self._predict_from(i, away[0].H, away[1])
+            return away[0] if backward else best
+        if not backward:
+            self.pending.append((i, image, frame_mask, st, p_raw))
         return best
 
-    def _moving_pairs_only(self, i: int, image, suspects: list) -> FrameCamera | None:
+    def _moving_pairs_only(
+        self, i: int, image, suspects: list, backward: bool = False
+    ) -> FrameCamera | None:
         """The last resort of a frame whose cameras its own evidence refused (court lines that
         do not match, a keypoint residual): each such attempt whose registration had at least
         half its inliers still in the image (Registration.still) registered again without the
@@ -353,12 +413,14 @@ class Tracker:
             tries = [(again, "registered again"), (moving, "")] if again.ok else [(moving, "")]
             for reg, how in tries:
                 H = reg.H if via is None else reg.H @ via.H
-                self._register_next_ahead(i, target, H)
+                if not backward:
+                    self._register_next_ahead(i, target, H)
                 rec = self._evaluate(i, image, target, H, chained=via is not None)
                 if rec.status != Status.FLAGGED:
                     how = f"{label}, moving pairs" + (f", {how}" if how else "")
                     rec.registration = _registration_field(reg, how)
-                    self._predict_from(i, rec.H, target)  # not a good frame to retry from
+                    if not backward:
+                        self._predict_from(i, rec.H, target)  # not a good frame to retry from
                     return rec
         return None
 
@@ -409,8 +471,8 @@ class Tracker:
             yield f"frame {g.frame}", g.state, pred / pred[2, 2], "auto", g
 
     def _remember(self, i, p: Prepared, rec: FrameCamera, st: RefState):
-        self._predict_from(i, rec.H, st)
-        if not self.recent or i - self.recent[-1].frame >= RECENT_SPACING:
+        self._predict_from(i, rec.H, st)  # (a backward retry's frames predict nothing here)
+        if not self.recent or abs(i - self.recent[-1].frame) >= RECENT_SPACING:
             self.recent.append(_Good(i, p, rec.H, st))
 
     @staticmethod
@@ -508,6 +570,11 @@ class Tracker:
                 )
                 status = Status.OK if on_lines else Status.STATIC
         reason = self._problem(st, rms, ev, predicted, at)
+        if not reason and on_lines and self._backward:
+            # a weak frame reached only by a backward retry, at the edge of its reference's
+            # reach: kept with its camera, flagged (on the real NBA pan one such frame was
+            # 24.8 px off with a 1.8 px prediction)
+            reason = f"{WEAK_GEOMETRY}: {BACKWARD_WEAK}"
         rec = FrameCamera(
             i,
             Status.FLAGGED if reason else status,
