@@ -161,3 +161,41 @@ def test_a_frame_the_graphics_retry_passed_keeps_its_record_unless_the_retry_pas
     out = [r.frame for r, _ in kept.retry(t, 9, ST, np.eye(3))]
     assert t.processed == [8, 7, 6, 5]
     assert out == [8, 6, 5]  # 8 passes again; 7's weaker record would replace a sound one
+
+
+def test_a_shot_without_a_reference_is_tried_less_often_once_its_frames_keep_failing(
+    tmp_path, monkeypatch
+):
+    """Every frame of a shot no reference is in used to try every reference, by feature
+    matching (on the real badminton clip's 90-frame end card, 2 of its 17.5 CPU s; an
+    hour-long broadcast of replays and close-ups would spend most of its time so). After 6
+    failures in a row its frames are tried 1, 2, 4, then every 8 frames (the refinements'
+    backoff); a cut starts afresh, so the main camera coming back after a replay is tried at
+    once."""
+    import courtstudio.pipeline.propagate as pp
+    import courtstudio.pipeline.propagate_frame as pf
+    from courtstudio.pipeline.propagation_result import FrameCamera
+    from courtstudio.pipeline.propagation_status import PropagationStatus as Status
+
+    clip = make_clip(SPEC, 40, (960, 540), seed=3, cut_at=(5,), cut_length=30)
+    tried = []
+    process = pf.Tracker.process
+
+    def failing(self, i, image, *a, **k):  # the insert from another camera never registers
+        tried.append(i)
+        if 5 <= i < 35:
+            return FrameCamera(i, Status.FLAGGED, reason="registration failed (no motion)")
+        return process(self, i, image, *a, **k)
+
+    monkeypatch.setattr(pf.Tracker, "process", failing)
+    cam = clip.cameras[0]
+    uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
+    ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 958 and 2 <= v[1] < 538}
+    recs = {r["frame"]: r for r in propagate(ClipFrames(clip), SPEC, [Reference(0, ref)], tmp_path)}
+    insert = [i for i in tried if 5 <= i < 35]
+    # 6 failures (5-10), then skips of 1, 2, 4, 8, 8: tried at 12, 15, 20, 29
+    assert insert == [5, 6, 7, 8, 9, 10, 12, 15, 20, 29]
+    skipped = sorted(set(range(5, 35)) - set(insert))
+    assert all(recs[i]["reason"] == pp.NOT_TRIED for i in skipped)
+    assert all(recs[i]["status"] == "flagged" for i in range(5, 35))
+    assert 35 in tried and all(recs[i]["status"] in ("ok", "static") for i in range(35, 40))

@@ -35,6 +35,7 @@ from courtstudio.pipeline.propagate_frame import (
     make_ref_state,
 )
 from courtstudio.pipeline.propagation_ahead import Upcoming
+from courtstudio.pipeline.propagation_backoff import RefinementBackoff
 from courtstudio.pipeline.propagation_backward import BackwardRetry, Held, kept_for_retry, sound
 
 __all__ = [
@@ -94,6 +95,10 @@ from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.pipeline.propagation_store import LightView, RecordWriter, open_index
 
 FLAG_RMS_PX = 3.0
+NOT_TRIED = (  # a frame of a shot without a reference that the backoff skipped
+    "no reference in this shot; not registered (the frames before it in this shot failed "
+    "to register to any reference: tried every few frames)"
+)
 
 
 def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefState]:
@@ -159,6 +164,10 @@ def _pass(
 
     refined = [False]  # the last frame processed was refined on its lines
     backward = BackwardRetry()  # frames that failed, for a retry from a sound one after them
+    # in a shot without a reference, registration is tried less often once its frames fail
+    # one after another (the backoff of step 6's refinements: after 6 failures in a row,
+    # 1, 2, 4, then at most 8 frames skipped between tries; a cut starts afresh)
+    unreferenced = RefinementBackoff()
     ss = scan_state or {}
     # A source that decodes ahead on its own thread (a video) also reduces its frames there
     # while it keeps ahead; the rest of the scan then runs here, in line: a third Python
@@ -195,6 +204,7 @@ def _pass(
                 shot_start = i
                 tracker.reset_motion()
                 backward.clear()
+                unreferenced = RefinementBackoff()
             elif sc.graphics_changed:
                 for rec in tracker.retry_pending():
                     emit(rec, bool(done.get(rec.frame, {}).get("cut")))
@@ -238,8 +248,13 @@ def _pass(
             tracker.upcoming = upcoming(nxt)
             if r is None:  # the view may still be a reference's (after a replay)
                 r = min(ref_frames, key=lambda f: abs(f - i))
+                if not unreferenced.should_try(i):  # its last frames all failed
+                    refined[0] = False
+                    emit(FrameCamera(i, Status.FLAGGED, reason=NOT_TRIED, reference=r), cut)
+                    continue
                 rec = tracker.process(i, img, sc.mask, tracker.states[r], p)
                 refined[0] = tracker.took_line_gray(img)
+                unreferenced.record(i, rec.status != Status.FLAGGED or sound(rec))
                 if rec.status == Status.FLAGGED:
                     rec.reason = (
                         "no reference in this shot"
