@@ -5,6 +5,8 @@ away, while a prediction from the frame after each would have held."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -94,15 +96,12 @@ def test_the_kept_frames_are_bounded_and_only_a_run_just_before_is_retried():
         def __init__(self):
             self.processed = []
 
-        def motion_state(self, st):
-            return "saved"
-
-        def start_backward(self, st, frame, p, H):
-            pass
-
-        def restore_motion_state(self, st, saved):
-            assert saved == "saved"
-            self.restored = True
+        @contextmanager
+        def backward_retry(self, st, frame, p, H):
+            try:
+                yield
+            finally:
+                self.restored = True  # the forward state put back
 
         def process(self, i, image, mask, st, p, backward=False):
             assert backward
@@ -137,14 +136,9 @@ def test_a_frame_the_graphics_retry_passed_keeps_its_record_unless_the_retry_pas
     class Tracker:
         processed: list = []
 
-        def motion_state(self, st):
-            return None
-
-        def start_backward(self, st, frame, p, H):
-            pass
-
-        def restore_motion_state(self, st, saved):
-            pass
+        @contextmanager
+        def backward_retry(self, st, frame, p, H):
+            yield
 
         def process(self, i, image, mask, st, p, backward=False):
             self.processed.append(i)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -38,6 +39,7 @@ from courtstudio.pipeline.propagation_carry import (
 from courtstudio.pipeline.propagation_court import ground_lines
 from courtstudio.pipeline.propagation_flags import (
     LINES_OFF,
+    REGISTRATION_FAILED,
     RESIDUAL,
     WEAK_GEOMETRY,
     frame_problem,
@@ -157,7 +159,6 @@ class Tracker:
         self._gray: tuple | None = None  # (image, its to_gray, used): the current frame's
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         self.upcoming: Upcoming | None = None  # the frame the pass processes next (set by it)
-        self._backward = False  # process is running a backward retry (propagation_backward)
         self.ahead = RegisterAhead()
         if self.options.masks:
             w, h = self.size
@@ -224,39 +225,29 @@ class Tracker:
             self._memories[id(src)] = hit
         return hit[1]
 
-    def motion_state(self, st: RefState) -> tuple:
-        """What a backward retry (propagation_backward) changes of st's forward tracking: its
-        prediction (last_H, last_frame), its warm start (theta), its last frame refined on
-        its lines, its refinements' backoff and the recent good frames (a retry starts its
-        own, from the sound frame given: frame, Prepared, H); restore_motion_state puts it
-        back."""
+    @contextmanager
+    def backward_retry(self, st: RefState, frame: int, p: Prepared | None, H):
+        """A backward retry (propagation_backward) of st's kept frames from the sound frame
+        ``frame`` (its reduced copy p, its homography H), inside which process(...,
+        backward=True) runs: the retry has its own recent good frames, starting from that
+        frame, and on leaving, what it changed of st's forward tracking is put back (its
+        prediction last_H and last_frame, its warm start theta, its last frame refined on its
+        lines, its refinements' backoff and the recent good frames)."""
         backoff = self._backoff.get(id(st))
-        return (
-            st.last_H,
-            st.last_frame,
-            st.theta,
-            self._lined.get(id(st)),
-            self.recent,
-            None if backoff is None else copy.deepcopy(backoff),
-        )
-
-    def start_backward(self, st: RefState, frame: int, p: Prepared | None, H) -> None:
-        """A backward retry's own recent good frames, from the sound frame it starts at."""
+        saved = (st.last_H, st.last_frame, st.theta, self._lined.get(id(st)), self.recent)
+        saved_backoff = None if backoff is None else copy.deepcopy(backoff)
         self.recent = deque(maxlen=RECENT_GOOD)
         if p is not None:
             self.recent.append(_Good(frame, p, H, st))
-
-    def restore_motion_state(self, st: RefState, saved: tuple) -> None:
-        st.last_H, st.last_frame, st.theta = saved[:3]
-        if saved[3] is None:
-            self._lined.pop(id(st), None)
-        else:
-            self._lined[id(st)] = saved[3]
-        self.recent = saved[4]
-        if saved[5] is None:
-            self._backoff.pop(id(st), None)
-        else:
-            self._backoff[id(st)] = saved[5]
+        try:
+            yield
+        finally:
+            st.last_H, st.last_frame, st.theta, lined, self.recent = saved
+            for store, kept in ((self._lined, lined), (self._backoff, saved_backoff)):
+                if kept is None:
+                    store.pop(id(st), None)
+                else:
+                    store[id(st)] = kept
 
     def reset_motion(self):
         """After a cut: no prediction carries over."""
@@ -290,17 +281,9 @@ class Tracker:
         backward: bool = False,
     ) -> FrameCamera:
         """Frame i's record, registered to st's reference (and retried: _attempts).
-        backward: a retry of an earlier frame predicted from its successor
-        (propagation_backward, which swaps in its own recent good frames and restores the
-        prediction): no registration run ahead, no corner memory, not kept for the graphics
-        retry."""
-        self._backward = backward
-        try:
-            return self._process(i, image, frame_mask, st, p, backward)
-        finally:
-            self._backward = False
-
-    def _process(self, i, image, frame_mask, st: RefState, p, backward: bool) -> FrameCamera:
+        backward: a retry of an earlier frame predicted from its successor, inside
+        backward_retry (propagation_backward): no registration run ahead, no corner memory,
+        not kept for the graphics retry, and a weak frame its lines alone rescue is flagged."""
         p_raw = p if p is not None else prepare(image)
         ahead = None if backward else self.ahead.inputs_for(i, st, p_raw, frame_mask, self.graphics)
         ideal: dict = {}  # per lens: the frame, its masks in that lens's ideal pixels
@@ -349,14 +332,16 @@ class Tracker:
                 rec = FrameCamera(
                     i,
                     Status.FLAGGED,
-                    reason=f"registration failed ({reg.reason})",
+                    reason=f"{REGISTRATION_FAILED} ({reg.reason})",
                     reference=target.ref.frame,
                 )
             else:
                 H = reg.H if via is None else reg.H @ via.H
                 if not backward:
                     self._register_next_ahead(i, target, H)
-                rec = self._evaluate(i, image, target, H, chained=via is not None)
+                rec = self._evaluate(
+                    i, image, target, H, chained=via is not None, backward=backward
+                )
                 rec.registration = _registration_field(reg, label)
                 if rec.reason.startswith((LINES_OFF, RESIDUAL)) and 2 * reg.still >= reg.inliers:
                     # refused, and most of its inliers did not move: locked onto graphics?
@@ -415,7 +400,9 @@ class Tracker:
                 H = reg.H if via is None else reg.H @ via.H
                 if not backward:
                     self._register_next_ahead(i, target, H)
-                rec = self._evaluate(i, image, target, H, chained=via is not None)
+                rec = self._evaluate(
+                    i, image, target, H, chained=via is not None, backward=backward
+                )
                 if rec.status != Status.FLAGGED:
                     how = f"{label}, moving pairs" + (f", {how}" if how else "")
                     rec.registration = _registration_field(reg, how)
@@ -482,12 +469,19 @@ class Tracker:
             st.last_H, st.last_frame = H, i
 
     def _evaluate(
-        self, i: int, image, st: RefState, H: np.ndarray, chained: bool = False
+        self,
+        i: int,
+        image,
+        st: RefState,
+        H: np.ndarray,
+        chained: bool = False,
+        backward: bool = False,
     ) -> FrameCamera:
         """The camera of frame i from the homography H (reference -> frame), verified.
         chained: H was registered to another frame and chained through that frame's
         homography (a retry through a recent good frame), so it carries that frame's error
-        too: the frame is refined on its painted lines whatever its line support (below)."""
+        too: the frame is refined on its painted lines whatever its line support (below).
+        backward: a backward retry's (process)."""
         opt, size = self.options, self.size
         w, h = size
         gain = st.gain
@@ -570,7 +564,7 @@ class Tracker:
                 )
                 status = Status.OK if on_lines else Status.STATIC
         reason = self._problem(st, rms, ev, predicted, at)
-        if not reason and on_lines and self._backward:
+        if not reason and on_lines and backward:
             # a weak frame reached only by a backward retry, at the edge of its reference's
             # reach: kept with its camera, flagged (on the real NBA pan one such frame was
             # 24.8 px off with a 1.8 px prediction)

@@ -14,8 +14,8 @@ predicted by the homography of the frame after it, until one is still refused. A
 frame's record replaces the kept one when it passes, or registers soundly but is flagged for
 weak geometry or too few keypoints in view (the truer record, with the sound homography that
 predicts the next retry). The retries leave the forward pass's state as it was
-(Tracker.process with backward=True, and the reference state's prediction, lens warm start
-and carried refinement restored here).
+(Tracker.process with backward=True inside Tracker.backward_retry, which restores the
+reference state's prediction, warm start, carried refinement and refinement backoff).
 """
 
 from __future__ import annotations
@@ -25,12 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from courtstudio.pipeline.propagation_flags import LINES_OFF, RESIDUAL, WEAK_GEOMETRY
+from courtstudio.pipeline.propagate_frame import OUT_OF_VIEW
+from courtstudio.pipeline.propagation_flags import (
+    LINES_OFF,
+    REGISTRATION_FAILED,
+    RESIDUAL,
+    WEAK_GEOMETRY,
+)
 from courtstudio.pipeline.propagation_result import FrameCamera
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 
 HELD_BYTES = 128 * 2**20  # images kept for a backward retry, at most (42 720p frames)
-REGISTRATION_FAILED = "registration failed"
 RETRIED = (REGISTRATION_FAILED, LINES_OFF, RESIDUAL)  # the reasons a frame is kept for
 
 
@@ -65,7 +70,7 @@ def sound(rec: FrameCamera) -> bool:
         return False
     if rec.status != Status.FLAGGED:
         return True
-    return rec.reason.startswith(WEAK_GEOMETRY) or rec.reason.endswith("keypoints in view")
+    return rec.reason.startswith(WEAK_GEOMETRY) or rec.reason.endswith(OUT_OF_VIEW)
 
 
 class BackwardRetry:
@@ -117,9 +122,7 @@ class BackwardRetry:
         self.clear()
         if not chain:
             return
-        saved = tracker.motion_state(state)
-        tracker.start_backward(state, frame, prepared, H)
-        try:
+        with tracker.backward_retry(state, frame, prepared, H):
             H_next, f_next = H, frame
             for h in chain:
                 state.last_H, state.last_frame = H_next, f_next
@@ -129,5 +132,3 @@ class BackwardRetry:
                 if rec.status != Status.FLAGGED or h.frame not in recovered:
                     yield rec, h.cut
                 H_next, f_next = rec.H, h.frame
-        finally:
-            tracker.restore_motion_state(state, saved)

@@ -36,6 +36,7 @@ from court_specs import CourtSpec
 WEAK_GEOMETRY = "weak geometry"  # how weak_geometry's reasons begin
 RESIDUAL = "residual"  # how the keypoint residual test's reasons begin
 LINES_OFF = "court lines do not match the image"  # ... and the line support test's
+REGISTRATION_FAILED = "registration failed"  # ... and those of a frame no attempt registered
 
 
 def plane_keypoints(spec: CourtSpec) -> np.ndarray:
