@@ -165,10 +165,12 @@ def default_step_m(polylines) -> float:
     return max(longest / 120.0, 0.02)
 
 
-def _support(gray, camera, polylines, step_m, samples=None) -> tuple[float, float, Ridges]:
-    """(support, inlier line RMS px, ridges) of a camera at the final search radius (samples:
-    find_ridges's)."""
-    rid = find_ridges(gray, camera, polylines, SEARCH_PX[-1], step_m, samples=samples)
+def _support(
+    gray, camera, polylines, step_m, samples=None, mask=None
+) -> tuple[float, float, Ridges]:
+    """(support, inlier line RMS px, ridges) of a camera at the final search radius (samples,
+    mask: find_ridges's)."""
+    rid = find_ridges(gray, camera, polylines, SEARCH_PX[-1], step_m, samples=samples, mask=mask)
     tried = int(rid.tried.sum())
     if tried == 0 or len(rid) == 0:
         return 0.0, float("nan"), rid
@@ -205,6 +207,7 @@ def refine_camera_on_lines(
     search_px: tuple[float, ...] = SEARCH_PX,
     baseline: Camera | None = None,
     gray: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine ``camera`` on painted lines (and clicks); never return a worse camera.
 
@@ -225,7 +228,12 @@ def refine_camera_on_lines(
     and clicks in the report's "before" fields; None: the starting camera), e.g. a frame's
     point fit when the search starts from a neighbour's camera;
     gray: line_ridges.to_gray(image) when the caller has it (a propagation makes it on its
-    scan thread, and refines some frames twice), else made here.
+    scan thread, and refines some frames twice), else made here;
+    mask: uint8 (hm, wm) over the image at any scale, 0 over what is not the court's picture
+    (screen-fixed graphics, user masks): no line sample is searched or found there
+    (line_ridges.find_ridges), in the fit and in the support alike. On a synthetic clay clip
+    the ridges on a ticker's letters and a score box's edges put refined cameras 8-10 px off
+    at the keypoints under the graphics (BENCHMARKS.md, twenty-third session).
 
     Returns (camera, report): the refined camera when report.accepted, else ``camera``
     unchanged and report.reason says why.
@@ -249,7 +257,7 @@ def refine_camera_on_lines(
         )
     base = camera if baseline is None else baseline
     samples = cached_line_samples(polylines, step_m)  # the same lines, searched 3-7 times
-    sup0, rms0, _ = _support(gray, base, polylines, step_m, samples)
+    sup0, rms0, _ = _support(gray, base, polylines, step_m, samples, mask)
     click0 = _click_rms(base, X, x)
 
     if isinstance(model, ParamModel):
@@ -285,7 +293,7 @@ def refine_camera_on_lines(
         cost = np.inf
         for radius in search_px:
             cur = m.to_camera(theta, size)
-            rid = find_ridges(gray, cur, polylines, radius, step_m, samples=samples)
+            rid = find_ridges(gray, cur, polylines, radius, step_m, samples=samples, mask=mask)
             if len(rid) < MIN_SAMPLES or not _directions_ok(polylines, rid.line):
                 break
             theta, cost, cov = _fit(m, theta, rid, X, x, size, click_sigma_px, lens_prior)
@@ -320,7 +328,7 @@ def refine_camera_on_lines(
     f0, f1 = camera.K[0, 0], new.K[0, 0]
     if not 0.5 < f1 / f0 < 2.0 or new.camera_centre_world[2] <= 0:
         return fail(f"the refined camera is implausible (f {f0:.0f} -> {f1:.0f} px)", rid, m.name)
-    sup1, rms1, rid1 = _support(gray, new, polylines, step_m, samples)
+    sup1, rms1, rid1 = _support(gray, new, polylines, step_m, samples, mask)
     click1 = _click_rms(new, X, x)
     rep = dict(
         model=m.name,

@@ -177,6 +177,7 @@ def find_ridges(
     smooth_tol_px: float = 1.5,
     margin_px: float = 4.0,
     samples=None,
+    mask: np.ndarray | None = None,
 ) -> Ridges:
     """Painted-line centres near each projected polyline.
 
@@ -184,7 +185,10 @@ def find_ridges(
     painted on one plane; search_px: half-width of the search across each line, px; step_m:
     world spacing of samples. Samples outside the image (less margin_px) are skipped.
     samples: cached_line_samples(polylines, step_m), for a caller that searches the same
-    lines several times (None: looked up here).
+    lines several times (None: looked up here). mask: uint8 (hm, wm) over the whole image at
+    any scale, 0 where the picture is not the court's (screen-fixed graphics, a user's
+    masks): a sample whose projection lies there is not searched (nor counted in ``tried``),
+    and a centre found there is dropped (mask_allows). None: every pixel is the court's.
     """
     P, D, idx, arc = cached_line_samples(polylines, step_m) if samples is None else samples
     n_lines = len(polylines)
@@ -216,6 +220,11 @@ def find_ridges(
     if len(keep) == 0:
         return empty
     P, idx, arc = P[keep], idx[keep], arc[keep]
+    if mask is not None:  # graphics hide the paint: a ridge there is a letter or a box edge
+        ok = mask_allows(mask, uv, (w, h))
+        P, idx, arc, uv, normals, width_px = (a[ok] for a in (P, idx, arc, uv, normals, width_px))
+        if len(P) == 0:
+            return empty
     reach = search_px + 0.5 * float(np.max(width_px)) + 4.0
     reach = min(reach, search_px + 30.0)
     offsets = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
@@ -223,9 +232,31 @@ def find_ridges(
     found = _ridge_centres(prof, offsets, np.maximum(width_px, 1.0), search_px)
     tried = np.bincount(idx, minlength=n_lines)
     good = np.isfinite(found)
+    if mask is not None and good.any():
+        good[good] = mask_allows(mask, uv[good] + found[good, None] * normals[good], (w, h))
     good[good] = _smooth_inliers_per_line(idx[good], arc[good], found[good], smooth_tol_px)
     q = uv[good] + found[good, None] * normals[good]
     return Ridges(P[good], q, normals[good], idx[good], tried)
+
+
+def mask_allows(mask: np.ndarray, uv: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """(S,) bool: whether each image point uv (S, 2) px of an image of image_size (w, h) falls
+    where the uint8 mask (hm, wm) is not 0. The mask covers the whole image at any scale
+    (a propagation's graphics mask is at its reduced registration size): a point maps to the
+    mask pixel containing it; points outside the image map to the nearest edge pixel."""
+    m = np.asarray(mask)
+    pts = np.asarray(uv, float).reshape(-1, 2)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"mask: expected a non-empty 2-D array, got shape {m.shape}")
+    w, h = image_size
+    hm, wm = m.shape
+    with np.errstate(invalid="ignore"):
+        col = np.clip(np.floor(pts[:, 0] * (wm / w)), 0, wm - 1)
+        row = np.clip(np.floor(pts[:, 1] * (hm / h)), 0, hm - 1)
+    finite = np.isfinite(col) & np.isfinite(row)
+    out = np.zeros(len(pts), bool)
+    out[finite] = m[row[finite].astype(np.intp), col[finite].astype(np.intp)] != 0
+    return out
 
 
 def ridge_offsets(

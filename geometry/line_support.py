@@ -15,6 +15,7 @@ import numpy as np
 from geometry._ridge_kernels import in_view_normals, profile_maps, ridge_evidence
 from geometry.arrays import median_axis0
 from geometry.camera import Camera
+from geometry.line_ridges import mask_allows
 from geometry.projection import densify_all, project_polylines, projected_runs
 
 MIN_CONTRAST = 12.0
@@ -87,6 +88,7 @@ def line_evidence(
     step_m: float = 0.25,
     tol_px: float = 2.0,
     dense=None,
+    mask: np.ndarray | None = None,
 ) -> dict:
     """A frame's own evidence that the camera's court lines lie on painted lines.
 
@@ -100,7 +102,9 @@ def line_evidence(
     "residual_px": median |offset| of the found ridges (NaN with none)}.
     dense: densify_all(polylines, step_m), precomputed once per court (optional).
     image: (h, w) or (h, w, 3) uint8 (BGR: only the sampled pixels are converted to gray);
-    polylines: (M, 3) metres, world frame. All lines' samples are read in one remap."""
+    polylines: (M, 3) metres, world frame. All lines' samples are read in one remap.
+    mask: uint8 (hm, wm) over the image at any scale, 0 over screen-fixed graphics and user
+    masks: samples there are left out (geometry.line_ridges.mask_allows). None: none is."""
     h, w = image.shape[:2]
     dense = dense if dense is not None else densify_all(list(polylines), step_m)
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)
@@ -114,6 +118,9 @@ def line_evidence(
         float(w),
         float(h),
     )
+    if mask is not None and len(p):
+        keep = mask_allows(mask, p, (w, h))
+        p, nn = np.ascontiguousarray(p[keep]), np.ascontiguousarray(nn[keep])
     if not len(p):
         return {"samples": 0, "found": 0, "support": float("nan"), "residual_px": float("nan")}
     K = len(offs)

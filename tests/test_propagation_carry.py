@@ -164,7 +164,7 @@ def test_a_refused_carried_start_falls_back_to_the_point_fit_and_a_cut_forgets_i
     refined = Camera(b.K * [[1.001], [1.001], [1]], b.R, b.t, SIZE)
     calls = []
 
-    def fake(camera, spec, image, pts, noise, prior, rms, start=None, gray=None):
+    def fake(camera, spec, image, pts, noise, prior, rms, start=None, gray=None, mask=None):
         calls.append((camera, start))
         accepted = start is None  # the carried start's refinement is refused
         rep = LineRefinement(accepted, "x", "simple", 0.6, 0.7, 1, 1, 1.0, 1.0, 100, 5)

@@ -66,9 +66,13 @@ def test_a_refinement_that_leaves_a_keypoint_without_an_image_is_not_kept(monkey
         "refine_weak_frame",
         lambda *a, **k: WeakRefinement(other, 1.0, "x", rep, None, 1.0),
     )
-    monkeypatch.setattr(pf, "line_evidence", lambda *a, **k: {"support": 0.9})
+    # the refined camera has more line support than the point fit (masked or not)
+    monkeypatch.setattr(
+        pf, "line_evidence", lambda img, c, *a, **k: {"support": 0.9 if c is other else 0.5}
+    )
     tracker = pf.Tracker.__new__(pf.Tracker)
     tracker.spec, tracker.dense, tracker._lined, tracker._gray = SPEC, None, {}, None
+    tracker.user_mask = tracker.graphics = None
     frame = np.zeros((720, 1280, 3), np.uint8)
     st = type("St", (), {"sigma_px": 1.0, "lens_prior": None, "rms_px": 1.0})()
     ev = {"support": 0.5}

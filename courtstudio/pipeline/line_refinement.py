@@ -46,6 +46,7 @@ def refine_on_lines(
     search_px: tuple[float, ...] = SEARCH_PX,
     baseline: Camera | None = None,
     gray: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> tuple[Camera, LineRefinement]:
     """Refine a court camera on the painted lines (and the clicks).
 
@@ -55,7 +56,8 @@ def refine_on_lines(
     geometry.joint_covariance.LensPrior on the model's radial terms; search_px: the search
     radii (geometry.line_refine.SEARCH_PX); baseline: the camera the result must be no worse
     than (None: the starting one); gray: geometry.line_ridges.to_gray(image), when the
-    caller has it. Returns (camera, report);
+    caller has it; mask: uint8 (hm, wm) over the image at any scale, 0 over screen-fixed
+    graphics and user masks, where no painted line is looked for. Returns (camera, report);
     the camera is the input one when report.accepted is False (report.reason says why).
     """
     names, lines = painted_ground_lines(spec)
@@ -77,6 +79,7 @@ def refine_on_lines(
         search_px=search_px,
         baseline=baseline,
         gray=gray,
+        mask=mask,
     )
 
 

@@ -195,6 +195,18 @@ class Tracker:
     def _screen_mask(self, p: Prepared):
         return _and(reduce_mask(self.user_mask, p), self.graphics)
 
+    def _line_mask(self) -> np.ndarray | None:
+        """The screen mask the painted lines are not looked for under (uint8, 0 over the
+        user's masks and the graphics found so far; None: neither): at the graphics mask's
+        reduced size when there is one, else the user's at full size. Letters and box edges
+        on screen-fixed graphics make ridges the line refinement fitted to (BENCHMARKS.md,
+        twenty-third session)."""
+        if self.graphics is None or self.user_mask is None:
+            return self.graphics if self.graphics is not None else self.user_mask
+        hh, ww = self.graphics.shape[:2]
+        user = cv2.resize(self.user_mask, (ww, hh), interpolation=cv2.INTER_NEAREST)
+        return cv2.bitwise_and(user, self.graphics)
+
     def _reference_mask(self, target: RefState, src: Prepared, screen, own: bool):
         """The mask of the reference image src (0 = ignore): the screen mask, and with own
         (src is the reference's) its players and the court's surround. The same object
@@ -620,18 +632,29 @@ class Tracker:
                 model=model,
                 click_sigma_px=max(2.0, 1.5 * ref_rms),
                 gray=self._line_gray(image),
+                mask=self._line_mask(),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return cam, rms, ev
         if not rep.accepted:
             return cam, rms, ev
-        ev2 = line_evidence(image, new, [], dense=self.dense)
-        if not ev2["support"] > ev["support"]:
+        if not self._more_support(image, new, cam):
             return cam, rms, ev
+        ev2 = line_evidence(image, new, [], dense=self.dense)
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         if not np.isfinite(rms2):  # a keypoint without an image under the refined camera
             return cam, rms, ev
         return new, float(rms2), ev2
+
+    def _more_support(self, image, new: Camera, old: Camera, slack: float | None = None) -> bool:
+        """Whether the refined camera ``new`` has more line support than ``old`` in the
+        frame (at least as much less ``slack``, when given), both counted where the screen
+        is the court's (_line_mask): a camera the refinement moved off a ticker's letters
+        loses the support they gave and must not be refused for it."""
+        mask = self._line_mask()
+        a = line_evidence(image, new, [], dense=self.dense, mask=mask)["support"]
+        b = line_evidence(image, old, [], dense=self.dense, mask=mask)["support"]
+        return bool(a > b) if slack is None else bool(a >= b - slack)
 
     def _weak_refined(
         self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at, i: int, H
@@ -675,14 +698,15 @@ class Tracker:
                 st.rms_px,
                 start,
                 self._line_gray(image),
+                self._line_mask(),
             )
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             return None
         if not wr.report.accepted:
             return None
+        if not self._more_support(image, wr.camera, cam, slack=SUPPORT_SLACK):
+            return None  # (one or two samples may go)
         ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
-        if ev2["support"] < ev["support"] - SUPPORT_SLACK:  # one or two samples may go
-            return None
         rms2 = wr.report.click_rms_after_px
         if rms2 is not None and not np.isfinite(rms2):  # a keypoint without an image under it
             return None

@@ -171,6 +171,7 @@ def refine_weak_frame(
     ref_rms_px: float,
     start: Camera | None = None,
     gray: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> WeakRefinement:
     """A weakly determined frame's camera refined on its painted lines, jointly with its
     transferred keypoints {name: (u, v) px}, and its prediction from both and the lens prior.
@@ -188,7 +189,8 @@ def refine_weak_frame(
     (None: ``camera``, over every radius of geometry.line_refine.SEARCH_PX; a neighbour's
     refined camera carried to this frame: the last radius alone); every test still compares
     with ``camera``, the keypoints' fit. gray: geometry.line_ridges.to_gray(image), when the
-    caller has it (None: made here, once)."""
+    caller has it (None: made here, once). mask: the screen mask the lines are not looked
+    for under (refine_on_lines)."""
     from courtstudio.pipeline.line_refinement import refine_on_lines
 
     sigma = max(1.5 * float(ref_rms_px), float(noise_px))
@@ -207,6 +209,7 @@ def refine_weak_frame(
             search_px=SEARCH_PX if start is None else SEARCH_PX[-1:],
             baseline=None if start is None else camera,
             gray=gray,
+            mask=mask,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
             ridges = rep.ridges_after  # painted_ridges(new, ...): found by the refinement
