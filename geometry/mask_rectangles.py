@@ -12,6 +12,8 @@ overlaps sideways is cut into a few bands.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import cv2
 import numpy as np
 
@@ -66,3 +68,18 @@ def box_rectangles(masked: np.ndarray, min_fill: float = 0.7) -> list[tuple[int,
         for x0, y0, x1, y1 in tile_rectangles(labels[y : y + bh, x : x + bw] == k):
             out.append((x0 + x, y0 + y, x1 + x, y1 + y))
     return sorted(out, key=lambda r: (r[1], r[0]))
+
+
+def boxes_mask(boxes: Iterable[Sequence[float]], image_size: tuple[int, int]) -> np.ndarray | None:
+    """A uint8 (h, w) mask of an image of image_size (w, h): 0 inside the boxes [x0, y0, x1,
+    y1] (pixels; each edge truncated to a whole pixel, the parts outside the image dropped),
+    255 elsewhere; None when there is no box. The form user masks take for registration and
+    for the painted-line search (geometry.line_ridges.find_ridges)."""
+    boxes = list(boxes)
+    if not boxes:
+        return None
+    w, h = (int(v) for v in image_size)
+    m = np.full((h, w), 255, np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        m[max(0, int(y0)) : max(0, int(y1)), max(0, int(x0)) : max(0, int(x1))] = 0
+    return m

@@ -122,3 +122,70 @@ def test_the_tracker_looks_for_lines_outside_the_user_masks_and_the_graphics():
     only = tracker()
     only.graphics = graphics
     assert only._line_mask() is graphics
+
+
+def test_boxes_mask_zeroes_the_boxes_inside_the_image():
+    from geometry.mask_rectangles import boxes_mask
+
+    assert boxes_mask([], (8, 4)) is None
+    m = boxes_mask([[1.7, 0, 3.2, 2.9], [-5, 3, 100, 9]], (8, 4))
+    assert m.shape == (4, 8) and m.dtype == np.uint8
+    expected = np.full((4, 8), 255, np.uint8)
+    expected[0:2, 1:3] = 0  # edges truncated to whole pixels
+    expected[3, :] = 0  # clipped to the image
+    np.testing.assert_array_equal(m, expected)
+
+
+def test_calibrate_refine_lines_looks_for_no_line_under_its_masks(tmp_path, capsys):
+    import json
+
+    from courtstudio.cli import main
+
+    cam, img, mask, _ = ticker_scene(3)
+    rng = np.random.default_rng(103)
+    names = ["far_left_corner", "far_right_corner", "net_line_left_doubles"]
+    names += ["net_line_right_doubles", "near_service_left", "near_service_right"]
+    uv = cam.project(np.array([SPEC.keypoints[n] for n in names])) + rng.normal(0, 1.5, (6, 2))
+    pts = tmp_path / "points.json"
+    pts.write_text(json.dumps({"image_size": list(SIZE), "points": dict(zip(names, uv.tolist()))}))
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), img)
+    rows = np.flatnonzero(mask[:, 0] == 0)
+    box = f"0,{rows[0]},{SIZE[0]},{rows[-1] + 1}"
+    args = ["calibrate", "--sport", "tennis", "--points", str(pts), "--image", str(frame)]
+    errs = []
+    for extra in ([], ["--mask", box]):
+        out = tmp_path / "camera.json"
+        assert main([*args, "--refine-lines", "-o", str(out), *extra]) == 0
+        doc = json.loads(out.read_text())
+        assert doc["line_refinement"]["accepted"], doc["line_refinement"]["reason"]
+        errs.append(_worst_px(Camera.from_dict(doc, "camera.json"), cam))
+    assert errs[0] > 5.0 and errs[1] < 1.0, errs  # the ticker's rule, then the court's lines
+    capsys.readouterr()
+    assert main([*args, "--mask", box]) != 0
+    assert "--mask applies to --refine-lines" in capsys.readouterr().err
+    assert main([*args, "--refine-lines", "--mask", "0,10,5"]) != 0
+    assert "expected x0,y0,x1,y1" in capsys.readouterr().err
+
+
+def test_the_app_refines_a_frame_without_the_lines_under_the_project_masks(project, monkeypatch):
+    from courtstudio.editing.document import AnnotationDocument
+    from courtstudio.io.masks_file import masks_path, write_masks_file
+
+    fid = project.frames[0].id
+    seen = []
+
+    def refine(frame_id, spec, ann, image, masks=()):
+        seen.append((image.shape[:2], list(masks)))
+        return None
+
+    doc = AnnotationDocument(project)
+    monkeypatch.setattr(doc.calibrations, "refine_on_lines", refine)
+    doc.refine_on_lines(fid)
+    assert seen[-1][1] == []
+    h, w = seen[-1][0]
+    write_masks_file(masks_path(project.root), [[0, h - 80, w, h]], (w, h))
+    doc = AnnotationDocument(project)
+    monkeypatch.setattr(doc.calibrations, "refine_on_lines", refine)
+    doc.refine_on_lines(fid)
+    assert [list(b) for b in seen[-1][1]] == [[0, h - 80, w, h]]

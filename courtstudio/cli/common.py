@@ -47,6 +47,19 @@ def positive(text: str) -> float:
     return v
 
 
+def mask_box(text: str) -> list[float]:
+    """A --mask value "x0,y0,x1,y1" (pixels) as [x0, y0, x1, y1]; CliError unless 4 finite
+    numbers with x1 > x0, y1 > y0 (the masks.json rules: courtstudio.io.masks_file)."""
+    from courtstudio.io.masks_file import check_mask_box
+
+    try:
+        return check_mask_box([float(v) for v in text.split(",")], "--mask")
+    except ValueError:  # also NaN / inf
+        raise CliError(
+            f"--mask {text!r}: expected x0,y0,x1,y1 finite pixels with x1 > x0, y1 > y0"
+        ) from None
+
+
 def int_in(lo: int, hi: int):
     """argparse type: an integer in lo..hi."""
 

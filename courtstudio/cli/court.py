@@ -12,6 +12,7 @@ from courtstudio.cli.common import (
     examples,
     finite,
     load_camera_file,
+    mask_box,
     positive,
     print_json,
     projection_plane,
@@ -99,10 +100,19 @@ def cmd_calibrate(args) -> int:
         view=args.view or _points_view(args.points),
         image=image,
     )
+    if args.mask and not args.refine_lines:
+        raise CliError("--mask applies to --refine-lines (the painted-line search)")
     if args.refine_lines:
         from courtstudio.pipeline.line_refinement import refine_calibration
+        from geometry.mask_rectangles import boxes_mask
 
-        cal = refine_calibration(cal, spec, image, model="auto" if args.model == "auto" else "keep")
+        cal = refine_calibration(
+            cal,
+            spec,
+            image,
+            model="auto" if args.model == "auto" else "keep",
+            mask=boxes_mask([mask_box(m) for m in args.mask], size),
+        )
     doc = cal.to_json()
     if args.output:
         write_json_atomic(args.output, doc)
@@ -303,6 +313,14 @@ def register(sub, fmt) -> None:
         action="store_true",
         help="refine the camera on the painted lines of --image (kept only when "
         "better; the report says why not)",
+    )
+    sp.add_argument(
+        "--mask",
+        action="append",
+        default=[],
+        metavar="x0,y0,x1,y1",
+        help="pixels where --refine-lines looks for no painted line (score bug, ticker, "
+        "logo); repeatable",
     )
     sp.add_argument(
         "--view",

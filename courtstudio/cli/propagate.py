@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from courtstudio.cli.common import CliError, examples, int_in, positive
+from courtstudio.cli.common import CliError, examples, int_in, mask_box, positive
 
 
 def one_blas_thread() -> None:
@@ -47,7 +47,7 @@ def cmd_batch_propagate(args) -> int:
 
     spec = load_spec(args.sport)
     src = Path(args.source)
-    masks = [_mask_box(m) for m in args.mask]
+    masks = [mask_box(m) for m in args.mask]
     if src.is_dir():
         from courtstudio.io.project import load_project  # not imported for a video
 
@@ -142,17 +142,6 @@ def cmd_batch_propagate(args) -> int:
     if len(rep["flagged"]) > 20:
         print(f"  ... {len(rep['flagged']) - 20} more in {out / 'summary.json'}")
     return 0
-
-
-def _mask_box(text: str) -> list[float]:
-    from courtstudio.io.masks_file import check_mask_box
-
-    try:
-        return check_mask_box([float(v) for v in text.split(",")], "--mask")
-    except ValueError:  # also NaN / inf (courtstudio.io.masks_file: the masks.json rules)
-        raise CliError(
-            f"--mask {text!r}: expected x0,y0,x1,y1 finite pixels with x1 > x0, y1 > y0"
-        ) from None
 
 
 def register(sub, fmt) -> None:

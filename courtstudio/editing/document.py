@@ -151,10 +151,15 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             return None
 
     def refine_on_lines(self, frame_id: str) -> CameraState:
-        """Refine the frame's own calibration on its painted lines (live_calibration)."""
+        """Refine the frame's own calibration on its painted lines (live_calibration), none
+        looked for under the project's masks when the frame has the size they were drawn
+        at (a score bug's letters are not court paint)."""
         frame = self.project.frame(frame_id)
+        image = self.frames.image(frame)
+        h, w = image.shape[:2]
+        masks = self.masks.boxes if self.masks.image_size == (w, h) else []
         return self.calibrations.refine_on_lines(
-            frame_id, load_spec(frame.sport), self.annotation(frame_id), self.frames.image(frame)
+            frame_id, load_spec(frame.sport), self.annotation(frame_id), image, masks
         )
 
     def propagation(self) -> dict[int, dict]:

@@ -84,13 +84,20 @@ def refine_on_lines(
 
 
 def refine_calibration(
-    cal: CourtCalibration, spec: CourtSpec, image: np.ndarray, model: str = "auto"
+    cal: CourtCalibration,
+    spec: CourtSpec,
+    image: np.ndarray,
+    model: str = "auto",
+    mask: np.ndarray | None = None,
 ) -> CourtCalibration:
     """The calibration with its camera refined on the lines (or unchanged, with the report
     saying why). Residuals are the clicks' under the refined camera; the covariance is the
-    joint (lines and clicks) one."""
+    joint (lines and clicks) one. mask: uint8 over the image (any scale), 0 where no painted
+    line is looked for (the user's graphics boxes: geometry.mask_rectangles.boxes_mask)."""
     clicks = dict(zip(cal.names, map(tuple, cal.clicks_uv)))
-    cam, rep = refine_on_lines(cal.camera, spec, image, clicks, model, cal.click_sigma_px)
+    cam, rep = refine_on_lines(
+        cal.camera, spec, image, clicks, model, cal.click_sigma_px, mask=mask
+    )
     warnings = list(cal.warnings)
     if not rep.accepted:
         warnings.append(f"line refinement not used: {rep.reason}")

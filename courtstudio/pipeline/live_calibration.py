@@ -8,6 +8,7 @@ solution (about a millisecond). The doctor (leave-one-out, relabelling) runs whe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,19 +155,32 @@ class CalibrationCache:
         return state
 
     def refine_on_lines(
-        self, frame_id: str, spec: CourtSpec, ann: FrameAnnotation, image: np.ndarray
+        self,
+        frame_id: str,
+        spec: CourtSpec,
+        ann: FrameAnnotation,
+        image: np.ndarray,
+        masks: Sequence[Sequence[float]] = (),
     ) -> CameraState:
-        """The frame's calibration refined on the painted lines of ``image`` (BGR uint8);
-        kept for this frame until its clicks change. The refinement report (accepted or the
-        reason not) is in ``state.calibration.refinement``."""
+        """The frame's calibration refined on the painted lines of ``image`` (BGR uint8),
+        none looked for inside ``masks`` ([x0, y0, x1, y1] px boxes of the image: the
+        project's graphics masks); kept for this frame until its clicks change. The
+        refinement report (accepted or the reason not) is in
+        ``state.calibration.refinement``."""
         from courtstudio.pipeline.line_refinement import refine_calibration
+        from geometry.mask_rectangles import boxes_mask
 
         self._refined.pop(frame_id, None)
         state = self.solve(frame_id, spec, ann, diagnose=True)
         if state.calibration is None:
             return state
+        h, w = image.shape[:2]
         cal = refine_calibration(
-            state.calibration, spec, image, model="auto" if self.model == "auto" else "keep"
+            state.calibration,
+            spec,
+            image,
+            model="auto" if self.model == "auto" else "keep",
+            mask=boxes_mask(masks, (w, h)),
         )
         new = CameraState(cal)
         self._refined[frame_id] = (self._key(frame_id, spec, ann), new)

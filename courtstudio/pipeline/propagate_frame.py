@@ -78,6 +78,7 @@ from geometry.line_refine import SUPPORT_SLACK
 from geometry.line_ridges import to_gray
 from geometry.line_snap import snap_keypoints
 from geometry.line_support import line_evidence
+from geometry.mask_rectangles import boxes_mask
 from geometry.plane_motion import (
     Prepared,
     is_identity,
@@ -151,7 +152,6 @@ class Tracker:
     def __post_init__(self):
         self.dense = self.dense or densify_all(ground_lines(self.spec), LINE_STEP_M)
         self.plane = plane_keypoints(self.spec)
-        self.user_mask = None
         self._masks: dict = {}  # _reference_mask's last results
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
         self._backoff: dict = {}  # {id(RefState): RefinementBackoff}, since the cut
@@ -160,12 +160,7 @@ class Tracker:
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         self.upcoming: Upcoming | None = None  # the frame the pass processes next (set by it)
         self.ahead = RegisterAhead()
-        if self.options.masks:
-            w, h = self.size
-            m = np.full((h, w), 255, np.uint8)
-            for x0, y0, x1, y1 in self.options.masks:
-                m[max(0, int(y0)) : max(0, int(y1)), max(0, int(x0)) : max(0, int(x1))] = 0
-            self.user_mask = m
+        self.user_mask = boxes_mask(self.options.masks, self.size)
 
     # ---------------------------------------------------------------- the line search's grey
     def offer_line_gray(self, image: np.ndarray, gray: np.ndarray | None) -> None:
