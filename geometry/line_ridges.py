@@ -242,20 +242,25 @@ def find_ridges(
 def mask_allows(mask: np.ndarray, uv: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
     """(S,) bool: whether each image point uv (S, 2) px of an image of image_size (w, h) falls
     where the uint8 mask (hm, wm) is not 0. The mask covers the whole image at any scale
-    (a propagation's graphics mask is at its reduced registration size): a point maps to the
-    mask pixel containing it; points outside the image map to the nearest edge pixel."""
+    with the image's aspect ratio (a propagation's graphics mask is at its reduced
+    registration size); pixel centres are at whole coordinates, so image pixel x covers
+    [x - 0.5, x + 0.5) and a point maps to the mask pixel whose area holds it. Points outside
+    the image map to the nearest edge pixel; a point that is not finite is not allowed.
+    Raises ValueError for a mask that is not 2-D, is empty, or has another aspect ratio."""
     m = np.asarray(mask)
     pts = np.asarray(uv, float).reshape(-1, 2)
     if m.ndim != 2 or m.size == 0:
         raise ValueError(f"mask: expected a non-empty 2-D array, got shape {m.shape}")
     w, h = image_size
     hm, wm = m.shape
-    with np.errstate(invalid="ignore"):
-        col = np.clip(np.floor(pts[:, 0] * (wm / w)), 0, wm - 1)
-        row = np.clip(np.floor(pts[:, 1] * (hm / h)), 0, hm - 1)
-    finite = np.isfinite(col) & np.isfinite(row)
+    if abs(wm * h - hm * w) > max(w, h):  # a whole-pixel rounding of a scaled size passes
+        raise ValueError(f"mask: {wm}x{hm} is not a scaled copy of the {w}x{h} image")
+    finite = np.isfinite(pts).all(axis=1)
     out = np.zeros(len(pts), bool)
-    out[finite] = m[row[finite].astype(np.intp), col[finite].astype(np.intp)] != 0
+    q = pts[finite]
+    col = np.clip(np.floor((q[:, 0] + 0.5) * (wm / w)), 0, wm - 1).astype(np.intp)
+    row = np.clip(np.floor((q[:, 1] + 0.5) * (hm / h)), 0, hm - 1).astype(np.intp)
+    out[finite] = m[row, col] != 0
     return out
 
 

@@ -104,7 +104,8 @@ def line_evidence(
     image: (h, w) or (h, w, 3) uint8 (BGR: only the sampled pixels are converted to gray);
     polylines: (M, 3) metres, world frame. All lines' samples are read in one remap.
     mask: uint8 (hm, wm) over the image at any scale, 0 over screen-fixed graphics and user
-    masks: samples there are left out (geometry.line_ridges.mask_allows). None: none is."""
+    masks: samples whose position lies there are left out (geometry.line_ridges.mask_allows;
+    a ridge found up to search_px from a kept sample may still lie under it). None: none is."""
     h, w = image.shape[:2]
     dense = dense if dense is not None else densify_all(list(polylines), step_m)
     offs = np.arange(-int(search_px), int(search_px) + 1, dtype=np.float64)

@@ -52,6 +52,15 @@ def ticker_scene(seed: int):
     return cam, img, mask, Camera(K, R, cam.t, SIZE)
 
 
+def ticker_clicks(cam: Camera, seed: int = 103) -> dict:
+    """Six clicks above the ticker, 1.5 px noise: {name: [u, v]}."""
+    names = ["far_left_corner", "far_right_corner", "net_line_left_doubles"]
+    names += ["net_line_right_doubles", "near_service_left", "near_service_right"]
+    uv = cam.project(np.array([SPEC.keypoints[n] for n in names]))
+    uv += np.random.default_rng(seed).normal(0, 1.5, uv.shape)
+    return dict(zip(names, uv.tolist()))
+
+
 @pytest.mark.parametrize("seed", [0, 3, 5])
 def test_a_graphic_rule_by_a_hidden_line_pulls_the_fit_unless_it_is_masked(seed):
     cam, img, mask, start = ticker_scene(seed)
@@ -93,16 +102,26 @@ def test_line_evidence_leaves_masked_samples_out():
 
 
 def test_mask_allows_maps_points_to_a_mask_of_any_scale():
-    mask = np.full((4, 8), 255, np.uint8)
-    mask[1, 2] = 0  # image pixels x 40-59, y 25-49 of a 160x100 image
-    uv = np.array([[45.0, 30.0], [39.9, 30.0], [60.0, 30.0], [45, 24.9], [-5, -5], [500, 500]])
-    np.testing.assert_array_equal(
-        mask_allows(mask, uv, (160, 100)), [False, True, True, True, True, True]
+    mask = np.full((5, 8), 255, np.uint8)  # a 160x100 image at 1/20
+    mask[1, 2] = 0  # image pixels x 40-59, y 20-39: [39.5, 59.5) x [19.5, 39.5)
+    uv = np.array(
+        [[45.0, 30.0], [39.4, 30.0], [39.5, 30.0], [59.4, 39.4], [59.5, 30], [45, 19.4]]
+        + [[-5, -5], [500, 500], [np.inf, 30.0], [np.nan, 30.0]]
     )
-    assert not mask_allows(mask, np.array([[np.nan, 1.0]]), (160, 100))[0]
+    np.testing.assert_array_equal(
+        mask_allows(mask, uv, (160, 100)),
+        [False, True, False, False, True, True, True, True, False, False],
+    )
     assert mask_allows(mask, np.zeros((0, 2)), (160, 100)).shape == (0,)
+    full = np.full((100, 160), 255, np.uint8)
+    full[20:40, 40:60] = 0  # the same box at full size: the same answers
+    np.testing.assert_array_equal(
+        mask_allows(full, uv, (160, 100)), mask_allows(mask, uv, (160, 100))
+    )
     with pytest.raises(ValueError, match="mask"):
         mask_allows(np.zeros((0, 0), np.uint8), uv, (160, 100))
+    with pytest.raises(ValueError, match="not a scaled copy"):
+        mask_allows(np.full((160, 100), 255, np.uint8), uv, (160, 100))  # transposed
 
 
 def test_the_tracker_looks_for_lines_outside_the_user_masks_and_the_graphics():
@@ -142,12 +161,9 @@ def test_calibrate_refine_lines_looks_for_no_line_under_its_masks(tmp_path, caps
     from courtstudio.cli import main
 
     cam, img, mask, _ = ticker_scene(3)
-    rng = np.random.default_rng(103)
-    names = ["far_left_corner", "far_right_corner", "net_line_left_doubles"]
-    names += ["net_line_right_doubles", "near_service_left", "near_service_right"]
-    uv = cam.project(np.array([SPEC.keypoints[n] for n in names])) + rng.normal(0, 1.5, (6, 2))
+    clicks = ticker_clicks(cam)
     pts = tmp_path / "points.json"
-    pts.write_text(json.dumps({"image_size": list(SIZE), "points": dict(zip(names, uv.tolist()))}))
+    pts.write_text(json.dumps({"image_size": list(SIZE), "points": clicks}))
     frame = tmp_path / "frame.png"
     cv2.imwrite(str(frame), img)
     rows = np.flatnonzero(mask[:, 0] == 0)
@@ -166,9 +182,31 @@ def test_calibrate_refine_lines_looks_for_no_line_under_its_masks(tmp_path, caps
     assert "--mask applies to --refine-lines" in capsys.readouterr().err
     assert main([*args, "--refine-lines", "--mask", "0,10,5"]) != 0
     assert "expected x0,y0,x1,y1" in capsys.readouterr().err
+    assert main([*args, "--refine-lines", "--mask", "0,600,1400,720"]) != 0
+    assert "outside the 1280x720 image" in capsys.readouterr().err
 
 
-def test_the_app_refines_a_frame_without_the_lines_under_the_project_masks(project, monkeypatch):
+def test_the_live_calibration_refines_without_the_lines_under_the_masks_until_they_change():
+    from courtstudio.io.annotation_file import FrameAnnotation
+    from courtstudio.pipeline.live_calibration import CalibrationCache
+
+    cam, img, mask, _ = ticker_scene(3)
+    rows = np.flatnonzero(mask[:, 0] == 0)
+    box = [0.0, float(rows[0]), float(SIZE[0]), float(rows[-1] + 1)]
+    ann = FrameAnnotation("f", SIZE, {k: tuple(v) for k, v in ticker_clicks(cam).items()})
+    cache = CalibrationCache()
+    plain = cache.refine_on_lines("f", SPEC, ann, img)
+    masked = cache.refine_on_lines("f", SPEC, ann, img, [box])
+    assert plain.calibration.refinement["accepted"] and masked.calibration.refinement["accepted"]
+    assert _worst_px(plain.camera, cam) > 5.0 and _worst_px(masked.camera, cam) < 1.0
+    assert cache.solve("f", SPEC, ann) is masked  # kept while the clicks and masks stand
+    cache.forget_refined()  # the masks changed: the refinement was made under the old ones
+    assert cache.solve("f", SPEC, ann).calibration.refinement is None
+
+
+def test_the_documents_masks_reach_refine_on_lines_and_a_mask_edit_drops_a_refinement(
+    project, monkeypatch
+):
     from courtstudio.editing.document import AnnotationDocument
     from courtstudio.io.masks_file import masks_path, write_masks_file
 
@@ -186,6 +224,46 @@ def test_the_app_refines_a_frame_without_the_lines_under_the_project_masks(proje
     h, w = seen[-1][0]
     write_masks_file(masks_path(project.root), [[0, h - 80, w, h]], (w, h))
     doc = AnnotationDocument(project)
+    doc.refine_on_lines(fid)  # the real refinement, under the project's mask
+    assert doc.camera_state(fid).calibration.refinement is not None
     monkeypatch.setattr(doc.calibrations, "refine_on_lines", refine)
     doc.refine_on_lines(fid)
     assert [list(b) for b in seen[-1][1]] == [[0, h - 80, w, h]]
+    doc.masks.add((10.0, 10.0, 200.0, 100.0))  # an edit of the masks drops the refinement
+    assert doc.camera_state(fid).calibration.refinement is None
+
+
+def test_a_user_box_narrower_than_the_reduction_stays_masked():
+    t = Tracker(SPEC, (1920, 1080), {}, Options(masks=([100, 50, 102, 60],)))
+    t.graphics = np.full((360, 640), 255, np.uint8)  # the reduced size, 1/3
+    m = t._line_mask()
+    assert m.shape == (360, 640)
+    inside = np.array([[100.0, 50.0], [101.0, 59.0]])
+    assert not mask_allows(m, inside, (1920, 1080)).any()
+    assert mask_allows(m, np.array([[110.0, 55.0], [101.0, 70.0]]), (1920, 1080)).all()
+
+
+def test_the_references_own_refinements_look_for_no_line_under_the_user_masks(monkeypatch):
+    import courtstudio.pipeline.line_refinement as lr
+    import courtstudio.pipeline.propagate as prop
+    from courtstudio.pipeline.propagation_reference import Reference
+    from courtstudio.synth.synthetic_clip import ClipFrames, make_clip
+
+    clip = make_clip(SPEC, 2, (640, 360), seed=3)
+    cam = clip.cameras[0]
+    five = ["far_left_corner", "far_right_corner", "near_left_corner", "near_right_corner"]
+    five.append("net_line_centre")  # too few clicks to test a lens: the lines decide
+    ref = Reference(0, {k: tuple(cam.project(SPEC.keypoints[k][None])[0]) for k in five})
+    seen = []
+    real = lr.refine_calibration
+
+    def spy(cal, spec, image, model="auto", mask=None):
+        seen.append(mask)
+        return real(cal, spec, image, model, mask)
+
+    monkeypatch.setattr(lr, "refine_calibration", spy)
+    prop._references(ClipFrames(clip), SPEC, [ref], None, ([0, 300, 640, 360],))
+    assert seen and seen[-1] is not None and seen[-1].shape == (360, 640)
+    assert seen[-1][330, 10] == 0 and seen[-1][100, 10] == 255
+    prop._references(ClipFrames(clip), SPEC, [ref], None)
+    assert seen[-1] is None

@@ -89,6 +89,9 @@ def cmd_calibrate(args) -> int:
         raise CliError(f"--click-sigma must be positive, got {args.click_sigma:g}")
     if args.refine_lines and not args.image:
         raise CliError("--refine-lines needs --image FRAME (the frame the points were clicked on)")
+    if args.mask and not args.refine_lines:
+        raise CliError("--mask applies to --refine-lines (the painted-line search)")
+    masks = [_inside(mask_box(m), size) for m in args.mask]
     image = read_frame(args.image, size) if args.image else None
     cal = calibrate_court(
         spec,
@@ -100,8 +103,6 @@ def cmd_calibrate(args) -> int:
         view=args.view or _points_view(args.points),
         image=image,
     )
-    if args.mask and not args.refine_lines:
-        raise CliError("--mask applies to --refine-lines (the painted-line search)")
     if args.refine_lines:
         from courtstudio.pipeline.line_refinement import refine_calibration
         from geometry.mask_rectangles import boxes_mask
@@ -111,7 +112,7 @@ def cmd_calibrate(args) -> int:
             spec,
             image,
             model="auto" if args.model == "auto" else "keep",
-            mask=boxes_mask([mask_box(m) for m in args.mask], size),
+            mask=boxes_mask(masks, size),
         )
     doc = cal.to_json()
     if args.output:
@@ -127,6 +128,16 @@ def cmd_calibrate(args) -> int:
     for w in cal.warnings:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _inside(box: list[float], size: tuple[int, int]) -> list[float]:
+    """A --mask box checked against the image it is for (CliError naming the bad edge)."""
+    from courtstudio.io.masks_file import check_mask_box
+
+    try:
+        return check_mask_box(box, "--mask", size)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _points_view(path) -> str | None:

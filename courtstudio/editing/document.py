@@ -80,6 +80,8 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         self.flight_draft_changed = Signal("flight_draft_changed")
         # registration masks (PROJECT/propagation/masks.json), edited on the same undo stack
         self.masks = ProjectMasks(project.root, self.undo_stack, self._mask_image_size)
+        # a refinement on the lines was made under the masks of its time
+        self.masks.changed.connect(self.calibrations.forget_refined)
 
     def _mask_image_size(self) -> tuple[int, int]:
         """The frame size (w, h) px masks are drawn in: the first frame's, as propagation

@@ -64,6 +64,10 @@ class CalibrationCache:
             self._cache.clear()
             self._refined.clear()
 
+    def forget_refined(self) -> None:
+        """Drop every frame's line refinement (the masks it was made under changed)."""
+        self._refined.clear()
+
     def _key(self, frame_id, spec, ann) -> tuple:
         return (
             frame_id,

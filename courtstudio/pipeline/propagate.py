@@ -93,6 +93,7 @@ from courtstudio.pipeline.propagation_shots import (  # noqa: F401
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.pipeline.propagation_store import LightView, RecordWriter, open_index
+from geometry.mask_rectangles import boxes_mask
 
 FLAG_RMS_PX = 3.0
 NOT_TRIED = (  # a frame of a shot without a reference that the backoff skipped
@@ -101,13 +102,18 @@ NOT_TRIED = (  # a frame of a shot without a reference that the backoff skipped
 )
 
 
-def _references(frames, spec, refs: list[Reference], dense) -> dict[int, RefState]:
+def _references(frames, spec, refs: list[Reference], dense, masks=()) -> dict[int, RefState]:
+    """The references' states; masks: the user's boxes (their painted lines are not looked
+    for there)."""
     states = {}
+    line_mask = boxes_mask(masks, frames.size)
     for r in refs:
         img = _read(frames, r.frame)
         if img is None:
             raise ValueError(f"reference frame {r.frame} cannot be read")
-        states[r.frame] = make_ref_state(spec, r, img, frame_mask(frames, r.frame), dense)
+        states[r.frame] = make_ref_state(
+            spec, r, img, frame_mask(frames, r.frame), dense, line_mask
+        )
     return states
 
 
@@ -133,7 +139,9 @@ def _pass(
     saved), "resume": (a saved ScanState, cut flag of a frame before it) or None, "report":
     a dict the scan fills (propagation_checkpoint)}. Returns the screen-fixed graphics boxes
     found."""
-    tracker = Tracker(spec, frames.size, states or _references(frames, spec, refs, None), options)
+    tracker = Tracker(
+        spec, frames.size, states or _references(frames, spec, refs, None, options.masks), options
+    )
     by_frame = {r.frame: r for r in refs}
     ref_frames = sorted(by_frame)
     if lo > 0:
@@ -330,7 +338,7 @@ def propagate(
         line_refiner,
         register_ahead,
     )
-    states = _references(frames, spec, refs, None)
+    states = _references(frames, spec, refs, None, options.masks)
     # the records stay in the file; the index knows where (propagation_store)
     done = open_index(path, n, MAX_JSONL_BYTES)
     finished = len(done)

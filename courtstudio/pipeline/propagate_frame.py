@@ -199,7 +199,11 @@ class Tracker:
         if self.graphics is None or self.user_mask is None:
             return self.graphics if self.graphics is not None else self.user_mask
         hh, ww = self.graphics.shape[:2]
-        user = cv2.resize(self.user_mask, (ww, hh), interpolation=cv2.INTER_NEAREST)
+        # reduced conservatively: a reduced pixel any part of a user box covers is masked
+        # (a nearest-pixel reduction moved a box's edges by up to the scale and lost boxes
+        # narrower than it)
+        area = cv2.resize(self.user_mask, (ww, hh), interpolation=cv2.INTER_AREA)
+        user = np.where(area == 255, 255, 0).astype(np.uint8)
         return cv2.bitwise_and(user, self.graphics)
 
     def _reference_mask(self, target: RefState, src: Prepared, screen, own: bool):
@@ -633,23 +637,30 @@ class Tracker:
             return cam, rms, ev
         if not rep.accepted:
             return cam, rms, ev
-        if not self._more_support(image, new, cam):
-            return cam, rms, ev
         ev2 = line_evidence(image, new, [], dense=self.dense)
+        if not self._more_support(image, new, cam, ev2, ev):
+            return cam, rms, ev
         rms2 = rep.click_rms_after_px if rep.click_rms_after_px is not None else rms
         if not np.isfinite(rms2):  # a keypoint without an image under the refined camera
             return cam, rms, ev
         return new, float(rms2), ev2
 
-    def _more_support(self, image, new: Camera, old: Camera, slack: float | None = None) -> bool:
+    def _more_support(
+        self, image, new: Camera, old: Camera, ev_new: dict, ev_old: dict, slack=None
+    ) -> bool:
         """Whether the refined camera ``new`` has more line support than ``old`` in the
-        frame (at least as much less ``slack``, when given), both counted where the screen
-        is the court's (_line_mask): a camera the refinement moved off a ticker's letters
-        loses the support they gave and must not be refused for it."""
+        frame (with ``slack``: not less by more than it; a NaN support, no sample in view,
+        passes that test as it always has), both counted where the screen is the court's
+        (_line_mask): a camera the refinement moved off a ticker's letters loses the support
+        they gave and must not be refused for it. ev_new, ev_old: their line evidence over
+        the whole picture, used as they are when nothing is masked."""
         mask = self._line_mask()
-        a = line_evidence(image, new, [], dense=self.dense, mask=mask)["support"]
-        b = line_evidence(image, old, [], dense=self.dense, mask=mask)["support"]
-        return bool(a > b) if slack is None else bool(a >= b - slack)
+        if mask is None:
+            a, b = ev_new["support"], ev_old["support"]
+        else:
+            a = line_evidence(image, new, [], dense=self.dense, mask=mask)["support"]
+            b = line_evidence(image, old, [], dense=self.dense, mask=mask)["support"]
+        return bool(a > b) if slack is None else not bool(a < b - slack)
 
     def _weak_refined(
         self, image, st: RefState, cam: Camera, rms: float, ev: dict, pts, px, at, i: int, H
@@ -699,9 +710,9 @@ class Tracker:
             return None
         if not wr.report.accepted:
             return None
-        if not self._more_support(image, wr.camera, cam, slack=SUPPORT_SLACK):
-            return None  # (one or two samples may go)
         ev2 = line_evidence(image, wr.camera, [], dense=self.dense)
+        if not self._more_support(image, wr.camera, cam, ev2, ev, slack=SUPPORT_SLACK):
+            return None  # (one or two samples may go)
         rms2 = wr.report.click_rms_after_px
         if rms2 is not None and not np.isfinite(rms2):  # a keypoint without an image under it
             return None

@@ -114,9 +114,12 @@ class RefState:
 
 
 def make_ref_state(
-    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense
+    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense, line_mask=None
 ) -> RefState:
-    cal = reference_calibration(spec, ref.points, image)
+    """A reference's state for the pass: its calibration (its own painted lines looked for
+    outside line_mask, the user's masks: uint8 or None), lens prior, prediction, masks and
+    prepared image."""
+    cal = reference_calibration(spec, ref.points, image, line_mask)
     model = frame_model(cal.fit)
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)
@@ -130,7 +133,7 @@ def make_ref_state(
         try:
             lined = lined_reference(
                 camera, spec, image, ref.points, pred["sigma_px"], prior,
-                float(cal.fit.rms_px), pred["weak_px"],
+                float(cal.fit.rms_px), pred["weak_px"], line_mask,
             )  # fmt: skip
         except (ValueError, np.linalg.LinAlgError, cv2.error):
             lined = None

@@ -72,7 +72,9 @@ def recalibrate(
     return fit
 
 
-def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> CourtCalibration:
+def reference_calibration(
+    spec: CourtSpec, points: dict, image: np.ndarray, line_mask: np.ndarray | None = None
+) -> CourtCalibration:
     """A reference's calibration from its clicks {name: (u, v) px} on image ((h, w[, 3])
     uint8). When the clicks are too few to test a lens (the model selection needs
     MIN_POINTS["simple_k1"] of them, so 5 clicks always give the pinhole), its painted lines
@@ -88,7 +90,9 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     moved the clicks from 1.3 to 3.6 px RMS: refused. A lens the clicks chose but do not determine
     (geometry.model_selection.lens_determined) is not carried to the frames: held by frames
     that show fewer points, k1 = 1.46 +- 3.57 on six NBA clicks left them 7-11 px off,
-    unflagged; the reference is calibrated as the pinhole instead."""
+    unflagged; the reference is calibrated as the pinhole instead.
+    line_mask: the user's masks (uint8, 0 where no painted line is looked for:
+    geometry.mask_rectangles.boxes_mask), or None."""
     size = (image.shape[1], image.shape[0])
     cal = calibrate_court(spec, size, points, diagnose=False)
     if frame_model(cal.fit) != "simple" and not lens_determined(cal.fit):
@@ -98,7 +102,7 @@ def reference_calibration(spec: CourtSpec, points: dict, image: np.ndarray) -> C
     from courtstudio.pipeline.line_refinement import refine_calibration
 
     try:
-        lined = refine_calibration(cal, spec, image, model="auto")
+        lined = refine_calibration(cal, spec, image, model="auto", mask=line_mask)
     except (ValueError, np.linalg.LinAlgError, cv2.error):
         return cal
     if not (lined.refinement or {}).get("accepted") or frame_model(lined.fit) == "simple":

@@ -244,6 +244,7 @@ def lined_reference(
     prior: LensPrior,
     rms_px: float,
     weak_px: float,
+    mask: np.ndarray | None = None,
 ) -> LinedReference | None:
     """A reference whose clicks {name: (u, v) px} leave it weakly determined (predicted above
     weak_px with the loose lens prior ``prior``, reference_lens_prior) refined on its own
@@ -257,8 +258,9 @@ def lined_reference(
     parallel lines), 24-27 px off and predicted within 2 px: on the real NYK-BOS pan,
     reference 80 (clicks leaving 16 px open, k1 = 0 +- 0.58) had 18 frames off the other
     references' consensus (24-28 px), unflagged; refined on its lines (k1 0.67) 5 (7-14 px),
-    and its held-out median went 0.99 -> 0.71 px (BENCHMARKS.md, fifth session)."""
-    wr = refine_weak_frame(camera, spec, image, points, noise_px, prior, rms_px)
+    and its held-out median went 0.99 -> 0.71 px (BENCHMARKS.md, fifth session).
+    mask: the user's masks, where no painted line is looked for (refine_weak_frame)."""
+    wr = refine_weak_frame(camera, spec, image, points, noise_px, prior, rms_px, mask=mask)
     cov = wr.report.covariance
     if not wr.report.accepted or not wr.predicted_px <= weak_px or cov is None:
         return None
