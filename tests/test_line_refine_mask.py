@@ -136,8 +136,13 @@ def test_the_tracker_looks_for_lines_outside_the_user_masks_and_the_graphics():
     graphics[300:, :] = 0  # a ticker at the bottom, at the reduced size
     user.graphics = graphics
     both = user._line_mask()
+    assert user._line_mask() is both  # made once per graphics mask
     assert both.shape == graphics.shape
     assert both[5, 5] == 0 and both[310, 5] == 0 and both[100, 300] == 255
+    again = graphics.copy()
+    user.graphics = again  # a new graphics mask: made again
+    assert user._line_mask() is not both
+    np.testing.assert_array_equal(user._line_mask(), both)
     only = tracker()
     only.graphics = graphics
     assert only._line_mask() is graphics

@@ -156,6 +156,7 @@ class Tracker:
         self._memories: dict = {}  # {id(reference Prepared): (it, TrackMemory)}
         self._backoff: dict = {}  # {id(RefState): RefinementBackoff}, since the cut
         self._lined: dict = {}  # {id(RefState): LinedFrame}, its last weak frame refined
+        self._line_masks: tuple | None = None  # (graphics mask, _line_mask's result)
         self._gray: tuple | None = None  # (image, its to_gray, used): the current frame's
         self._carry_samples = ground_samples(painted_ground_lines(self.spec)[1])
         self.upcoming: Upcoming | None = None  # the frame the pass processes next (set by it)
@@ -198,13 +199,18 @@ class Tracker:
         twenty-third session)."""
         if self.graphics is None or self.user_mask is None:
             return self.graphics if self.graphics is not None else self.user_mask
+        hit = self._line_masks
+        if hit is not None and hit[0] is self.graphics:
+            return hit[1]  # made once per graphics mask (the user's do not change)
         hh, ww = self.graphics.shape[:2]
         # reduced conservatively: a reduced pixel any part of a user box covers is masked
         # (a nearest-pixel reduction moved a box's edges by up to the scale and lost boxes
         # narrower than it)
         area = cv2.resize(self.user_mask, (ww, hh), interpolation=cv2.INTER_AREA)
         user = np.where(area == 255, 255, 0).astype(np.uint8)
-        return cv2.bitwise_and(user, self.graphics)
+        both = cv2.bitwise_and(user, self.graphics)
+        self._line_masks = (self.graphics, both)
+        return both
 
     def _reference_mask(self, target: RefState, src: Prepared, screen, own: bool):
         """The mask of the reference image src (0 = ignore): the screen mask, and with own
