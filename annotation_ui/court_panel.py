@@ -372,13 +372,16 @@ def refinement_text(rep: dict | None) -> str:
         return "-" if v is None else f"{v:.2f}{unit}"
 
     head = "<b>Refined on lines</b>" if rep["accepted"] else f"<b>Not refined</b>: {rep['reason']}"
+    n = len(rep.get("masks") or ())
+    masked = f"; none looked for under {n} mask{'s' if n != 1 else ''}" if n else ""
     return (
         f"{head}<br>line support {f(rep['support_before'])} &rarr; "
         f"{f(rep['support_after'])}, line residual {f(rep['line_rms_before_px'], ' px')} "
         f"&rarr; {f(rep['line_rms_after_px'], ' px')}<br>click RMS "
         f"{f(rep['click_rms_before_px'], ' px')} &rarr; "
         f"{f(rep['click_rms_after_px'], ' px')} ({rep['samples']} samples on "
-        f"{rep['lines_used']} lines, lens {rep['model']})"
+        f"{rep['lines_used']} lines, lens {rep['model']}"
+        f"{masked})"
     )
 
 

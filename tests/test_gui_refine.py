@@ -45,3 +45,25 @@ def test_lens_choice_and_click_noise_reach_the_solver(window, lens_project):
     window._lens_model_changed("auto")
     cal = window.doc.camera_state(window._fid).calibration
     assert cal.click_sigma_px == 3.5 and cal.click_sigma_source == "user"
+
+
+def test_the_refinement_text_says_how_many_masks_the_lines_were_not_looked_for_under():
+    from annotation_ui.court_panel import refinement_text
+
+    rep = {
+        "accepted": True,
+        "reason": "refined on the painted lines",
+        "support_before": 0.6,
+        "support_after": 0.8,
+        "line_rms_before_px": 1.0,
+        "line_rms_after_px": 0.4,
+        "click_rms_before_px": 1.2,
+        "click_rms_after_px": 1.3,
+        "samples": 300,
+        "lines_used": 7,
+        "model": "simple",
+    }
+    assert "mask" not in refinement_text(rep)
+    assert "none looked for under 1 mask)" in refinement_text({**rep, "masks": [[0, 0, 9, 9]]})
+    two = refinement_text({**rep, "masks": [[0, 0, 9, 9], [1, 1, 5, 5]]})
+    assert "under 2 masks)" in two

@@ -180,6 +180,9 @@ def test_calibrate_refine_lines_looks_for_no_line_under_its_masks(tmp_path, caps
         assert main([*args, "--refine-lines", "-o", str(out), *extra]) == 0
         doc = json.loads(out.read_text())
         assert doc["line_refinement"]["accepted"], doc["line_refinement"]["reason"]
+        assert doc["line_refinement"].get("masks", []) == [
+            [float(v) for v in m.split(",")] for m in extra[1:]
+        ]
         errs.append(_worst_px(Camera.from_dict(doc, "camera.json"), cam))
     assert errs[0] > 5.0 and errs[1] < 1.0, errs  # the ticker's rule, then the court's lines
     capsys.readouterr()
@@ -204,6 +207,8 @@ def test_the_live_calibration_refines_without_the_lines_under_the_masks_until_th
     masked = cache.refine_on_lines("f", SPEC, ann, img, [box])
     assert plain.calibration.refinement["accepted"] and masked.calibration.refinement["accepted"]
     assert _worst_px(plain.camera, cam) > 5.0 and _worst_px(masked.camera, cam) < 1.0
+    assert "masks" not in plain.calibration.refinement
+    assert masked.calibration.refinement["masks"] == [box]
     assert cache.solve("f", SPEC, ann) is masked  # kept while the clicks and masks stand
     cache.forget_refined()  # the masks changed: the refinement was made under the old ones
     assert cache.solve("f", SPEC, ann).calibration.refinement is None
@@ -262,13 +267,14 @@ def test_the_references_own_refinements_look_for_no_line_under_the_user_masks(mo
     seen = []
     real = lr.refine_calibration
 
-    def spy(cal, spec, image, model="auto", mask=None):
-        seen.append(mask)
-        return real(cal, spec, image, model, mask)
+    def spy(cal, spec, image, model="auto", masks=()):
+        seen.append(list(masks))
+        out = real(cal, spec, image, model, masks)
+        assert out.refinement.get("masks", []) == [list(map(float, b)) for b in masks]
+        return out
 
     monkeypatch.setattr(lr, "refine_calibration", spy)
     prop._references(ClipFrames(clip), SPEC, [ref], None, ([0, 300, 640, 360],))
-    assert seen and seen[-1] is not None and seen[-1].shape == (360, 640)
-    assert seen[-1][330, 10] == 0 and seen[-1][100, 10] == 255
+    assert seen and seen[-1] == [[0, 300, 640, 360]]
     prop._references(ClipFrames(clip), SPEC, [ref], None)
-    assert seen[-1] is None
+    assert seen[-1] == []

@@ -105,14 +105,9 @@ def cmd_calibrate(args) -> int:
     )
     if args.refine_lines:
         from courtstudio.pipeline.line_refinement import refine_calibration
-        from geometry.mask_rectangles import boxes_mask
 
         cal = refine_calibration(
-            cal,
-            spec,
-            image,
-            model="auto" if args.model == "auto" else "keep",
-            mask=boxes_mask(masks, size),
+            cal, spec, image, model="auto" if args.model == "auto" else "keep", masks=masks
         )
     doc = cal.to_json()
     if args.output:

@@ -88,20 +88,25 @@ def refine_calibration(
     spec: CourtSpec,
     image: np.ndarray,
     model: str = "auto",
-    mask: np.ndarray | None = None,
+    masks=(),
 ) -> CourtCalibration:
     """The calibration with its camera refined on the lines (or unchanged, with the report
     saying why). Residuals are the clicks' under the refined camera; the covariance is the
-    joint (lines and clicks) one. mask: uint8 over the image (any scale), 0 where no painted
-    line is looked for (the user's graphics boxes: geometry.mask_rectangles.boxes_mask)."""
+    joint (lines and clicks) one. masks: [x0, y0, x1, y1] px boxes of the image where no
+    painted line is looked for (graphics); the report lists them as ``masks`` when any."""
+    from geometry.mask_rectangles import boxes_mask
+
     clicks = dict(zip(cal.names, map(tuple, cal.clicks_uv)))
+    boxes = [[float(v) for v in b] for b in masks]
+    h, w = image.shape[:2]
     cam, rep = refine_on_lines(
-        cal.camera, spec, image, clicks, model, cal.click_sigma_px, mask=mask
+        cal.camera, spec, image, clicks, model, cal.click_sigma_px, mask=boxes_mask(boxes, (w, h))
     )
+    report = {**rep.to_dict(), **({"masks": boxes} if boxes else {})}
     warnings = list(cal.warnings)
     if not rep.accepted:
         warnings.append(f"line refinement not used: {rep.reason}")
-        return dataclasses.replace(cal, refinement=rep.to_dict(), warnings=warnings)
+        return dataclasses.replace(cal, refinement=report, warnings=warnings)
     pm = ParamModel(rep.model)
     X = np.array([spec.keypoints[n] for n in cal.names])
     uv_pred, J = pm.project_with_jacobian(rep.theta, X, cam.image_size)
@@ -116,4 +121,4 @@ def refine_calibration(
         iterations=0,
         selection=cal.fit.selection,
     )
-    return dataclasses.replace(cal, fit=fit, refinement=rep.to_dict(), warnings=warnings)
+    return dataclasses.replace(cal, fit=fit, refinement=report, warnings=warnings)

@@ -172,19 +172,17 @@ class CalibrationCache:
         refinement report (accepted or the reason not) is in
         ``state.calibration.refinement``."""
         from courtstudio.pipeline.line_refinement import refine_calibration
-        from geometry.mask_rectangles import boxes_mask
 
         self._refined.pop(frame_id, None)
         state = self.solve(frame_id, spec, ann, diagnose=True)
         if state.calibration is None:
             return state
-        h, w = image.shape[:2]
         cal = refine_calibration(
             state.calibration,
             spec,
             image,
             model="auto" if self.model == "auto" else "keep",
-            mask=boxes_mask(masks, (w, h)),
+            masks=masks,
         )
         new = CameraState(cal)
         self._refined[frame_id] = (self._key(frame_id, spec, ann), new)

@@ -93,7 +93,6 @@ from courtstudio.pipeline.propagation_shots import (  # noqa: F401
 )
 from courtstudio.pipeline.propagation_status import PropagationStatus as Status
 from courtstudio.pipeline.propagation_store import LightView, RecordWriter, open_index
-from geometry.mask_rectangles import boxes_mask
 
 FLAG_RMS_PX = 3.0
 NOT_TRIED = (  # a frame of a shot without a reference that the backoff skipped
@@ -106,14 +105,11 @@ def _references(frames, spec, refs: list[Reference], dense, masks=()) -> dict[in
     """The references' states; masks: the user's boxes (their painted lines are not looked
     for there)."""
     states = {}
-    line_mask = boxes_mask(masks, frames.size)
     for r in refs:
         img = _read(frames, r.frame)
         if img is None:
             raise ValueError(f"reference frame {r.frame} cannot be read")
-        states[r.frame] = make_ref_state(
-            spec, r, img, frame_mask(frames, r.frame), dense, line_mask
-        )
+        states[r.frame] = make_ref_state(spec, r, img, frame_mask(frames, r.frame), dense, masks)
     return states
 
 

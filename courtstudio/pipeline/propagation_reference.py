@@ -114,12 +114,15 @@ class RefState:
 
 
 def make_ref_state(
-    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense, line_mask=None
+    spec: CourtSpec, ref: Reference, image: np.ndarray, image_mask, dense, masks=()
 ) -> RefState:
     """A reference's state for the pass: its calibration (its own painted lines looked for
-    outside line_mask, the user's masks: uint8 or None), lens prior, prediction, masks and
-    prepared image."""
-    cal = reference_calibration(spec, ref.points, image, line_mask)
+    outside ``masks``, the user's [x0, y0, x1, y1] px boxes), lens prior, prediction, masks
+    and prepared image."""
+    from geometry.mask_rectangles import boxes_mask
+
+    cal = reference_calibration(spec, ref.points, image, masks)
+    line_mask = boxes_mask(masks, (image.shape[1], image.shape[0]))
     model = frame_model(cal.fit)
     dense = dense if dense is not None else densify_all(ground_lines(spec), LINE_STEP_M)
     names = list(ref.points)

@@ -73,7 +73,7 @@ def recalibrate(
 
 
 def reference_calibration(
-    spec: CourtSpec, points: dict, image: np.ndarray, line_mask: np.ndarray | None = None
+    spec: CourtSpec, points: dict, image: np.ndarray, masks=()
 ) -> CourtCalibration:
     """A reference's calibration from its clicks {name: (u, v) px} on image ((h, w[, 3])
     uint8). When the clicks are too few to test a lens (the model selection needs
@@ -91,8 +91,7 @@ def reference_calibration(
     (geometry.model_selection.lens_determined) is not carried to the frames: held by frames
     that show fewer points, k1 = 1.46 +- 3.57 on six NBA clicks left them 7-11 px off,
     unflagged; the reference is calibrated as the pinhole instead.
-    line_mask: the user's masks (uint8, 0 where no painted line is looked for:
-    geometry.mask_rectangles.boxes_mask), or None."""
+    masks: the user's [x0, y0, x1, y1] px boxes, where no painted line is looked for."""
     size = (image.shape[1], image.shape[0])
     cal = calibrate_court(spec, size, points, diagnose=False)
     if frame_model(cal.fit) != "simple" and not lens_determined(cal.fit):
@@ -102,7 +101,7 @@ def reference_calibration(
     from courtstudio.pipeline.line_refinement import refine_calibration
 
     try:
-        lined = refine_calibration(cal, spec, image, model="auto", mask=line_mask)
+        lined = refine_calibration(cal, spec, image, model="auto", masks=masks)
     except (ValueError, np.linalg.LinAlgError, cv2.error):
         return cal
     if not (lined.refinement or {}).get("accepted") or frame_model(lined.fit) == "simple":
