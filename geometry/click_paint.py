@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geometry.camera import Camera
-from geometry.line_ridges import ridge_offsets, robust_polyfit_inliers
+from geometry.line_ridges import mask_allows, ridge_offsets, robust_polyfit_inliers
 
 SEARCH_PX = 18.0  # half-width of the search across each line, px (a 12 px slip is inside)
 START_PX = 7.0  # samples start this far from the click (clear of the crossing line)
@@ -258,6 +258,7 @@ def check_clicks_on_paint(
     polylines: Sequence[np.ndarray],
     widths_m: Sequence[float] | None = None,
     through: Sequence[list[tuple[int, list[Arm]]]] | None = None,
+    mask: np.ndarray | None = None,
 ) -> PaintCheck:
     """Paint evidence for each click.
 
@@ -266,7 +267,10 @@ def check_clicks_on_paint(
     points_world: (N, 3) metres, world frame, the clicked keypoints; uv: (N, 2) px, the
     clicks; polylines: painted lines (M, 3) metres on the playing surface; widths_m: their
     painted widths, metres (default 5 cm each); through: lines_through(points_world[i],
-    polylines) per click when the caller keeps them (they depend on the court only).
+    polylines) per click when the caller keeps them (they depend on the court only); mask:
+    uint8 over the image at any scale, 0 where the picture is not the court's (graphics): no
+    line sample lies there and no painted centre found there counts
+    (geometry.line_ridges.mask_allows).
     """
     X = np.asarray(points_world, float).reshape(-1, 3)
     x = np.asarray(uv, float).reshape(-1, 2)
@@ -293,6 +297,8 @@ def check_clicks_on_paint(
             continue
         p, r, normal, width_px = sm
         ok = camera.in_image(p, -(SEARCH_PX + 12.0))
+        if mask is not None:
+            ok &= mask_allows(mask, p, (w, h))
         if not np.any(ok):
             continue
         owner.append(np.full(int(ok.sum()), len(lines)))
@@ -307,6 +313,9 @@ def check_clicks_on_paint(
         if pts
         else np.zeros(0)
     )
+    if mask is not None and len(found):  # a centre found on a graphic is not paint
+        at = np.concatenate(pts) + found[:, None] * np.concatenate(nrm)
+        found = np.where(np.isfinite(found) & mask_allows(mask, at, (w, h)), found, np.nan)
     own = np.concatenate(owner) if owner else np.zeros(0, int)
     per_click: dict[int, list[tuple[np.ndarray, float, float]]] = {}
     for j, (i, normal, r) in enumerate(lines):

@@ -186,8 +186,10 @@ def test_calibrate_refine_lines_looks_for_no_line_under_its_masks(tmp_path, caps
         errs.append(_worst_px(Camera.from_dict(doc, "camera.json"), cam))
     assert errs[0] > 5.0 and errs[1] < 1.0, errs  # the ticker's rule, then the court's lines
     capsys.readouterr()
-    assert main([*args, "--mask", box]) != 0
-    assert "--mask applies to --refine-lines" in capsys.readouterr().err
+    assert main([*args, "--mask", box, "-o", str(tmp_path / "doctor.json")]) == 0  # the doctor
+    no_image = ["calibrate", "--sport", "tennis", "--points", str(pts), "--mask", box]
+    assert main(no_image) != 0
+    assert "--mask needs --image" in capsys.readouterr().err
     assert main([*args, "--refine-lines", "--mask", "0,10,5"]) != 0
     assert "expected x0,y0,x1,y1" in capsys.readouterr().err
     assert main([*args, "--refine-lines", "--mask", "0,600,1400,720"]) != 0
@@ -278,3 +280,31 @@ def test_the_references_own_refinements_look_for_no_line_under_the_user_masks(mo
     assert seen and seen[-1] == [[0, 300, 640, 360]]
     prop._references(ClipFrames(clip), SPEC, [ref], None)
     assert seen[-1] == []
+
+
+def test_the_doctor_reads_no_paint_under_the_masks():
+    from courtstudio.io.annotation_file import FrameAnnotation
+    from courtstudio.pipeline.click_paint import check_paint
+    from courtstudio.pipeline.live_calibration import CalibrationCache
+
+    cam, img, mask, _ = ticker_scene(3)
+    rows = np.flatnonzero(mask[:, 0] == 0)
+    box = [0.0, float(rows[0]), float(SIZE[0]), float(rows[-1] + 1)]
+    names = ["near_left_corner", "near_baseline_centre", "far_left_corner"]
+    uv = cam.project(np.array([SPEC.keypoints[n] for n in names]))  # the true crossings
+    free = check_paint(SPEC, cam, img, names, uv)
+    held = check_paint(SPEC, cam, img, names, uv, [box])
+    assert free.offset_uv[1, 1] > 5.0  # the ticker's rule, read as the hidden baseline
+    assert free.lines[0] == 2 and held.lines[0] == 1  # only the sideline above the ticker
+    assert np.all(np.abs(held.offset_uv[0]) < 1.0)
+    assert held.lines[1] == 0 and np.isnan(held.offset_uv[1]).all()  # no evidence there
+    np.testing.assert_allclose(held.offset_uv[2], free.offset_uv[2])  # far from the ticker
+    # the app's doctor: the same, cached apart for each set of masks
+    clicks = {**ticker_clicks(cam), **{n: tuple(map(float, q)) for n, q in zip(names, uv)}}
+    ann = FrameAnnotation("f", SIZE, {k: tuple(v) for k, v in clicks.items()})
+    cache = CalibrationCache()
+    plain = cache.solve("f", SPEC, ann, True, img)
+    masked = cache.solve("f", SPEC, ann, True, img, [box])
+    assert plain.calibration.paint_offsets_px.get("near_baseline_centre") is not None
+    assert masked.calibration.paint_offsets_px.get("near_baseline_centre") is None
+    assert cache.solve("f", SPEC, ann, True, img, [box]) is masked

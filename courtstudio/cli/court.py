@@ -89,8 +89,8 @@ def cmd_calibrate(args) -> int:
         raise CliError(f"--click-sigma must be positive, got {args.click_sigma:g}")
     if args.refine_lines and not args.image:
         raise CliError("--refine-lines needs --image FRAME (the frame the points were clicked on)")
-    if args.mask and not args.refine_lines:
-        raise CliError("--mask applies to --refine-lines (the painted-line search)")
+    if args.mask and not args.image:
+        raise CliError("--mask needs --image FRAME (no painted line is read under its boxes)")
     masks = [_inside(mask_box(m), size) for m in args.mask]
     image = read_frame(args.image, size) if args.image else None
     cal = calibrate_court(
@@ -102,6 +102,7 @@ def cmd_calibrate(args) -> int:
         click_sigma_px=args.click_sigma,
         view=args.view or _points_view(args.points),
         image=image,
+        masks=masks,
     )
     if args.refine_lines:
         from courtstudio.pipeline.line_refinement import refine_calibration
@@ -325,8 +326,8 @@ def register(sub, fmt) -> None:
         action="append",
         default=[],
         metavar="x0,y0,x1,y1",
-        help="pixels where --refine-lines looks for no painted line (score bug, ticker, "
-        "logo); repeatable",
+        help="pixels of --image where no painted line is read (score bug, ticker, logo): "
+        "by the doctor's paint check and --refine-lines; repeatable",
     )
     sp.add_argument(
         "--view",

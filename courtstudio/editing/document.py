@@ -120,8 +120,9 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         """The frame's own calibration, else its static-camera range's source camera."""
         frame = self.project.frame(frame_id)
         ann = self.annotation(frame_id)
+        image = self._doctor_image(frame, diagnose)
         own = self.calibrations.solve(
-            frame_id, load_spec(frame.sport), ann, diagnose, self._doctor_image(frame, diagnose)
+            frame_id, load_spec(frame.sport), ann, diagnose, image, self._masks_for(image)
         )
         if own.calibration is not None or ann.points:
             return own
@@ -158,11 +159,20 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         at (a score bug's letters are not court paint)."""
         frame = self.project.frame(frame_id)
         image = self.frames.image(frame)
-        h, w = image.shape[:2]
-        masks = self.masks.boxes if self.masks.image_size == (w, h) else []
         return self.calibrations.refine_on_lines(
-            frame_id, load_spec(frame.sport), self.annotation(frame_id), image, masks
+            frame_id,
+            load_spec(frame.sport),
+            self.annotation(frame_id),
+            image,
+            self._masks_for(image),
         )
+
+    def _masks_for(self, image) -> list:
+        """The project's masks for a frame image (none for another size, or no image)."""
+        if image is None:
+            return []
+        h, w = image.shape[:2]
+        return self.masks.boxes if self.masks.image_size == (w, h) else []
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame

@@ -145,6 +145,7 @@ def calibrate_court(
     theta0=None,
     view: str | None = None,
     image: np.ndarray | None = None,
+    masks=(),
 ) -> CourtCalibration:
     """Calibrate from named clicks.
 
@@ -158,7 +159,8 @@ def calibrate_court(
     relabelling that would fix it, when the doctor finds one). image: the frame the clicks
     were made on ((h, w) grey or (h, w, 3) BGR uint8) or None: with it the doctor also checks
     each click against the painted lines through its keypoint (courtstudio.pipeline.
-    click_paint); a frame of another size is not used (a warning says so).
+    click_paint); a frame of another size is not used (a warning says so). masks: [x0, y0,
+    x1, y1] px boxes of that frame's graphics, where the doctor reads no paint.
     """
     names = list(clicks)
     check_names(spec, names)
@@ -237,7 +239,7 @@ def calibrate_court(
             if why:
                 warnings.append(why)
             else:
-                paint = check_paint(spec, fit.camera, image, names, uv)
+                paint = check_paint(spec, fit.camera, image, names, uv, masks)
         suspects = find_suspects(fit, X, uv, names, click_sigma_px, paint, loo)
         fixes = doctor(fit)
         mirrored = [fx for fx in fixes if fx.kind in WHOLE_COURT_KINDS]

@@ -48,15 +48,24 @@ def image_mismatch(image: np.ndarray, image_size) -> str:
 
 
 def check_paint(
-    spec: CourtSpec, camera: Camera, image: np.ndarray, names: list[str], uv: np.ndarray
+    spec: CourtSpec,
+    camera: Camera,
+    image: np.ndarray,
+    names: list[str],
+    uv: np.ndarray,
+    masks=(),
 ) -> PaintCheck:
     """Paint evidence for the clicks uv (N, 2) px of keypoints names in image ((h, w) grey or
-    (h, w, 3) BGR uint8 of camera.image_size; check image_mismatch first)."""
+    (h, w, 3) BGR uint8 of camera.image_size; check image_mismatch first); masks: [x0, y0,
+    x1, y1] px boxes of graphics, where no painted line is read."""
+    from geometry.mask_rectangles import boxes_mask
+
     lines, widths = painted_lines_with_widths(spec)
     X = np.array([spec.keypoints[n] for n in names], float).reshape(-1, 3)
     key = (spec.id, hash(tuple(pl.tobytes() for pl in lines)))
     through = [_lines_through(key, n, X[i], lines) for i, n in enumerate(names)]
-    return check_clicks_on_paint(to_gray(image), camera, X, uv, lines, widths, through)
+    mask = boxes_mask(masks, (image.shape[1], image.shape[0]))
+    return check_clicks_on_paint(to_gray(image), camera, X, uv, lines, widths, through, mask)
 
 
 _THROUGH: dict[tuple, list] = {}

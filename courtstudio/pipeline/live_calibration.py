@@ -85,10 +85,12 @@ class CalibrationCache:
         ann: FrameAnnotation,
         diagnose: bool = True,
         image: np.ndarray | None = None,
+        masks: Sequence[Sequence[float]] = (),
     ) -> CameraState:
         """The frame's camera from its clicks (cached). image: the frame ((h, w, 3) BGR
         uint8) or None; with diagnose, the doctor also checks the clicks against its painted
-        lines (courtstudio.pipeline.click_paint)."""
+        lines (courtstudio.pipeline.click_paint), none read inside ``masks`` ([x0, y0, x1,
+        y1] px boxes of the frame's graphics)."""
         image = image if diagnose else None
         points = ann.calibration_points  # occluded / estimated clicks are left out
         if len(points) < MIN_POINTS:
@@ -103,7 +105,8 @@ class CalibrationCache:
         refined = self._refined.get(frame_id)
         if refined is not None and refined[0] == base:
             return refined[1]  # refined on the lines, and the clicks have not changed since
-        key = base + (diagnose, image is not None)
+        boxes = tuple(tuple(float(v) for v in b) for b in masks) if image is not None else ()
+        key = base + (diagnose, image is not None, boxes)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -124,6 +127,7 @@ class CalibrationCache:
                     diagnose=diagnose,
                     theta0=theta0,
                     image=image,
+                    masks=boxes,
                 )
             except ValueError:
                 if model == self.model:
