@@ -172,16 +172,30 @@ def hazard_rows(n: int = 300, only: str = ""):
     # order, start 6 degrees and a 2.2x zoom away from its view (the real NBA pan from its
     # reference at frame 300: the first 53 frames failed)
     mid = [("reference mid-clip (frame 150), zoom to 2.2x", Hazards(), 1.2, None)]
+    # a phone re-upload of a broadcast: the 720x406 picture (its own graphics, a crowd, JPEG)
+    # centred in a 720x1280 portrait canvas, black bars with static captions (the real
+    # badminton clip), the zoom sweeping the near baseline through the picture's lower edge
+    boxed = [
+        (
+            "letterboxed portrait (the picture 720x406 in 720x1280) + graphics, crowd, "
+            "JPEG 40, zoom to 1.6x",
+            Hazards(graphics=True, crowd=True, jpeg_quality=40, letterbox=(720, 1280)),
+            0.6,
+            None,
+        )
+    ]
     import courtstudio.pipeline.propagate as prop_mod
 
     X_plane = np.array([v for v in SPEC.keypoints.values() if abs(v[2]) < 1e-9], float)
-    for label, hz, zoom, names in [c for c in cases + fast + mid if only in c[0]]:
+    for label, hz, zoom, names in [c for c in cases + fast + mid + boxed if only in c[0]]:
         frames = 20 if label.startswith("fast pan") else n
         at = frames // 2 if label.startswith("reference mid-clip") else 0
-        clip = make_clip(SPEC, frames, (1280, 720), seed=1, hazards=hz, zoom=zoom)
+        picture = (720, 406) if hz.letterbox is not None else (1280, 720)
+        clip = make_clip(SPEC, frames, picture, seed=1, hazards=hz, zoom=zoom)
         cam = clip.cameras[at]
         uv = {k: cam.project(v[None])[0] for k, v in SPEC.keypoints.items() if abs(v[2]) < 1e-9}
-        ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < 1278 and 2 <= v[1] < 718}
+        w, h = cam.image_size
+        ref = {k: tuple(v) for k, v in uv.items() if 2 <= v[0] < w - 2 and 2 <= v[1] < h - 2}
         if names is not None:
             ref = {k: v for k, v in ref.items() if k in names}
         recs, est, fps = run_ours(clip, [Reference(at, ref)])

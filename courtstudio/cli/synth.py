@@ -48,6 +48,8 @@ def cmd_synth_clip(args) -> int:
     check_image_size(args.size, "--size")
     if not -0.3 <= args.lens_k1 <= 1.5:
         raise CliError(f"--lens-k1 {args.lens_k1}: expected -0.3..1.5")
+    if args.letterbox is not None:
+        check_image_size(args.letterbox, "--letterbox")
     try:
         hazards = Hazards(
             args.graphics,
@@ -56,6 +58,7 @@ def cmd_synth_clip(args) -> int:
             args.motion_blur,
             args.jpeg_quality,
             args.lens_k1,
+            None if args.letterbox is None else tuple(args.letterbox),
         )
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +84,7 @@ def cmd_synth_clip(args) -> int:
     write_json_atomic(
         args.points,
         {
-            "image_size": list(args.size),
+            "image_size": list(cam.image_size),  # the canvas's, when letterboxed
             "points": {
                 n: [round(float(c), 3) for c in cam.project(spec.keypoints[n][None])[0]]
                 for n in names
@@ -189,6 +192,15 @@ def register(sub, fmt) -> None:
         type=finite,
         default=0.0,
         help="radial lens distortion k1 (< 0 barrel, > 0 pincushion; 0: none)",
+    )
+    sp.add_argument(
+        "--letterbox",
+        nargs=2,
+        type=int,
+        default=None,
+        metavar=("W", "H"),
+        help="centre the --size picture in a black W x H canvas with static captions (a "
+        "phone re-upload: --size 720 406 --letterbox 720 1280)",
     )
     sp.add_argument("-o", "--output", required=True, help="video file (.avi, MJPG)")
     sp.add_argument(

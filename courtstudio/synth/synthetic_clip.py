@@ -48,7 +48,10 @@ class Hazards:
     else encode and decode every frame at this quality; lens_k1: radial distortion of the
     broadcast lens (OpenCV k1 at the first frame's focal length; < 0 barrel, > 0
     pincushion), a fixed field over the image, so a zoomed frame's camera has k1 scaled by
-    its focal length squared."""
+    its focal length squared. letterbox: (W, H) px, a canvas the picture (iter_clip's size)
+    is centred in, black around it with static captions above and below, as phone re-uploads
+    of broadcasts are (the real badminton clip: 720x1280); the frame's camera is the
+    picture's, moved to the canvas (None: no canvas)."""
 
     graphics: bool = False
     surface: str = "grass"
@@ -56,6 +59,7 @@ class Hazards:
     motion_blur: bool = False
     jpeg_quality: int = 0
     lens_k1: float = 0.0
+    letterbox: tuple[int, int] | None = None
 
 
 SURFACES = {  # (surround BGR, court BGR, coarse noise, fine noise)
@@ -341,12 +345,40 @@ def iter_clip(
             k = np.zeros((41, 41), np.float32)
             k[20, :] = 1 / 41
             img = cv2.filter2D(img, -1, k)
+        if hazards.letterbox is not None:
+            img, cam = letterboxed(img, cam, hazards.letterbox)
         if hazards.jpeg_quality:
             ok, buf = cv2.imencode(
                 ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(hazards.jpeg_quality)]
             )
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         yield img, (None if i in insert else cam), i in cuts
+
+
+def letterboxed(img: np.ndarray, cam: Camera | None, canvas: tuple[int, int]):
+    """(frame, camera): the picture img (h, w, 3) centred in a black canvas (W, H) with two
+    static white captions in the bars above and below it, and cam (None stays None) with
+    the canvas's size (its principal point stays the picture's centre, now the canvas's:
+    W - w and H - h must be even)."""
+    W, H = (int(v) for v in canvas)
+    h, w = img.shape[:2]
+    if W < w or H < h or (W - w) % 2 or (H - h) % 2:
+        raise ValueError(f"letterbox: a {W}x{H} canvas cannot centre a {w}x{h} picture")
+    x0, y0 = (W - w) // 2, (H - h) // 2
+    out = np.zeros((H, W, 3), np.uint8)
+    out[y0 : y0 + h, x0 : x0 + w] = img
+    fs = W / 900
+    for text, y in (("MATCH POINT!", y0 // 2), ("follow for more", y0 + h + (H - y0 - h) // 2)):
+        if y > 30 * fs:
+            cv2.putText(
+                out, text, (int(0.1 * W), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 2.0 * fs,
+                (235, 235, 235), 3, cv2.LINE_AA,
+            )  # fmt: skip
+    if cam is None:
+        return out, None
+    K = cam.K.copy()
+    K[0, 2], K[1, 2] = K[0, 2] + x0, K[1, 2] + y0
+    return out, Camera(K=K, R=cam.R, t=cam.t, image_size=(W, H), dist=cam.dist)
 
 
 class _LensField:
