@@ -54,3 +54,13 @@ def test_synth_clip_letterbox_writes_the_canvas_and_its_true_keypoints(tmp_path,
     capsys.readouterr()
     assert main([*args, "--letterbox", "720", "1279", *out]) != 0  # 873 rows of bars
     assert "cannot centre" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("canvas", [(720, 1280), (1280, 800), (1600, 720)])
+def test_the_captions_stay_in_the_bars(canvas):
+    h, w = (406, 720) if canvas == (720, 1280) else (720, 1280)
+    img = np.full((h, w, 3), 90, np.uint8)
+    out, _ = letterboxed(img, None, canvas)
+    W, H = canvas
+    x0, y0 = (W - w) // 2, (H - h) // 2
+    np.testing.assert_array_equal(out[y0 : y0 + h, x0 : x0 + w], img)  # the picture untouched

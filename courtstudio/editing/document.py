@@ -80,8 +80,10 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         self.flight_draft_changed = Signal("flight_draft_changed")
         # registration masks (PROJECT/propagation/masks.json), edited on the same undo stack
         self.masks = ProjectMasks(project.root, self.undo_stack, self._mask_image_size)
-        # a refinement on the lines was made under the masks of its time
-        self.masks.changed.connect(self.calibrations.forget_refined)
+        # a refinement on the lines was made under the masks of its time: an edit of the
+        # masks drops it (not a change of the proposals alone)
+        self._masks_seen: list | None = None
+        self.masks.changed.connect(self._masks_changed)
 
     def _mask_image_size(self) -> tuple[int, int]:
         """The frame size (w, h) px masks are drawn in: the first frame's, as propagation
@@ -167,12 +169,21 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             self._masks_for(image),
         )
 
+    def _masks_changed(self) -> None:
+        boxes = self.masks.boxes
+        if self._masks_seen is not None and boxes != self._masks_seen:
+            self.calibrations.forget_refined()
+        self._masks_seen = boxes
+
     def _masks_for(self, image) -> list:
         """The project's masks for a frame image (none for another size, or no image)."""
         if image is None:
             return []
         h, w = image.shape[:2]
-        return self.masks.boxes if self.masks.image_size == (w, h) else []
+        boxes = self.masks.boxes if self.masks.image_size == (w, h) else []
+        if self._masks_seen is None:
+            self._masks_seen = self.masks.boxes  # what a later edit is compared with
+        return boxes
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame

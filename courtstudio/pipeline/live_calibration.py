@@ -142,6 +142,7 @@ class CalibrationCache:
                     diagnose=diagnose,
                     theta0=None if theta0 is None else theta0[:7],
                     image=image,
+                    masks=boxes,
                 )
             state = CameraState(cal)
             # a lens model's own parameters: a drag refines them directly (geometry.
@@ -174,7 +175,8 @@ class CalibrationCache:
         none looked for inside ``masks`` ([x0, y0, x1, y1] px boxes of the image: the
         project's graphics masks); kept for this frame until its clicks change. The
         refinement report (accepted or the reason not) is in
-        ``state.calibration.refinement``."""
+        ``state.calibration.refinement``; forget_refined (a mask edit) and configure drop
+        it too."""
         from courtstudio.pipeline.line_refinement import refine_calibration
 
         self._refined.pop(frame_id, None)

@@ -212,7 +212,7 @@ def refine_weak_frame(
             mask=mask,
         )
         if rep.accepted and not rep.line_rms_after_px > rep.line_rms_before_px:
-            ridges = rep.ridges_after  # painted_ridges(new, ...): found by the refinement
+            ridges = rep.ridges_after  # found by the refinement (under its mask)
             px, at = predicted_error(new, spec, points, sigma, prior, ridges)
             return WeakRefinement(new, px, at, rep, ridges, sigma)
     px, at = predicted_error(camera, spec, points, noise_px, prior)

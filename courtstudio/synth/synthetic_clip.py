@@ -363,17 +363,24 @@ def letterboxed(img: np.ndarray, cam: Camera | None, canvas: tuple[int, int]):
     W, H = (int(v) for v in canvas)
     h, w = img.shape[:2]
     if W < w or H < h or (W - w) % 2 or (H - h) % 2:
-        raise ValueError(f"letterbox: a {W}x{H} canvas cannot centre a {w}x{h} picture")
+        raise ValueError(
+            f"letterbox: a {W}x{H} canvas cannot centre a {w}x{h} picture (it must be at "
+            "least as large, and W - w and H - h even)"
+        )
     x0, y0 = (W - w) // 2, (H - h) // 2
     out = np.zeros((H, W, 3), np.uint8)
     out[y0 : y0 + h, x0 : x0 + w] = img
     fs = W / 900
-    for text, y in (("MATCH POINT!", y0 // 2), ("follow for more", y0 + h + (H - y0 - h) // 2)):
-        if y > 30 * fs:
-            cv2.putText(
-                out, text, (int(0.1 * W), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 2.0 * fs,
-                (235, 235, 235), 3, cv2.LINE_AA,
-            )  # fmt: skip
+    font, scale, thick = cv2.FONT_HERSHEY_SIMPLEX, 2.0 * fs, 3
+    for text, top in (("MATCH POINT!", 0), ("follow for more", y0 + h)):
+        (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+        bar = y0  # both bars are y0 rows high
+        if bar < th + base + 8 or tw > 0.9 * W:  # drawn only where it fits inside its bar
+            continue
+        y = top + (bar + th) // 2  # the baseline: the text centred in the bar
+        cv2.putText(
+            out, text, (int(0.05 * W), int(y)), font, scale, (235, 235, 235), thick, cv2.LINE_AA
+        )
     if cam is None:
         return out, None
     K = cam.K.copy()
