@@ -243,7 +243,7 @@ def test_the_documents_masks_reach_refine_on_lines_and_a_mask_edit_drops_a_refin
     assert [list(b) for b in seen[-1][1]] == [[0, h - 80, w, h]]
     monkeypatch.undo()  # the real refinement again
     doc.refine_on_lines(fid)
-    doc.masks.changed.emit()  # the proposals changed, not the masks: the refinement stays
+    doc.masks.propose([(300.0, 10.0, 500.0, 60.0)])  # a proposal, no mask: it stays
     assert doc.camera_state(fid).calibration.refinement is not None
     doc.masks.add((10.0, 10.0, 200.0, 100.0))  # an edit of the masks drops the refinement
     assert doc.camera_state(fid).calibration.refinement is None

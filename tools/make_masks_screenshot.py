@@ -25,13 +25,14 @@ from courtstudio.io.project_new import new_project_from_video  # noqa: E402
 from courtstudio.synth.synthetic_clip import Hazards, iter_clip, write_clip  # noqa: E402
 
 
-def main(out: Path = ROOT / "docs" / "app_masks.png") -> None:
+def broadcast_window() -> tuple[QApplication, MainWindow, list]:
+    """(app, window, the clip's true cameras): the window (1600x940) open on a video project
+    in a temporary folder, a 60-frame 1280x720 tennis pan/tilt/zoom clip with screen-fixed
+    graphics (seed 5), in the Masks tool after Detect graphics."""
     tmp = Path(tempfile.mkdtemp())
     os.environ["COURTSTUDIO_HOME"] = str(tmp / "home")
-    write_clip(
-        tmp / "clip.avi",
-        iter_clip(load_spec("tennis"), 60, (1280, 720), seed=5, hazards=Hazards(graphics=True)),
-    )
+    clip = iter_clip(load_spec("tennis"), 60, (1280, 720), seed=5, hazards=Hazards(graphics=True))
+    cams, _ = write_clip(tmp / "clip.avi", clip)
     project = new_project_from_video(tmp / "broadcast", tmp / "clip.avi", "tennis")
     app = QApplication.instance() or QApplication([])
     win = MainWindow()
@@ -41,6 +42,11 @@ def main(out: Path = ROOT / "docs" / "app_masks.png") -> None:
     win.open_project(project.root, recover=False)
     win.set_tool("masks")
     print(f"detect graphics: {win.masks_tool.detect_graphics()} proposed")
+    return app, win, cams
+
+
+def main(out: Path = ROOT / "docs" / "app_masks.png") -> None:
+    app, win, _ = broadcast_window()
     for _ in range(2):
         win.tools.set_mask(("proposal", 0))
         win.masks_tool.accept_selected()

@@ -9,40 +9,22 @@ panel says how many masks no line was looked for under.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+# tools/ is on the path when this runs as a script; importing it puts the repository there
+# too (and the offscreen platform), before the project's modules below
+from make_masks_screenshot import ROOT, broadcast_window
 
-from annotation_ui.main_window import MainWindow  # noqa: E402
-from court_specs import load_spec  # noqa: E402
-from court_specs.model import PAPER_SIX  # noqa: E402
-from courtstudio.io.project_new import new_project_from_video  # noqa: E402
-from courtstudio.synth.synthetic_clip import Hazards, iter_clip, write_clip  # noqa: E402
+from court_specs import load_spec
+from court_specs.model import PAPER_SIX
 
 
 def main(out: Path = ROOT / "docs" / "app_refine_masks.png") -> None:
-    tmp = Path(tempfile.mkdtemp())
-    os.environ["COURTSTUDIO_HOME"] = str(tmp / "home")
+    app, win, cams = broadcast_window()
     spec = load_spec("tennis")
-    clip = iter_clip(spec, 60, (1280, 720), seed=5, hazards=Hazards(graphics=True))
-    cams, _ = write_clip(tmp / "clip.avi", clip)
-    project = new_project_from_video(tmp / "broadcast", tmp / "clip.avi", "tennis")
-    app = QApplication.instance() or QApplication([])
-    win = MainWindow()
-    win.ask = lambda *a: "Discard"
-    win.resize(1600, 940)
-    win.show()
-    win.open_project(project.root, recover=False)
-    win.set_tool("masks")
-    print(f"detect graphics: {win.masks_tool.detect_graphics()} proposed")
     while win.doc.masks.proposals:
         win.tools.set_mask(("proposal", 0))
         win.masks_tool.accept_selected()

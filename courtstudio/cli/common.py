@@ -47,17 +47,24 @@ def positive(text: str) -> float:
     return v
 
 
-def mask_box(text: str) -> list[float]:
+def mask_box(text: str, image_size: tuple[int, int] | None = None) -> list[float]:
     """A --mask value "x0,y0,x1,y1" (pixels) as [x0, y0, x1, y1]; CliError unless 4 finite
-    numbers with x1 > x0, y1 > y0 (the masks.json rules: courtstudio.io.masks_file)."""
+    numbers with x1 > x0, y1 > y0 (the masks.json rules: courtstudio.io.masks_file) and,
+    with image_size (w, h), inside that image (the message names the edge)."""
     from courtstudio.io.masks_file import check_mask_box
 
     try:
-        return check_mask_box([float(v) for v in text.split(",")], "--mask")
+        box = check_mask_box([float(v) for v in text.split(",")], "--mask")
     except ValueError:  # also NaN / inf
         raise CliError(
             f"--mask {text!r}: expected x0,y0,x1,y1 finite pixels with x1 > x0, y1 > y0"
         ) from None
+    if image_size is None:
+        return box
+    try:
+        return check_mask_box(box, "--mask", image_size)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def int_in(lo: int, hi: int):

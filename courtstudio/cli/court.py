@@ -91,7 +91,7 @@ def cmd_calibrate(args) -> int:
         raise CliError("--refine-lines needs --image FRAME (the frame the points were clicked on)")
     if args.mask and not args.image:
         raise CliError("--mask needs --image FRAME (no painted line is read under its boxes)")
-    masks = [_inside(mask_box(m), size) for m in args.mask]
+    masks = [mask_box(m, size) for m in args.mask]
     image = read_frame(args.image, size) if args.image else None
     cal = calibrate_court(
         spec,
@@ -124,16 +124,6 @@ def cmd_calibrate(args) -> int:
     for w in cal.warnings:
         print(f"courtstudio: warning: {w}", file=sys.stderr)
     return 0
-
-
-def _inside(box: list[float], size: tuple[int, int]) -> list[float]:
-    """A --mask box checked against the image it is for (CliError naming the bad edge)."""
-    from courtstudio.io.masks_file import check_mask_box
-
-    try:
-        return check_mask_box(box, "--mask", size)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
 
 
 def _points_view(path) -> str | None:

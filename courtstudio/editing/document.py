@@ -82,8 +82,7 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
         self.masks = ProjectMasks(project.root, self.undo_stack, self._mask_image_size)
         # a refinement on the lines was made under the masks of its time: an edit of the
         # masks drops it (not a change of the proposals alone)
-        self._masks_seen: list | None = None
-        self.masks.changed.connect(self._masks_changed)
+        self.masks.boxes_changed.connect(self.calibrations.forget_refined)
 
     def _mask_image_size(self) -> tuple[int, int]:
         """The frame size (w, h) px masks are drawn in: the first frame's, as propagation
@@ -169,21 +168,12 @@ class AnnotationDocument(PlayerEdits, ProjectLists):
             self._masks_for(image),
         )
 
-    def _masks_changed(self) -> None:
-        boxes = self.masks.boxes
-        if self._masks_seen is not None and boxes != self._masks_seen:
-            self.calibrations.forget_refined()
-        self._masks_seen = boxes
-
     def _masks_for(self, image) -> list:
         """The project's masks for a frame image (none for another size, or no image)."""
         if image is None:
             return []
         h, w = image.shape[:2]
-        boxes = self.masks.boxes if self.masks.image_size == (w, h) else []
-        if self._masks_seen is None:
-            self._masks_seen = self.masks.boxes  # what a later edit is compared with
-        return boxes
+        return self.masks.boxes if self.masks.image_size == (w, h) else []
 
     def propagation(self) -> dict[int, dict]:
         """The project's propagation results (PROJECT/propagation/cameras.jsonl) by frame

@@ -102,7 +102,8 @@ def hit_box(box, uv, radius: float) -> str | None:
 
 
 class ProjectMasks:
-    """The masks of one open project. ``changed()`` is emitted after every change."""
+    """The masks of one open project. ``changed()`` is emitted after every change (of the
+    masks or of the proposals), ``boxes_changed()`` before it when the masks changed."""
 
     def __init__(
         self, project_root, undo_stack: UndoStack, image_size: Callable[[], tuple[int, int]]
@@ -121,6 +122,7 @@ class ProjectMasks:
         self._error: str | None = None
         self.journal_pending = False  # masks changed since the last journal record
         self.changed = Signal("masks.changed")
+        self.boxes_changed = Signal("masks.boxes_changed")
 
     # ------------------------------------------------------------------ reading
     def _load(self) -> None:
@@ -175,9 +177,12 @@ class ProjectMasks:
     # -------------------------------------------------------------------- edits
     def _apply(self, state) -> None:
         boxes, proposals = state
-        if list(boxes) != self._boxes:
+        moved = list(boxes) != self._boxes
+        if moved:
             self.journal_pending = True
         self._boxes, self._proposals = list(boxes), list(proposals)
+        if moved:
+            self.boxes_changed.emit()
         self.changed.emit()
 
     def check_editable(self) -> None:
